@@ -1,0 +1,24 @@
+/* Every knob of the runtime defaults here, once. The patch switches (RTS_PATCH_<NAME>, each
+ * 0 or 1) and what configure found come from the generated rtslab_config.h; code tests them
+ * with #if, and the build uses -Wundef so a misspelt name is an error. */
+#ifndef RTS_CONFIG_H
+#define RTS_CONFIG_H
+
+#include "rtslab_config.h"
+
+#define RTS_DEFAULT_ALLOC_AREA     ((size_t)1 << 20)     /* -A1m */
+#define RTS_MIN_ALLOC_AREA         ((size_t)4 << 10)     /* -A4k: one block */
+#define RTS_DEFAULT_OLD_GEN_FACTOR 2.0                   /* -F2 */
+#define RTS_DEFAULT_MAX_STACK      ((size_t)512 << 20)   /* -K512m */
+#define RTS_DEFAULT_INITIAL_STACK  ((size_t)1 << 10)     /* -ki1k */
+#define RTS_DEFAULT_STACK_CHUNK    ((size_t)32 << 10)    /* -kc32k */
+#define RTS_DEFAULT_PAR_GC_GEN     0                     /* -qg0: parallel GC in every generation */
+#define RTS_DEFAULT_BALANCE_GEN    (RTS_PATCH_GEN0_STEAL ? 0 : 1) /* -qb1, or -qb0 with gen0-steal */
+#define RTS_MIN_OLD_GEN_LIMIT      ((size_t)4 << 20)     /* never collect the old gen below this */
+#define RTS_TICK_MS                20                    /* preemption timer period */
+
+/* An object of at least this many bytes is large: it gets a block group of its own and is
+ * linked, never copied (GHC: 8/10 of a block). */
+#define RTS_LARGE_OBJECT_BYTES     (BLOCK_SIZE * 8 / 10)
+
+#endif

@@ -1,0 +1,136 @@
+/* rtslab: the C embedding API.
+ *
+ * A program runs as lightweight threads. A thread's state is a heap object whose stack is a
+ * heap object too; C code runs on a thread as *frames*: a frame holds `nslots` Values and the
+ * C function (RtsCode) that runs it. The scheduler calls the code of the thread's top frame;
+ * the code reads and writes its slots, may push a frame (a call) or pop its own (a return), and
+ * says what happens next by its result:
+ *   RTS_NEXT   run the thread's (new) top frame; a safe point: the thread may be preempted
+ *   RTS_YIELD  put the thread at the back of the run queue
+ *   RTS_BLOCK  the thread blocked in an MVar, join or sleep call that returned false
+ *   RTS_FINISH the thread is done; its result is the last value given to rts_set_result
+ * A frame's code is called again each time its frame becomes the top (after a callee returns,
+ * after a block ends), so it keeps its own program counter in a slot.
+ *
+ * Note [GC safety in C code]
+ * Any call that allocates may run a GC, which moves objects. A Value held in a C local is
+ * stale after such a call; keep Values that must live across an allocation in frame slots
+ * (rts_slot/rts_set_slot) or global roots (rts_add_root). Arguments passed to the allocating
+ * calls below are protected by the call itself.
+ */
+#ifndef RTSLAB_H
+#define RTSLAB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "rtslab_object.h"
+#include "rtslab_options.h"
+
+typedef struct Capability RtsCap;
+
+typedef enum { RTS_NEXT, RTS_YIELD, RTS_BLOCK, RTS_FINISH } RtsStep;
+typedef RtsStep (*RtsCode)(RtsCap *cap);
+
+/* --- life cycle --------------------------------------------------------------------- */
+
+/* Parses RTS options out of argv (and RTSLAB_RTS), starts the runtime. On a bad option it
+ * prints the message and exits 1; -? and --info print and exit 0. */
+void rts_init(int *argc, char ***argv);
+/* Runs `code` as the main thread with an nslots frame; returns when it finishes (0), or exits
+ * the process on a deadlock of the main thread (1) or a fatal error in it (1). */
+int  rts_run_main(RtsCode code, size_t nslots);
+/* Prints statistics, releases the runtime and exits with `status`. */
+void rts_exit(int status) __attribute__((noreturn));
+const RtsOptions *rts_options(void);
+
+/* --- allocation (may GC) ------------------------------------------------------------ */
+
+Value rts_cons(RtsCap *cap, Value car, Value cdr);
+Value rts_make_vector(RtsCap *cap, size_t n, Value fill);
+Value rts_make_box(RtsCap *cap, Value v);
+Value rts_make_raw(RtsCap *cap, ObjType type, size_t nbytes);   /* zeroed bytes */
+Value rts_make_flonum(RtsCap *cap, double d);
+/* A PTRS object of `type` with `n` fields set to `fill`. */
+Value rts_make_object(RtsCap *cap, ObjType type, size_t n, Value fill);
+
+/* --- access and mutation (writes go through the write barrier) ----------------------- */
+
+static inline Value rts_car(Value p)              { return obj_payload(p)[0]; }
+static inline Value rts_cdr(Value p)              { return obj_payload(p)[1]; }
+static inline Value rts_field(Value o, size_t i)  { return obj_payload(o)[i]; }
+static inline size_t rts_vector_length(Value v)   { return obj_size(v); }
+static inline double rts_flonum_val(Value v)      { double d; __builtin_memcpy(&d, raw_bytes(v), sizeof d); return d; }
+
+void rts_write_barrier_slow(RtsCap *cap, Value obj);
+/* Stores v in field i of a mutable object. */
+static inline void rts_set_field(RtsCap *cap, Value obj, size_t i, Value v)
+{
+    obj_payload(obj)[i] = v;
+    if (!(__atomic_load_n(obj_ptr(obj), __ATOMIC_RELAXED) & OBJ_DIRTY))
+        rts_write_barrier_slow(cap, obj);
+}
+static inline void rts_set_car(RtsCap *cap, Value p, Value v) { rts_set_field(cap, p, 0, v); }
+static inline void rts_set_cdr(RtsCap *cap, Value p, Value v) { rts_set_field(cap, p, 1, v); }
+
+/* --- frames on the current thread's stack -------------------------------------------- */
+
+/* Pushes a frame of nslots slots (all #f) run by `code`; may grow the stack (and GC). Beyond
+ * -K it kills the thread with "stack overflow". */
+void   rts_push_frame(RtsCap *cap, RtsCode code, size_t nslots);
+void   rts_pop_frame(RtsCap *cap);
+Value  rts_slot(RtsCap *cap, size_t i);
+void   rts_set_slot(RtsCap *cap, size_t i, Value v);
+size_t rts_stack_depth(RtsCap *cap);              /* frames on the current thread's stack */
+/* The current thread's result register: what a returning frame leaves for its caller, what a
+ * blocked take/read/join delivers, and the thread's result when it finishes. */
+Value  rts_result(RtsCap *cap);
+void   rts_set_result(RtsCap *cap, Value v);
+
+/* Kills the current thread with a message ("rtslab: <thread N>: <msg>" on stderr); when it is
+ * the main thread the process exits 1. Does not return. */
+void   rts_thread_error(RtsCap *cap, const char *fmt, ...)
+    __attribute__((noreturn, format(printf, 2, 3)));
+
+/* --- threads ------------------------------------------------------------------------- */
+
+/* A new thread with one frame (slots #f) run by code; not runnable until rts_thread_start. */
+Value rts_thread_new(RtsCap *cap, RtsCode code, size_t nslots);
+void  rts_thread_set_slot(RtsCap *cap, Value thread, size_t i, Value v);
+void  rts_thread_start(RtsCap *cap, Value thread);
+/* True when `thread` has finished: its result is now in the result register. False: the
+ * current thread is blocked until then; return RTS_BLOCK (the result comes on resumption). */
+bool  rts_thread_join(RtsCap *cap, Value thread);
+intptr_t rts_thread_id(Value thread);
+Value rts_current_thread(RtsCap *cap);
+/* Blocks the current thread for `secs` seconds; the step must return RTS_BLOCK. */
+void  rts_sleep(RtsCap *cap, double secs);
+
+/* --- MVars (FIFO) ---------------------------------------------------------------------- */
+
+Value rts_new_mvar(RtsCap *cap);                 /* empty */
+/* Each returns true when done at once (take/read: the value is in *out and in the result
+ * register). False: the current thread is queued on the MVar, blocked; return RTS_BLOCK. On
+ * resumption the operation has completed (take/read: the value is in the result register). */
+bool  rts_mvar_take(RtsCap *cap, Value mvar, Value *out);
+bool  rts_mvar_read(RtsCap *cap, Value mvar, Value *out);
+bool  rts_mvar_put(RtsCap *cap, Value mvar, Value v);
+bool  rts_mvar_try_take(RtsCap *cap, Value mvar, Value *out);
+bool  rts_mvar_try_put(RtsCap *cap, Value mvar, Value v);
+
+/* --- GC ---------------------------------------------------------------------------------- */
+
+void rts_add_root(Value *root);                  /* a C global the GC updates */
+void rts_gc(RtsCap *cap, bool major);            /* collect now */
+
+typedef struct RtsStats {
+    uint64_t bytes_allocated;
+    uint64_t bytes_copied;
+    uint64_t minor_gcs, major_gcs;
+    uint64_t max_live_bytes;
+    uint64_t gc_ns, minor_gc_ns, major_gc_ns, max_pause_ns;
+    uint64_t heap_blocks;                      /* blocks in use now */
+} RtsStats;
+void rts_get_stats(RtsStats *out);
+
+#endif

@@ -1,0 +1,56 @@
+/* RTS options: GHC's conventions (BRIEF §4). Given between +RTS and -RTS on the command line
+ * (--RTS ends option processing: what follows belongs to the program), or in the RTSLAB_RTS
+ * environment variable, which is read first so that the command line wins.
+ * Defaults live in rts_config.h; rts_options_defaults() applies them. */
+#ifndef RTSLAB_OPTIONS_H
+#define RTSLAB_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef enum { RTS_STATS_NONE = 0, RTS_STATS_SUMMARY, RTS_STATS_VERBOSE } RtsStatsMode;
+
+typedef struct RtsOptions {
+    unsigned n_caps;          /* -N<n>; 1 when absent */
+    bool     n_caps_auto;     /* -N alone: as many as the topology gives */
+    size_t   alloc_area;      /* -A<size>: nursery bytes per capability */
+    size_t   max_heap;        /* -M<size>: 0 = unlimited */
+    double   old_gen_factor;  /* -F<n>: major GC when old gen > F x live at last major GC */
+    size_t   max_stack;       /* -K<size> */
+    size_t   initial_stack;   /* -ki<size> */
+    size_t   stack_chunk;     /* -kc<size> (stack-chunks patch) */
+    bool     par_gc;          /* false after -qg alone: sequential GC */
+    unsigned par_gc_gen;      /* -qg<gen>: parallel GC only in generations >= gen */
+    bool     balance;         /* false after -qb alone: no load balancing */
+    unsigned balance_gen;     /* -qb<gen>: balance in generations >= gen */
+    unsigned gc_threads;      /* -qn<n>: 0 = one per capability */
+    bool     pin_caps;        /* -qa */
+    RtsStatsMode stats;       /* -s / -S */
+    char    *stats_file;      /* -s<file> / -S<file>; NULL = stderr */
+    bool     machine_readable;/* --machine-readable */
+    bool     eventlog;        /* -l */
+    char    *eventlog_file;   /* -l<file>; NULL = <prog>.eventlog */
+    bool     sanity;          /* -DS: sanity-check the heap before and after every GC */
+    bool     show_info;       /* --info */
+    bool     show_help;       /* -? */
+} RtsOptions;
+
+void rts_options_defaults(RtsOptions *o);
+
+/* Parses one option word (e.g. "-A64k"). Returns 0, or -1 with a message in err. */
+int rts_options_parse_word(RtsOptions *o, const char *word, char *err, size_t errlen);
+
+/* Parses the RTSLAB_RTS value `env` (may be NULL) and then argv, removing every RTS word and
+ * the +RTS/-RTS/--RTS markers from argv (argc is updated; argv[argc] stays NULL).
+ * Returns 0, or -1 with "rtslab: <message>" in err. */
+int rts_options_parse(RtsOptions *o, int *argc, char **argv, const char *env,
+                      char *err, size_t errlen);
+
+/* Parses a size: digits with an optional fraction and k/m/g (either case) suffix. */
+int rts_parse_size(const char *s, size_t *out);
+
+void rts_options_usage(void *file);     /* FILE *: the -? text */
+void rts_options_info(void *file);      /* FILE *: the --info text */
+void rts_options_free(RtsOptions *o);
+
+#endif

@@ -1,0 +1,62 @@
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <time.h>
+#include "os/timer.h"
+#include "sched/capability.h"
+#include "rts/rts.h"
+
+static pthread_t ticker;
+static bool running;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t stop_cv = PTHREAD_COND_INITIALIZER;
+static bool stopping;
+
+static void *tick_loop(void *arg)
+{
+    (void)arg;
+    struct timespec next;
+    clock_gettime(CLOCK_MONOTONIC, &next);
+    pthread_mutex_lock(&lock);
+    while (!stopping) {
+        next.tv_nsec += RTS_TICK_MS * 1000000L;
+        if (next.tv_nsec >= 1000000000L) {
+            next.tv_sec++;
+            next.tv_nsec -= 1000000000L;
+        }
+        int rc = pthread_cond_timedwait(&stop_cv, &lock, &next);
+        if (rc == ETIMEDOUT && !stopping) {
+            for (unsigned i = 0; i < n_caps; i++) {
+                __atomic_store_n(&caps[i].context_switch, 1, __ATOMIC_RELAXED);
+                __atomic_store_n(&caps[i].hplim, (Value *)NULL, __ATOMIC_RELAXED);
+            }
+        }
+    }
+    pthread_mutex_unlock(&lock);
+    return NULL;
+}
+
+void timer_start(void)
+{
+    pthread_condattr_t attr;
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    pthread_cond_init(&stop_cv, &attr);
+    pthread_condattr_destroy(&attr);
+    stopping = false;
+    if (pthread_create(&ticker, NULL, tick_loop, NULL) != 0)
+        rts_fatal("cannot start the timer thread");
+    running = true;
+}
+
+void timer_stop(void)
+{
+    if (!running)
+        return;
+    pthread_mutex_lock(&lock);
+    stopping = true;
+    pthread_cond_signal(&stop_cv);
+    pthread_mutex_unlock(&lock);
+    pthread_join(ticker, NULL);
+    running = false;
+}

@@ -1,0 +1,526 @@
+/* RTS options (BRIEF §4), with GHC's conventions so that users' habits carry over.
+ *
+ * Note [Where RTS options come from]
+ * The RTSLAB_RTS environment variable (whitespace-separated words, no quoting) is parsed
+ * first, then the command line, so the command line wins. On the command line:
+ *   +RTS ... -RTS   RTS options; several blocks are allowed; +RTS without -RTS runs to the end;
+ *   --RTS           removed; everything after it belongs to the program, +RTS included;
+ *   --              kept for the program, and (as in GHC) ends +RTS processing too.
+ * A -RTS outside a block is removed, like GHC. argv[0] is never an option. Every RTS word and
+ * marker is removed from argv, the program's arguments keep their order.
+ *
+ * Sizes are digits with an optional fraction and an optional k/m/g suffix (either case,
+ * powers of 1024): -A1.5m is 1572864 bytes. Heap sizes (-A, -M) are rounded up to a multiple
+ * of RTS_OPT_HEAP_GRAIN (one block); stack sizes (-K, -ki, -kc) to a multiple of a word.
+ *
+ * Every error message starts with "rtslab: " and fits on one line; the caller prints it and
+ * exits 1.
+ */
+#include "rtslab_options.h"
+#include "rts_config.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RTS_OPT_MAX_CAPS   4096u          /* -N<n>, -qn<n> */
+#define RTS_OPT_MAX_GEN    255u           /* -qg<gen>, -qb<gen> */
+#define RTS_OPT_HEAP_GRAIN ((size_t)4096) /* -A, -M round up to this */
+#define RTS_OPT_MIN_STACK  ((size_t)1024) /* -K, -ki, -kc: at least 1k */
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (err && errlen > 0) {
+        int n = snprintf(err, errlen, "rtslab: ");
+        if (n >= 0 && (size_t)n < errlen) {
+            va_list ap;
+            va_start(ap, fmt);
+            vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+            va_end(ap);
+        }
+    }
+    return -1;
+}
+
+static bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+void rts_options_defaults(RtsOptions *o)
+{
+    memset(o, 0, sizeof *o);
+    o->n_caps = 1;
+    o->n_caps_auto = false;
+    o->alloc_area = RTS_DEFAULT_ALLOC_AREA;
+    o->max_heap = 0;
+    o->old_gen_factor = RTS_DEFAULT_OLD_GEN_FACTOR;
+    o->max_stack = RTS_DEFAULT_MAX_STACK;
+    o->initial_stack = RTS_DEFAULT_INITIAL_STACK;
+    o->stack_chunk = RTS_DEFAULT_STACK_CHUNK;
+    o->par_gc = true;
+    o->par_gc_gen = RTS_DEFAULT_PAR_GC_GEN;
+    o->balance = true;
+    o->balance_gen = RTS_DEFAULT_BALANCE_GEN;
+    o->gc_threads = 0;
+    o->pin_caps = false;
+    o->stats = RTS_STATS_NONE;
+    o->stats_file = NULL;
+    o->machine_readable = false;
+    o->eventlog = false;
+    o->eventlog_file = NULL;
+    o->sanity = false;
+    o->show_info = false;
+    o->show_help = false;
+}
+
+void rts_options_free(RtsOptions *o)
+{
+    if (!o) return;
+    free(o->stats_file);
+    o->stats_file = NULL;
+    free(o->eventlog_file);
+    o->eventlog_file = NULL;
+}
+
+int rts_parse_size(const char *s, size_t *out)
+{
+    if (!s || !is_digit(*s)) return -1;
+
+    size_t whole = 0;
+    for (; is_digit(*s); s++) {
+        size_t d = (size_t)(*s - '0');
+        if (whole > (SIZE_MAX - d) / 10) return -1;
+        whole = whole * 10 + d;
+    }
+
+    /* The fraction keeps at most 9 digits (frac < 2^30), so frac * mult fits in 64 bits. */
+    uint64_t frac = 0, scale = 1;
+    if (*s == '.') {
+        s++;
+        if (!is_digit(*s)) return -1;
+        for (int n = 0; is_digit(*s); s++, n++) {
+            if (n < 9) {
+                frac = frac * 10 + (uint64_t)(*s - '0');
+                scale *= 10;
+            }
+        }
+    }
+
+    size_t mult = 1;
+    switch (*s) {
+    case 'k': case 'K': mult = (size_t)1 << 10; s++; break;
+    case 'm': case 'M': mult = (size_t)1 << 20; s++; break;
+    case 'g': case 'G': mult = (size_t)1 << 30; s++; break;
+    default: break;
+    }
+    if (*s != '\0') return -1;
+
+    if (whole > SIZE_MAX / mult) return -1;
+    size_t v = whole * mult;
+    size_t f = (size_t)(frac * (uint64_t)mult / scale);
+    if (v > SIZE_MAX - f) return -1;
+    *out = v + f;
+    return 0;
+}
+
+/* Digits only. Returns -1 when malformed; a value above max comes back as max + 1. */
+static int parse_uint(const char *s, unsigned max, unsigned *out)
+{
+    if (!is_digit(*s)) return -1;
+    unsigned long v = 0;
+    for (; is_digit(*s); s++) {
+        if (v <= max) v = v * 10 + (unsigned long)(*s - '0');
+    }
+    if (*s != '\0') return -1;
+    *out = v > max ? max + 1 : (unsigned)v;
+    return 0;
+}
+
+/* digits[.digits], no sign or exponent; independent of the locale. */
+static int parse_factor(const char *s, double *out)
+{
+    if (!is_digit(*s)) return -1;
+    double v = 0;
+    int ndig = 0;
+    for (; is_digit(*s); s++) {
+        if (++ndig > 15) return -1;
+        v = v * 10 + (*s - '0');
+    }
+    if (*s == '.') {
+        s++;
+        if (!is_digit(*s)) return -1;
+        double scale = 0.1;
+        for (int n = 0; is_digit(*s); s++, n++) {
+            if (n < 15) {
+                v += (*s - '0') * scale;
+                scale /= 10;
+            }
+        }
+    }
+    if (*s != '\0') return -1;
+    *out = v;
+    return 0;
+}
+
+static int round_up(size_t *v, size_t grain)
+{
+    if (*v > SIZE_MAX - (grain - 1)) return -1;
+    *v = (*v + grain - 1) / grain * grain;
+    return 0;
+}
+
+static int set_file(char **slot, const char *name, char *err, size_t errlen)
+{
+    char *copy = NULL;
+    if (name) {
+        copy = strdup(name);
+        if (!copy) return fail(err, errlen, "out of memory parsing RTS options");
+    }
+    free(*slot);
+    *slot = copy;
+    return 0;
+}
+
+/* -K, -ki, -kc */
+static int stack_size(const char *word, const char *arg, const char *what, size_t *out,
+                      char *err, size_t errlen)
+{
+    size_t v;
+    if (rts_parse_size(arg, &v) != 0)
+        return fail(err, errlen, "bad size in RTS option %s", word);
+    if (v < RTS_OPT_MIN_STACK)
+        return fail(err, errlen, "%s: the %s must be at least 1k", word, what);
+    if (round_up(&v, sizeof(void *)) != 0)
+        return fail(err, errlen, "bad size in RTS option %s", word);
+    *out = v;
+    return 0;
+}
+
+/* -A, -M: the minimum applies to the size as given, then it is rounded up to a block. */
+static int heap_size(const char *word, bool zero_ok, size_t *out, char *err, size_t errlen)
+{
+    size_t v;
+    if (rts_parse_size(word + 2, &v) != 0)
+        return fail(err, errlen, "bad size in RTS option %s", word);
+    if (v < RTS_MIN_ALLOC_AREA && !(zero_ok && v == 0)) {
+        if (zero_ok)
+            return fail(err, errlen,
+                        "%s: the maximum heap size must be 0 (unlimited) or at least %zuk", word,
+                        RTS_MIN_ALLOC_AREA >> 10);
+        return fail(err, errlen, "%s: the allocation area must be at least %zuk", word,
+                    RTS_MIN_ALLOC_AREA >> 10);
+    }
+    if (round_up(&v, RTS_OPT_HEAP_GRAIN) != 0)
+        return fail(err, errlen, "bad size in RTS option %s", word);
+    *out = v;
+    return 0;
+}
+
+/* -qg / -qg<gen>, -qb / -qb<gen> */
+static int gen_option(const char *word, const char *arg, bool *flag, unsigned *gen,
+                      char *err, size_t errlen)
+{
+    if (*arg == '\0') {
+        *flag = false;
+        return 0;
+    }
+    unsigned g;
+    if (parse_uint(arg, RTS_OPT_MAX_GEN, &g) != 0)
+        return fail(err, errlen, "bad generation in RTS option %s", word);
+    if (g > RTS_OPT_MAX_GEN)
+        return fail(err, errlen, "%s: the generation must be at most %u", word, RTS_OPT_MAX_GEN);
+    *flag = true;
+    *gen = g;
+    return 0;
+}
+
+int rts_options_parse_word(RtsOptions *o, const char *w, char *err, size_t errlen)
+{
+    if (w[0] != '-') return fail(err, errlen, "unexpected RTS argument: %s", w);
+
+    switch (w[1]) {
+    case 'N': {
+        if (w[2] == '\0') {
+            o->n_caps_auto = true;
+            return 0;
+        }
+        unsigned n;
+        if (parse_uint(w + 2, RTS_OPT_MAX_CAPS, &n) != 0)
+            return fail(err, errlen, "bad number in RTS option %s", w);
+        if (n < 1)
+            return fail(err, errlen, "%s: the number of capabilities must be at least 1", w);
+        if (n > RTS_OPT_MAX_CAPS)
+            return fail(err, errlen, "%s: the number of capabilities must be at most %u", w,
+                        RTS_OPT_MAX_CAPS);
+        o->n_caps = n;
+        o->n_caps_auto = false;
+        return 0;
+    }
+    case 'A':
+        return heap_size(w, false, &o->alloc_area, err, errlen);
+    case 'M':
+        return heap_size(w, true, &o->max_heap, err, errlen);
+    case 'F': {
+        double f;
+        if (parse_factor(w + 2, &f) != 0)
+            return fail(err, errlen, "bad number in RTS option %s", w);
+        if (!(f > 0))
+            return fail(err, errlen, "%s: the old generation factor must be greater than 0", w);
+        o->old_gen_factor = f;
+        return 0;
+    }
+    case 'K':
+        return stack_size(w, w + 2, "maximum stack size", &o->max_stack, err, errlen);
+    case 'k':
+        if (w[2] == 'i')
+            return stack_size(w, w + 3, "initial stack size", &o->initial_stack, err, errlen);
+        if (w[2] == 'c')
+            return stack_size(w, w + 3, "stack chunk size", &o->stack_chunk, err, errlen);
+        break;
+    case 'q':
+        switch (w[2]) {
+        case 'g':
+            return gen_option(w, w + 3, &o->par_gc, &o->par_gc_gen, err, errlen);
+        case 'b':
+            return gen_option(w, w + 3, &o->balance, &o->balance_gen, err, errlen);
+        case 'n': {
+            unsigned n;
+            if (parse_uint(w + 3, RTS_OPT_MAX_CAPS, &n) != 0)
+                return fail(err, errlen, "bad number in RTS option %s", w);
+            if (n < 1)
+                return fail(err, errlen, "%s: the number of GC threads must be at least 1", w);
+            if (n > RTS_OPT_MAX_CAPS)
+                return fail(err, errlen, "%s: the number of GC threads must be at most %u", w,
+                            RTS_OPT_MAX_CAPS);
+            o->gc_threads = n;
+            return 0;
+        }
+        case 'a':
+            if (w[3] != '\0') break;
+            o->pin_caps = true;
+            return 0;
+        default:
+            break;
+        }
+        break;
+    case 's':
+    case 'S': {
+        const char *file = w[2] != '\0' && strcmp(w + 2, "stderr") != 0 ? w + 2 : NULL;
+        if (set_file(&o->stats_file, file, err, errlen) != 0) return -1;
+        o->stats = w[1] == 's' ? RTS_STATS_SUMMARY : RTS_STATS_VERBOSE;
+        return 0;
+    }
+    case 'l':
+        if (set_file(&o->eventlog_file, w[2] != '\0' ? w + 2 : NULL, err, errlen) != 0)
+            return -1;
+        o->eventlog = true;
+        return 0;
+    case 'D':
+        if (strcmp(w, "-DS") != 0) break;
+        o->sanity = true;
+        return 0;
+    case '?':
+        if (w[2] != '\0') break;
+        o->show_help = true;
+        return 0;
+    case '-':
+        if (strcmp(w, "--info") == 0) {
+            o->show_info = true;
+            return 0;
+        }
+        if (strcmp(w, "--machine-readable") == 0) {
+            o->machine_readable = true;
+            return 0;
+        }
+        break;
+    default:
+        break;
+    }
+    return fail(err, errlen, "unknown RTS option: %s", w);
+}
+
+static bool is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
+
+static int parse_env(RtsOptions *o, const char *env, char *err, size_t errlen)
+{
+    char *buf = strdup(env);
+    if (!buf) return fail(err, errlen, "out of memory parsing RTS options");
+    int rc = 0;
+    char *p = buf;
+    for (;;) {
+        while (is_space(*p)) p++;
+        if (*p == '\0') break;
+        char *word = p;
+        while (*p != '\0' && !is_space(*p)) p++;
+        bool last = *p == '\0';
+        *p = '\0';
+        if (rts_options_parse_word(o, word, err, errlen) != 0) {
+            rc = -1;
+            break;
+        }
+        if (last) break;
+        p++;
+    }
+    free(buf);
+    return rc;
+}
+
+int rts_options_parse(RtsOptions *o, int *argc, char **argv, const char *env,
+                      char *err, size_t errlen)
+{
+    if (env && parse_env(o, env, err, errlen) != 0) return -1;
+    if (!argc || !argv || *argc <= 0) return 0;
+
+    int n = *argc, out = 1, i;
+    bool in_rts = false;
+    for (i = 1; i < n; i++) {
+        char *a = argv[i];
+        if (strcmp(a, "--RTS") == 0) {
+            i++;
+            break;
+        }
+        if (strcmp(a, "--") == 0) break;
+        if (strcmp(a, "+RTS") == 0) {
+            in_rts = true;
+        } else if (strcmp(a, "-RTS") == 0) {
+            in_rts = false;
+        } else if (in_rts) {
+            if (rts_options_parse_word(o, a, err, errlen) != 0) return -1;
+        } else {
+            argv[out++] = a;
+        }
+    }
+    for (; i < n; i++) argv[out++] = argv[i];
+    argv[out] = NULL;
+    *argc = out;
+    return 0;
+}
+
+/* "1m", "512m", "4k", "100" */
+static const char *fmt_size(char *buf, size_t len, size_t v)
+{
+    static const char suffix[] = "gmk";
+    for (int i = 0; i < 3; i++) {
+        size_t unit = (size_t)1 << (10 * (3 - i));
+        if (v != 0 && v % unit == 0) {
+            snprintf(buf, len, "%zu%c", v / unit, suffix[i]);
+            return buf;
+        }
+    }
+    snprintf(buf, len, "%zu", v);
+    return buf;
+}
+
+void rts_options_usage(void *file)
+{
+    FILE *f = file;
+    char a[32], ki[32], kc[32], kk[32], amin[32];
+    fmt_size(a, sizeof a, RTS_DEFAULT_ALLOC_AREA);
+    fmt_size(amin, sizeof amin, RTS_MIN_ALLOC_AREA);
+    fmt_size(kk, sizeof kk, RTS_DEFAULT_MAX_STACK);
+    fmt_size(ki, sizeof ki, RTS_DEFAULT_INITIAL_STACK);
+    fmt_size(kc, sizeof kc, RTS_DEFAULT_STACK_CHUNK);
+
+    fprintf(f,
+        "Usage: <prog> <args> [+RTS <rtsopts> | -RTS <args>] ... --RTS <args>\n"
+        "\n"
+        "   +RTS    RTS options follow (up to -RTS or the end of the command line)\n"
+        "   -RTS    program arguments follow\n"
+        "  --RTS    every later argument belongs to the program, RTS flags included\n"
+        "  --       passed to the program; ends +RTS processing too\n"
+        "RTS options are also read from the RTSLAB_RTS environment variable (whitespace-\n"
+        "separated, before the command line). Sizes take a k, m or g suffix (powers of 1024)\n"
+        "and may have a fraction, e.g. -A1.5m.\n"
+        "\n"
+        "  -?            print this message and exit\n"
+        "  --info        print information about the RTS (version, patches) and exit\n"
+        "\n"
+        "  -N            use as many capabilities as the machine has\n"
+        "  -N<n>         use <n> capabilities (1..%u; default 1)\n"
+        "  -qg           use sequential GC\n"
+        "  -qg<gen>      use parallel GC only for generations >= <gen> (default %d)\n"
+        "  -qb           no load balancing in parallel GC\n"
+        "  -qb<gen>      load-balance in parallel GC only for generations >= <gen> (default %d)\n"
+        "  -qn<n>        use <n> GC threads (default: one per capability)\n"
+        "  -qa           pin each capability's OS thread to a CPU\n"
+        "\n"
+        "  -A<size>      nursery (allocation area) size per capability (default %s, min %s)\n"
+        "  -M<size>      maximum heap size; 0 = unlimited (default 0)\n"
+        "  -F<n>         collect the old generation when it exceeds <n> x its live data\n"
+        "                at the last major GC (default %g)\n"
+        "  -K<size>      maximum stack size of a thread (default %s)\n"
+        "  -ki<size>     initial stack size of a thread (default %s)\n"
+        "  -kc<size>     stack chunk size (stack-chunks patch; default %s)\n"
+        "\n"
+        "  -s[<file>]    print a GC summary at exit to <file> (default stderr; -sstderr\n"
+        "                is stderr too)\n"
+        "  -S[<file>]    like -s, plus one line per GC\n"
+        "  --machine-readable  print -s statistics as key/value pairs for tools\n"
+        "  -l[<file>]    write an eventlog (Perfetto opens it) to <file>\n"
+        "                (default <prog>.eventlog)\n"
+        "  -DS           sanity-check the whole heap before and after every GC (slow)\n",
+        RTS_OPT_MAX_CAPS, RTS_DEFAULT_PAR_GC_GEN, RTS_DEFAULT_BALANCE_GEN, a, amin,
+        RTS_DEFAULT_OLD_GEN_FACTOR, kk, ki, kc);
+}
+
+/* Haskell-show-like string: quotes and backslashes escaped. */
+static void put_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') {
+            fputc('\\', f);
+            fputc(c, f);
+        } else if (c < 0x20 || c == 0x7f) {
+            fprintf(f, "\\%u", c);
+        } else {
+            fputc(c, f);
+        }
+    }
+    fputc('"', f);
+}
+
+static void put_pair(FILE *f, bool first, const char *key, const char *val)
+{
+    fputs(first ? " [(" : " ,(", f);
+    put_str(f, key);
+    fputc(',', f);
+    put_str(f, val);
+    fputs(")\n", f);
+}
+
+#define YESNO(x) ((x) ? "YES" : "NO")
+
+void rts_options_info(void *file)
+{
+    FILE *f = file;
+    char spin[64];
+#if RTS_PATCH_SPIN_YIELD
+    snprintf(spin, sizeof spin, "YES (%d spins)", (int)RTS_SPIN_YIELD_SPINS);
+#else
+    snprintf(spin, sizeof spin, "NO");
+#endif
+
+    put_pair(f, true, "RTS name", "rtslab");
+    put_pair(f, false, "Version", RTSLAB_VERSION);
+    put_pair(f, false, "Configure args", RTSLAB_CONFIGURE_ARGS);
+    put_pair(f, false, "Patches", RTSLAB_PATCHES);
+    put_pair(f, false, "Patch spin-yield", spin);
+    put_pair(f, false, "Patch gen0-steal", YESNO(RTS_PATCH_GEN0_STEAL));
+    put_pair(f, false, "Patch phys-caps", YESNO(RTS_PATCH_PHYS_CAPS));
+    put_pair(f, false, "Patch stack-chunks", YESNO(RTS_PATCH_STACK_CHUNKS));
+    put_pair(f, false, "Patch futex-barrier", YESNO(RTS_PATCH_FUTEX_BARRIER));
+    put_pair(f, false, "Patch idle-optout", YESNO(RTS_PATCH_IDLE_OPTOUT));
+    put_pair(f, false, "liburing", YESNO(HAVE_LIBURING));
+    put_pair(f, false, "libnuma", YESNO(HAVE_LIBNUMA));
+    put_pair(f, false, "perf", YESNO(HAVE_PERF));
+    put_pair(f, false, "Debug", YESNO(RTS_DEBUG));
+    fputs(" ]\n", f);
+}

@@ -1,0 +1,124 @@
+/* MVars: a box that is empty or full; take empties it, put fills it, read looks.
+ *
+ * Note [MVar queues]
+ * A T_MVAR holds its value (RTS_UNDEF when empty) and one FIFO queue of blocked threads
+ * (head, tail; linked through TSO_LINK). The queue holds takers and readers only while the
+ * MVar is empty and putters only while it is full. Operations hand values over directly, as
+ * GHC does: a put to an empty MVar first satisfies every reader at the head of the queue,
+ * then the first taker (the MVar stays empty); a take from a full MVar lets the first
+ * putter's value in. So blocked threads are served strictly in arrival order.
+ */
+#include "sched/thread.h"
+#include "sm/storage.h"
+#include "rts/rts.h"
+
+enum { MVAR_VALUE, MVAR_HEAD, MVAR_TAIL, MVAR_NFIELDS };
+
+static inline Value mv_get(Value mv, int f) { return obj_payload(mv)[f]; }
+static inline void  mv_set(Capability *cap, Value mv, int f, Value v) { rts_set_field(cap, mv, (size_t)f, v); }
+
+Value rts_new_mvar(Capability *cap)
+{
+    Value mv = rts_make_object(cap, T_MVAR, MVAR_NFIELDS, RTS_FALSE);
+    obj_payload(mv)[MVAR_VALUE] = RTS_UNDEF;
+    return mv;
+}
+
+static void enqueue(Capability *cap, Value mv, Value t)
+{
+    tso_set(cap, t, TSO_LINK, RTS_FALSE);
+    tso_set(cap, t, TSO_BLOCKED_ON, mv);
+    if (mv_get(mv, MVAR_TAIL) == RTS_FALSE)
+        mv_set(cap, mv, MVAR_HEAD, t);
+    else
+        tso_set(cap, mv_get(mv, MVAR_TAIL), TSO_LINK, t);
+    mv_set(cap, mv, MVAR_TAIL, t);
+}
+
+static Value dequeue(Capability *cap, Value mv)
+{
+    Value t = mv_get(mv, MVAR_HEAD);
+    Value next = tso_get(t, TSO_LINK);
+    mv_set(cap, mv, MVAR_HEAD, next);
+    if (next == RTS_FALSE)
+        mv_set(cap, mv, MVAR_TAIL, RTS_FALSE);
+    return t;
+}
+
+static void block_on(Capability *cap, Value mv, ThreadStatus why)
+{
+    Value me = cap->current;
+    tso_set_status(cap, me, why);
+    enqueue(cap, mv, me);
+}
+
+/* The MVar was full and its value has just been taken: let the first putter in. */
+static void after_take(Capability *cap, Value mv)
+{
+    if (mv_get(mv, MVAR_HEAD) == RTS_FALSE) {
+        mv_set(cap, mv, MVAR_VALUE, RTS_UNDEF);
+        return;
+    }
+    Value putter = dequeue(cap, mv);
+    mv_set(cap, mv, MVAR_VALUE, tso_get(putter, TSO_PUT_VALUE));
+    tso_set(cap, putter, TSO_PUT_VALUE, RTS_FALSE);
+    thread_wake(cap, putter);
+}
+
+bool rts_mvar_try_take(Capability *cap, Value mv, Value *out)
+{
+    Value v = mv_get(mv, MVAR_VALUE);
+    if (v == RTS_UNDEF)
+        return false;
+    after_take(cap, mv);
+    *out = v;
+    rts_set_result(cap, v);
+    return true;
+}
+
+bool rts_mvar_take(Capability *cap, Value mv, Value *out)
+{
+    if (rts_mvar_try_take(cap, mv, out))
+        return true;
+    block_on(cap, mv, TS_BLOCKED_TAKE);
+    return false;
+}
+
+bool rts_mvar_read(Capability *cap, Value mv, Value *out)
+{
+    Value v = mv_get(mv, MVAR_VALUE);
+    if (v != RTS_UNDEF) {
+        *out = v;
+        rts_set_result(cap, v);
+        return true;
+    }
+    block_on(cap, mv, TS_BLOCKED_READ);
+    return false;
+}
+
+bool rts_mvar_try_put(Capability *cap, Value mv, Value v)
+{
+    if (mv_get(mv, MVAR_VALUE) != RTS_UNDEF)
+        return false;
+    /* Empty: serve the readers at the head, then one taker. */
+    while (mv_get(mv, MVAR_HEAD) != RTS_FALSE) {
+        Value t = dequeue(cap, mv);
+        tso_set(cap, t, TSO_RESULT, v);
+        bool taker = tso_status(t) == TS_BLOCKED_TAKE;
+        thread_wake(cap, t);
+        if (taker)
+            return true;
+    }
+    mv_set(cap, mv, MVAR_VALUE, v);
+    return true;
+}
+
+bool rts_mvar_put(Capability *cap, Value mv, Value v)
+{
+    if (rts_mvar_try_put(cap, mv, v))
+        return true;
+    Value me = cap->current;
+    tso_set(cap, me, TSO_PUT_VALUE, v);
+    block_on(cap, mv, TS_BLOCKED_PUT);
+    return false;
+}

@@ -1,0 +1,78 @@
+/* Lightweight threads and their stacks (the baseline kind: one contiguous stack per thread).
+ *
+ * A thread (T_THREAD, a PTRS object) holds its state in the fields TSO_*; its stack is a
+ * separate T_STACK object, so that growing the stack never moves the thread.
+ *
+ * Note [Stack layout]
+ * A T_STACK's payload is [sp, slot 0, slot 1, ...]: sp is a fixnum, the number of slots in
+ * use; slots [0, sp) are Values (so the GC scans them precisely), slots above sp are dead.
+ * The stack grows upward as frames: a frame of n slots is
+ *     slot[base .. base+n)  the frame's Values
+ *     slot[base+n]          its code: the RtsCode address as a fixnum
+ *     slot[base+n+1]        n, as a fixnum
+ * so the top frame is found from sp alone and frames are walked downward.
+ * On overflow the stack is doubled and copied (up to -K); a new T_STACK replaces the old.
+ *
+ * Note [Dirty stacks]
+ * A thread's stack and TSO are marked dirty (remembered, when old) whenever the thread is
+ * scheduled and again after each GC it lives through while running, so frame writes need no
+ * barrier. At a minor GC a clean stack (its thread did not run since the last GC) is skipped;
+ * a dirty one is scanned whole -- the baseline cost that stack chunks remove.
+ */
+#ifndef RTS_SCHED_THREAD_H
+#define RTS_SCHED_THREAD_H
+
+#include "sched/capability.h"
+
+enum {
+    TSO_STACK,        /* the T_STACK */
+    TSO_LINK,         /* next thread on whatever queue this one is on; RTS_FALSE = none */
+    TSO_RESULT,       /* the result register */
+    TSO_ID,           /* fixnum */
+    TSO_STATUS,       /* fixnum ThreadStatus */
+    TSO_BLOCKED_ON,   /* the MVar or thread waited for, or RTS_FALSE */
+    TSO_PUT_VALUE,    /* value of a blocked put */
+    TSO_JOINERS,      /* threads waiting for this one to finish */
+    TSO_WAKE_TIME,    /* fixnum, ns on the monotonic clock, when sleeping */
+    TSO_CAP,          /* fixnum: the owning capability */
+    TSO_NFIELDS
+};
+
+typedef enum {
+    TS_NEW, TS_RUNNABLE, TS_RUNNING,
+    TS_BLOCKED_TAKE, TS_BLOCKED_READ, TS_BLOCKED_PUT, TS_BLOCKED_JOIN, TS_SLEEPING,
+    TS_FINISHED, TS_KILLED
+} ThreadStatus;
+
+#define STACK_SP 0           /* payload index of sp */
+#define STACK_SLOTS 1        /* payload index of slot 0 */
+
+static inline Value   tso_get(Value t, int f)   { return obj_payload(t)[f]; }
+static inline ThreadStatus tso_status(Value t)  { return (ThreadStatus)rts_fixnum_val(tso_get(t, TSO_STATUS)); }
+static inline Value   tso_stack(Value t)        { return tso_get(t, TSO_STACK); }
+static inline Value  *stack_slots(Value s)      { return obj_payload(s) + STACK_SLOTS; }
+static inline size_t  stack_sp(Value s)         { return (size_t)rts_fixnum_val(obj_payload(s)[STACK_SP]); }
+static inline size_t  stack_capacity(Value s)   { return obj_size(s) - STACK_SLOTS; }
+static inline void    stack_set_sp(Value s, size_t sp) { obj_payload(s)[STACK_SP] = rts_fixnum((intptr_t)sp); }
+
+/* Write to a TSO field (with the write barrier). */
+static inline void tso_set(Capability *cap, Value t, int f, Value v) { rts_set_field(cap, t, (size_t)f, v); }
+static inline void tso_set_status(Capability *cap, Value t, ThreadStatus s)
+{ tso_set(cap, t, TSO_STATUS, rts_fixnum(s)); }
+
+/* Marks a thread about to run (or still running after a GC) dirty: its TSO and stack. */
+void thread_dirty(Capability *cap, Value t);
+/* The code of the top frame, or NULL when the stack is empty. */
+RtsCode thread_top_code(Value t);
+
+/* Queues of threads linked through TSO_LINK. */
+void  runq_push(Capability *cap, Value t);
+Value runq_pop(Capability *cap);
+/* Makes a blocked thread runnable on its capability. */
+void  thread_wake(Capability *cap, Value t);
+/* Finishes the current thread: wakes its joiners. */
+void  thread_finish(Capability *cap, Value t, ThreadStatus how);
+
+extern Value main_thread;   /* a GC root */
+
+#endif

@@ -1,0 +1,104 @@
+/* Block allocator: aligned megablocks split into blocks, one descriptor per block.
+ *
+ * Note [Block layout]
+ * A megablock is MBLOCK_SIZE bytes aligned on MBLOCK_SIZE. Its first FIRST_USABLE_BLOCK
+ * blocks hold the descriptors (bdescr) of all its blocks, so the descriptor of any address
+ * inside the megablock is found by arithmetic alone (bdescr_of), in O(1), like GHC's Bdescr().
+ * A block group is 1..n contiguous blocks; only the descriptor of its first block (the head)
+ * is meaningful to users. A group larger than the usable blocks of one megablock is a
+ * megablock group: k contiguous megablocks whose descriptor areas after the first are payload;
+ * only addresses inside its first megablock can be looked up (objects start there).
+ *
+ * Invariants (checked by blk_check and the sanity checker):
+ *  - every block of an allocated megablock is in exactly one group, allocated or free;
+ *  - a free group is on exactly one free list (by size class), with BF_FREE set in its head
+ *    and its tail descriptor pointing back to the head, so neighbours coalesce in O(1);
+ *  - two free groups are never adjacent inside a megablock (they are coalesced on free);
+ *  - a megablock whose blocks are all free is taken off the free lists and kept as a free
+ *    megablock, ready for a megablock group or to be split again;
+ *  - blk_blocks_in_use() + blk_blocks_free() == blk_mblocks() * USABLE_BLOCKS_PER_MBLOCK
+ *    for megablocks not in megablock groups (megablock groups count all their blocks in use:
+ *    a group of k megablocks counts MBGROUP_BLOCKS(k), as its head's blocks says);
+ *  - the descriptors of a group other than its head belong to the allocator: in an
+ *    allocated group each has blocks = 0 and link = head (within the first megablock of a
+ *    megablock group): a descriptor with blocks == 0 leads to its head through link.
+ *
+ * Megablocks are never returned to the OS; a freed megablock group becomes k free
+ * megablocks, reused for later groups (whole, when k of them are contiguous) or split.
+ *
+ * Locking: not thread-safe. Callers serialise (the storage manager's lock, sm_lock).
+ */
+#ifndef RTS_SM_BLOCK_H
+#define RTS_SM_BLOCK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define BLOCK_SHIFT  12
+#define BLOCK_SIZE   ((size_t)1 << BLOCK_SHIFT)            /* 4 KiB */
+#define MBLOCK_SHIFT 20
+#define MBLOCK_SIZE  ((size_t)1 << MBLOCK_SHIFT)           /* 1 MiB */
+#define MBLOCK_MASK  (MBLOCK_SIZE - 1)
+#define BLOCKS_PER_MBLOCK (MBLOCK_SIZE / BLOCK_SIZE)       /* 256 */
+#define BDESCR_SHIFT 6                                     /* sizeof(bdescr) == 64 */
+#define FIRST_USABLE_BLOCK ((BLOCKS_PER_MBLOCK << BDESCR_SHIFT) / BLOCK_SIZE)   /* 4 */
+#define USABLE_BLOCKS_PER_MBLOCK (BLOCKS_PER_MBLOCK - FIRST_USABLE_BLOCK)      /* 252 */
+
+/* Block flags (bdescr.flags). */
+enum {
+    BF_FREE    = 1u << 0,  /* on a free list */
+    BF_LARGE   = 1u << 1,  /* holds one large object; linked, never copied */
+    BF_FROM    = 1u << 2,  /* GC: belongs to a generation being collected (from-space) */
+    BF_NURSERY = 1u << 3,  /* a nursery block */
+    BF_EVACUATED = 1u << 4,/* GC: a large object already moved to to-space */
+    BF_MBGROUP = 1u << 5,  /* head of a megablock group */
+};
+
+typedef struct bdescr {
+    uint8_t *start;          /* first byte of the group */
+    uint8_t *free;           /* first free byte: objects lie in [start, free) */
+    struct bdescr *link;     /* list link (free list, generation, nursery, GC lists) */
+    struct bdescr *prev;     /* free list back link; users may use it while allocated */
+    uint8_t *scan;           /* GC: scan pointer of a to-space block */
+    uint32_t blocks;         /* blocks in the group (head only); 0 in a free group's tail */
+    uint16_t gen;            /* generation: 0 nursery/young, 1 old */
+    uint16_t flags;          /* BF_* */
+    uint32_t owner;          /* capability or GC thread that owns it, for statistics */
+    uint32_t _pad0;
+    uint64_t _pad1;
+} bdescr;
+
+_Static_assert(sizeof(bdescr) == (1u << BDESCR_SHIFT), "bdescr must be 64 bytes");
+
+static inline bdescr *bdescr_of(const void *p)
+{
+    uintptr_t a = (uintptr_t)p;
+    return (bdescr *)((a & ~(uintptr_t)MBLOCK_MASK)
+                      | (((a & MBLOCK_MASK) >> BLOCK_SHIFT) << BDESCR_SHIFT));
+}
+
+static inline size_t blk_group_bytes(const bdescr *bd) { return (size_t)bd->blocks * BLOCK_SIZE; }
+static inline uint8_t *blk_group_end(const bdescr *bd) { return bd->start + blk_group_bytes(bd); }
+
+/* Blocks in a group of k megablocks. */
+#define MBGROUP_BLOCKS(k) (USABLE_BLOCKS_PER_MBLOCK + ((size_t)(k) - 1) * BLOCKS_PER_MBLOCK)
+
+void    blk_init(void);
+/* A group of n >= 1 blocks, its head descriptor initialised: start, free = start, blocks = n
+ * (MBGROUP_BLOCKS(k) for a megablock group of k megablocks, the least that holds n),
+ * link = prev = NULL, gen = 0, flags = 0 (BF_MBGROUP when n > USABLE_BLOCKS_PER_MBLOCK).
+ * Returns NULL only when the OS refuses memory. */
+bdescr *blk_alloc_group(size_t n);
+static inline bdescr *blk_alloc(void) { return blk_alloc_group(1); }
+void    blk_free_group(bdescr *bd);
+void    blk_free_chain(bdescr *bd);          /* frees every group on a ->link chain */
+
+size_t  blk_blocks_in_use(void);             /* blocks in allocated groups */
+size_t  blk_blocks_free(void);               /* blocks in free groups (incl. free megablocks) */
+size_t  blk_mblocks(void);                   /* megablocks obtained from the OS */
+bool    blk_is_heap_address(const void *p);  /* inside a megablock of ours (for sanity checks) */
+/* Checks the invariants above; returns NULL when they hold, else a static message. */
+const char *blk_check(void);
+
+#endif

@@ -1,0 +1,228 @@
+/* Storage manager: nurseries, allocation slow path, large objects, write barrier. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sm/gc.h"
+#include "rts/rts.h"
+#include "trace/stats.h"
+
+Generation old_gen;
+
+void sm_init(void)
+{
+    blk_init();
+    memset(&old_gen, 0, sizeof old_gen);
+    old_gen.limit_blocks = RTS_MIN_OLD_GEN_LIMIT / BLOCK_SIZE;
+}
+
+static void free_nursery(Capability *cap)
+{
+    blk_free_chain(cap->nursery);
+    blk_free_chain(cap->large_young);
+    cap->nursery = cap->large_young = NULL;
+}
+
+void sm_exit(void)
+{
+    for (unsigned i = 0; i < n_caps; i++)
+        free_nursery(&caps[i]);
+    blk_free_chain(old_gen.blocks);
+    blk_free_chain(old_gen.large);
+    memset(&old_gen, 0, sizeof old_gen);
+}
+
+static void set_block(Capability *cap, bdescr *bd)
+{
+    cap->cur_block = bd;
+    cap->hp = (Value *)bd->start;
+    cap->hplim_real = (Value *)(bd->start + BLOCK_SIZE);
+    __atomic_store_n(&cap->hplim, cap->hplim_real, __ATOMIC_RELAXED);
+}
+
+void sm_cap_init(Capability *cap)
+{
+    size_t n = rts_opts.alloc_area / BLOCK_SIZE;
+    bdescr *hd = NULL;
+    for (size_t i = 0; i < n; i++) {
+        bdescr *bd = blk_alloc();
+        if (!bd) sm_heap_overflow();
+        bd->flags = BF_NURSERY;
+        bd->gen = 0;
+        bd->owner = cap->no;
+        bd->link = hd;
+        hd = bd;
+    }
+    cap->nursery = hd;
+    cap->nursery_blocks = n;
+    cap->large_young = NULL;
+    cap->large_blocks_since_gc = 0;
+    set_block(cap, hd);
+}
+
+void sm_sync_nursery(Capability *cap)
+{
+    bdescr *bd = cap->cur_block;
+    cap->bytes_allocated += (size_t)((uint8_t *)cap->hp - bd->free);
+    bd->free = (uint8_t *)cap->hp;
+}
+
+void sm_reset_nursery(Capability *cap)
+{
+    for (bdescr *bd = cap->nursery; bd; bd = bd->link)
+        bd->free = bd->start;
+    cap->large_blocks_since_gc = 0;
+    set_block(cap, cap->nursery);
+}
+
+size_t sm_heap_blocks(void)
+{
+    size_t n = old_gen.n_blocks + old_gen.n_large_blocks;
+    for (unsigned i = 0; i < n_caps; i++) {
+        n += caps[i].nursery_blocks;
+        for (bdescr *bd = caps[i].large_young; bd; bd = bd->link)
+            n += bd->blocks;
+    }
+    return n;
+}
+
+void sm_heap_overflow(void)
+{
+    fflush(stdout);
+    fprintf(stderr, "rtslab: heap overflow\n");
+    fprintf(stderr, "rtslab: use `+RTS -M<size>' to increase the maximum heap size\n");
+    rts_exit(251);
+}
+
+static Value *alloc_large(Capability *cap, size_t words)
+{
+    size_t bytes = words * sizeof(Value);
+    size_t nblocks = (bytes + BLOCK_SIZE - 1) / BLOCK_SIZE;
+    if (cap->large_blocks_since_gc + nblocks > cap->nursery_blocks)
+        gc_collect(cap, false);
+    if (rts_opts.max_heap && (sm_heap_blocks() + nblocks) * BLOCK_SIZE > rts_opts.max_heap) {
+        gc_collect(cap, true);
+        if ((sm_heap_blocks() + nblocks) * BLOCK_SIZE > rts_opts.max_heap)
+            sm_heap_overflow();
+    }
+    bdescr *bd = blk_alloc_group(nblocks);
+    if (!bd) sm_heap_overflow();
+    bd->flags = BF_LARGE;
+    bd->gen = 0;
+    bd->owner = cap->no;
+    bd->free = bd->start + bytes;
+    bd->link = cap->large_young;
+    cap->large_young = bd;
+    cap->large_blocks_since_gc += bd->blocks;
+    cap->bytes_allocated += bytes;
+    return (Value *)bd->start;
+}
+
+Value *sm_alloc_slow(Capability *cap, size_t words)
+{
+    if (words * sizeof(Value) >= RTS_LARGE_OBJECT_BYTES)
+        return alloc_large(cap, words);
+    for (;;) {
+        /* A trapped heap check (the timer's NULL) only needs the real limit back: the
+         * context switch itself happens at the thread's next RTS_NEXT. */
+        __atomic_store_n(&cap->hplim, cap->hplim_real, __ATOMIC_RELAXED);
+        if ((uintptr_t)(cap->hp + words) <= (uintptr_t)cap->hplim_real) {
+            Value *p = cap->hp;
+            cap->hp = p + words;
+            return p;
+        }
+        sm_sync_nursery(cap);
+        if (cap->cur_block->link)
+            set_block(cap, cap->cur_block->link);
+        else
+            gc_collect(cap, false);
+    }
+}
+
+Value *sm_alloc_protect(Capability *cap, size_t words, Value *vals, unsigned n)
+{
+    Value *p = cap->hp;
+    if ((uintptr_t)(p + words) <= (uintptr_t)__atomic_load_n(&cap->hplim, __ATOMIC_RELAXED)) {
+        cap->hp = p + words;
+        return p;
+    }
+    unsigned base = cap->nsave;
+    if (base + n > CAP_SAVE_MAX) rts_fatal("too many protected values");
+    memcpy(cap->save + base, vals, n * sizeof(Value));
+    cap->nsave = base + n;
+    p = sm_alloc_slow(cap, words);
+    memcpy(vals, cap->save + base, n * sizeof(Value));
+    cap->nsave = base;
+    return p;
+}
+
+/* Note [Write barrier]
+ * rts_set_field stores, then (if the object is not yet dirty) calls this: an old object is
+ * marked dirty and pushed on the capability's remembered set, so a minor GC scans it as a
+ * root. Young objects need nothing: a minor GC copies them anyway. The dirty bit is set
+ * with an atomic OR because other capabilities may set it on the same object. */
+void rts_write_barrier_slow(Capability *cap, Value obj)
+{
+    if (bdescr_of(obj_ptr(obj))->gen == 0)
+        return;
+    Value old = __atomic_fetch_or(obj_ptr(obj), OBJ_DIRTY, __ATOMIC_RELAXED);
+    if (!(old & OBJ_DIRTY))
+        cap_remember(cap, obj);
+}
+
+void cap_remember(Capability *cap, Value obj)
+{
+    if (cap->remset_n == cap->remset_cap) {
+        cap->remset_cap = cap->remset_cap ? 2 * cap->remset_cap : 256;
+        cap->remset = realloc(cap->remset, cap->remset_cap * sizeof(Value));
+        if (!cap->remset) rts_fatal("out of memory (remembered set)");
+    }
+    cap->remset[cap->remset_n++] = obj;
+}
+
+/* --- allocation API --------------------------------------------------------------------- */
+
+Value rts_cons(Capability *cap, Value car, Value cdr)
+{
+    Value v[2] = { car, cdr };
+    Value *p = sm_alloc_protect(cap, 3, v, 2);
+    p[0] = obj_make_header(T_PAIR, 2);
+    p[1] = v[0];
+    p[2] = v[1];
+    return (Value)p;
+}
+
+Value rts_make_object(Capability *cap, ObjType type, size_t n, Value fill)
+{
+    Value *p = sm_alloc_protect(cap, n + 1, &fill, 1);
+    p[0] = obj_make_header(type, n);
+    for (size_t i = 1; i <= n; i++)
+        p[i] = fill;
+    return (Value)p;
+}
+
+Value rts_make_vector(Capability *cap, size_t n, Value fill)
+{
+    return rts_make_object(cap, T_VECTOR, n, fill);
+}
+
+Value rts_make_box(Capability *cap, Value v)
+{
+    return rts_make_object(cap, T_BOX, 1, v);
+}
+
+Value rts_make_raw(Capability *cap, ObjType type, size_t nbytes)
+{
+    size_t n = raw_words(nbytes);
+    Value *p = sm_alloc(cap, n + 1);
+    p[0] = obj_make_header(type, n);
+    memset(p + 1, 0, n * sizeof(Value));
+    p[1] = (Value)nbytes;
+    return (Value)p;
+}
+
+Value rts_make_flonum(Capability *cap, double d)
+{
+    Value v = rts_make_raw(cap, T_FLONUM, sizeof d);
+    memcpy(raw_bytes(v), &d, sizeof d);
+    return v;
+}

@@ -1,0 +1,326 @@
+#!/usr/bin/env python3
+"""rtslab test driver: runs the tests that the TESTS manifests under testsuite/ list.
+
+    python3 testsuite/driver.py --build BUILDDIR --src SRCDIR [--only-parallel]
+                                [--filter SUBSTR] [-j N] [--timeout-factor F]
+
+`make check` runs it. It prints one line per test, "PASS name" or "FAIL name: reason" (a
+failure also shows the first lines of the test's stderr), and ends with exactly one line
+"N passed, N failed". The exit status is 1 if any test failed, else 0.
+
+Manifest format
+---------------
+Every file named TESTS in a directory under SRCDIR/testsuite/ is a manifest. A line whose
+first non-blank character is `#` is a comment; blank lines are ignored. Every other line is
+one test, split into words as a POSIX shell would (quotes group, no expansion):
+
+    NAME [exit=N] [stderr="substring"] [stdout="substring"] [env=VAR=VALUE]... [parallel]
+         [timeout=SECONDS] -- COMMAND ARGS...
+
+NAME          unique within its manifest; the test is reported as DIR/NAME, where DIR is the
+              manifest's directory relative to testsuite/ (e.g. gc/stress_A4k).
+exit=N        the expected exit status (default 0); a negative N means killed by signal -N.
+stderr="s"    stderr must contain s; may be given more than once (all must appear).
+stdout="s"    stdout must contain s; likewise.
+env=VAR=VALUE set VAR in the test's environment; may be repeated. RTSLAB_RTS is removed from
+              the inherited environment unless a test sets it, so tests are hermetic.
+parallel      the test exercises parallelism; `--only-parallel` runs just these (the
+              thread-sanitised `make check-tsan` does).
+timeout=S     seconds before the test is killed and fails (default 120), multiplied by
+              --timeout-factor.
+COMMAND       a path relative to the build directory (e.g. tests/gc/gc_stress); a bare name
+              without `/` (e.g. sh) is looked up in PATH. In COMMAND and ARGS, $SRC expands to
+              the source directory and $BUILD to the build directory (both absolute). The
+              test runs in the build directory with stdin from /dev/null.
+
+If DIR/NAME.stdout exists next to the manifest, the test's stdout must equal its contents
+exactly. A test passes when its exit status, its stderr and stdout substrings and its
+expected stdout all match, and its stderr holds no sanitizer report (AddressSanitizer,
+LeakSanitizer, UndefinedBehaviorSanitizer or ThreadSanitizer).
+
+Example:
+    # heap exhaustion under -M
+    heap_overflow  exit=251 stderr="heap overflow" -- tests/gc/alloc_forever +RTS -M8m -RTS
+"""
+
+import argparse
+import concurrent.futures
+import os
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+
+DEFAULT_TIMEOUT = 120.0
+STDERR_LINES_SHOWN = 10
+
+SANITIZER_REPORT = re.compile(
+    r"^(==\d+==ERROR: (AddressSanitizer|LeakSanitizer)"
+    r"|\S+:\d+:\d+: runtime error: "
+    r"|WARNING: ThreadSanitizer"
+    r"|==\d+==ERROR: ThreadSanitizer)",
+    re.MULTILINE)
+
+
+class ManifestError(Exception):
+    pass
+
+
+class Test:
+    def __init__(self, name, manifest_dir, command):
+        self.name = name                  # DIR/NAME
+        self.manifest_dir = manifest_dir  # absolute directory holding the manifest
+        self.command = command
+        self.exit = 0
+        self.stderr_has = []
+        self.stdout_has = []
+        self.env = {}
+        self.parallel = False
+        self.timeout = DEFAULT_TIMEOUT
+
+    @property
+    def stdout_file(self):
+        return os.path.join(self.manifest_dir, self.name.rsplit("/", 1)[-1] + ".stdout")
+
+
+def parse_line(words, rel_dir, manifest_dir):
+    if "--" not in words:
+        raise ManifestError("no `--` before the command")
+    split = words.index("--")
+    head, command = words[:split], words[split + 1:]
+    if not head:
+        raise ManifestError("no test name")
+    if not command:
+        raise ManifestError("no command after `--`")
+    name = head[0]
+    if "=" in name or "/" in name or name == "parallel":
+        raise ManifestError(f"bad test name {name!r}")
+    test = Test(f"{rel_dir}/{name}", manifest_dir, command)
+    for opt in head[1:]:
+        key, eq, value = opt.partition("=")
+        if opt == "parallel":
+            test.parallel = True
+        elif key == "exit" and eq:
+            try:
+                test.exit = int(value)
+            except ValueError:
+                raise ManifestError(f"bad exit status {value!r}") from None
+        elif key == "timeout" and eq:
+            try:
+                test.timeout = float(value)
+            except ValueError:
+                raise ManifestError(f"bad timeout {value!r}") from None
+            if test.timeout <= 0:
+                raise ManifestError(f"bad timeout {value!r}")
+        elif key == "stderr" and eq:
+            test.stderr_has.append(value)
+        elif key == "stdout" and eq:
+            test.stdout_has.append(value)
+        elif key == "env" and eq:
+            var, eq2, val = value.partition("=")
+            if not eq2 or not var:
+                raise ManifestError(f"bad env setting {value!r} (want env=VAR=VALUE)")
+            test.env[var] = val
+        else:
+            raise ManifestError(f"unknown option {opt!r}")
+    return test
+
+
+def read_manifests(src):
+    """Returns (tests, errors); errors are (label, message) for malformed lines."""
+    root = os.path.join(src, "testsuite")
+    tests, errors, seen = [], [], set()
+    manifests = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames.sort()
+        if "TESTS" in filenames:
+            manifests.append(dirpath)
+    for manifest_dir in manifests:
+        rel_dir = os.path.relpath(manifest_dir, root).replace(os.sep, "/")
+        path = os.path.join(manifest_dir, "TESTS")
+        with open(path, encoding="utf-8") as f:
+            lines = f.read().splitlines()
+        for lineno, line in enumerate(lines, 1):
+            stripped = line.strip()
+            if not stripped or stripped.startswith("#"):
+                continue
+            label = f"{rel_dir}/TESTS:{lineno}"
+            try:
+                test = parse_line(shlex.split(stripped), rel_dir, manifest_dir)
+            except (ManifestError, ValueError) as e:
+                errors.append((label, str(e)))
+                continue
+            if test.name in seen:
+                errors.append((label, f"duplicate test name {test.name!r}"))
+                continue
+            seen.add(test.name)
+            tests.append(test)
+    return tests, errors
+
+
+def expand(word, src, build):
+    return word.replace("$SRC", src).replace("$BUILD", build)
+
+
+def decode(data):
+    return data.decode("utf-8", errors="replace")
+
+
+def first_difference(expected, actual):
+    exp_lines, act_lines = expected.splitlines(), actual.splitlines()
+    for i in range(max(len(exp_lines), len(act_lines))):
+        e = exp_lines[i] if i < len(exp_lines) else "<end of output>"
+        a = act_lines[i] if i < len(act_lines) else "<end of output>"
+        if e != a:
+            return f"line {i + 1}: expected {e!r}, got {a!r}"
+    return "outputs differ in line endings or a final newline"
+
+
+class Runner:
+    def __init__(self, src, build, timeout_factor):
+        self.src, self.build = src, build
+        self.timeout_factor = timeout_factor
+        self.running = set()
+        self.lock = threading.Lock()
+
+    def run(self, test):
+        """Returns None if the test passed, else (reason, stderr text)."""
+        argv = [expand(w, self.src, self.build) for w in test.command]
+        if "/" in argv[0]:
+            program = os.path.join(self.build, argv[0])
+        else:
+            program = shutil.which(argv[0]) or argv[0]
+        if not os.path.isfile(program) or not os.access(program, os.X_OK):
+            return f"no such program: {argv[0]}", ""
+        argv[0] = program
+        env = dict(os.environ)
+        env.pop("RTSLAB_RTS", None)
+        env.update({k: expand(v, self.src, self.build) for k, v in test.env.items()})
+        timeout = test.timeout * self.timeout_factor
+        try:
+            proc = subprocess.Popen(argv, cwd=self.build, env=env, stdin=subprocess.DEVNULL,
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                    start_new_session=True)
+        except OSError as e:
+            return f"cannot run {argv[0]}: {e.strerror}", ""
+        with self.lock:
+            self.running.add(proc)
+        try:
+            out, err = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            kill_group(proc)
+            out, err = proc.communicate()
+            return f"timed out after {timeout:g} s", decode(err)
+        finally:
+            with self.lock:
+                self.running.discard(proc)
+        stdout, stderr = decode(out), decode(err)
+        if proc.returncode != test.exit:
+            return f"exit status {describe_status(proc.returncode)}, expected " \
+                   f"{describe_status(test.exit)}", stderr
+        for s in test.stderr_has:
+            if s not in stderr:
+                return f"stderr does not contain {s!r}", stderr
+        for s in test.stdout_has:
+            if s not in stdout:
+                return f"stdout does not contain {s!r}", stderr
+        if os.path.exists(test.stdout_file):
+            with open(test.stdout_file, "rb") as f:
+                expected = f.read()
+            if out != expected:
+                return "stdout differs from " + os.path.basename(test.stdout_file) + ": " + \
+                       first_difference(decode(expected), stdout), stderr
+        m = SANITIZER_REPORT.search(stderr)
+        if m:
+            return "sanitizer report: " + stderr[m.start():].splitlines()[0].strip(), \
+                   stderr[m.start():]
+        return None
+
+    def kill_all(self):
+        with self.lock:
+            for proc in self.running:
+                kill_group(proc)
+
+
+def kill_group(proc):
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def describe_status(code):
+    if code < 0:
+        try:
+            return f"{code} ({signal.Signals(-code).name})"
+        except ValueError:
+            return f"{code} (signal {-code})"
+    return str(code)
+
+
+def main():
+    ap = argparse.ArgumentParser(description="Run the rtslab testsuite (see the manifest "
+                                             "format at the top of this file).")
+    ap.add_argument("--build", default=".", help="build directory (default: .)")
+    ap.add_argument("--src", default=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                    help="source directory (default: this script's parent's parent)")
+    ap.add_argument("--only-parallel", action="store_true",
+                    help="run only the tests marked parallel")
+    ap.add_argument("--filter", metavar="SUBSTR", default="",
+                    help="run only tests whose DIR/NAME contains SUBSTR")
+    ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1,
+                    help="tests run at once (default: the number of CPUs)")
+    ap.add_argument("--timeout-factor", type=float, default=1.0,
+                    help="multiply every timeout (for sanitized or debug builds)")
+    args = ap.parse_args()
+
+    src, build = os.path.abspath(args.src), os.path.abspath(args.build)
+    tests, errors = read_manifests(src)
+    tests = [t for t in tests
+             if args.filter in t.name and (t.parallel or not args.only_parallel)]
+
+    passed = failed = 0
+    out_lock = threading.Lock()
+
+    def report(name, result):
+        nonlocal passed, failed
+        with out_lock:
+            if result is None:
+                passed += 1
+                print(f"PASS {name}", flush=True)
+                return
+            failed += 1
+            reason, stderr = result
+            lines = [f"FAIL {name}: {reason}"]
+            err_lines = stderr.rstrip("\n").splitlines()
+            for line in err_lines[:STDERR_LINES_SHOWN]:
+                lines.append("    " + line)
+            if len(err_lines) > STDERR_LINES_SHOWN:
+                lines.append(f"    ... ({len(err_lines) - STDERR_LINES_SHOWN} more lines)")
+            print("\n".join(lines), flush=True)
+
+    for label, message in errors:
+        report(label, (f"bad manifest line: {message}", ""))
+
+    runner = Runner(src, build, args.timeout_factor)
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs))
+    try:
+        futures = {pool.submit(runner.run, t): t for t in tests}
+        for future in concurrent.futures.as_completed(futures):
+            report(futures[future].name, future.result())
+    except KeyboardInterrupt:
+        pool.shutdown(wait=False, cancel_futures=True)
+        runner.kill_all()
+        print("interrupted", file=sys.stderr)
+        return 130
+    pool.shutdown()
+
+    print(f"{passed} passed, {failed} failed", flush=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
