@@ -43,7 +43,7 @@ static void check_group(bdescr *bd, size_t n)
     CHECK(bdescr_of(bd->start) == bd);
     CHECK(blk_is_heap_address(bd->start));
     CHECK(blk_is_heap_address(bd->start + n * BLOCK_SIZE - 1));
-    CHECK(blk_group_end(bd) == bd->start + n * BLOCK_SIZE);
+    CHECK(bd->blocks >= n && blk_group_end(bd) == bd->start + (size_t)bd->blocks * BLOCK_SIZE);
     if (n > USABLE_BLOCKS_PER_MBLOCK) {
         CHECK(start % MBLOCK_SIZE == FIRST_USABLE_BLOCK * BLOCK_SIZE);
     } else {
