@@ -138,18 +138,13 @@ Value *sm_alloc_slow(Capability *cap, size_t words)
     }
 }
 
-Value *sm_alloc_protect(Capability *cap, size_t words, Value *vals, unsigned n)
+Value *sm_alloc_protect_slow(Capability *cap, size_t words, Value *vals, unsigned n)
 {
-    Value *p = cap->hp;
-    if ((uintptr_t)(p + words) <= (uintptr_t)__atomic_load_n(&cap->hplim, __ATOMIC_RELAXED)) {
-        cap->hp = p + words;
-        return p;
-    }
     unsigned base = cap->nsave;
     if (base + n > CAP_SAVE_MAX) rts_fatal("too many protected values");
     memcpy(cap->save + base, vals, n * sizeof(Value));
     cap->nsave = base + n;
-    p = sm_alloc_slow(cap, words);
+    Value *p = sm_alloc_slow(cap, words);
     memcpy(vals, cap->save + base, n * sizeof(Value));
     cap->nsave = base;
     return p;

@@ -48,7 +48,17 @@ static inline Value *sm_alloc(Capability *cap, size_t words)
 }
 
 /* Allocation that protects `n` Values across a possible GC: vals[] is updated in place. */
-Value *sm_alloc_protect(Capability *cap, size_t words, Value *vals, unsigned n);
+Value *sm_alloc_protect_slow(Capability *cap, size_t words, Value *vals, unsigned n);
+static inline Value *sm_alloc_protect(Capability *cap, size_t words, Value *vals, unsigned n)
+{
+    Value *p = cap->hp;
+    Value *lim = __atomic_load_n(&cap->hplim, __ATOMIC_RELAXED);
+    if (__builtin_expect((uintptr_t)(p + words) <= (uintptr_t)lim, 1)) {
+        cap->hp = p + words;
+        return p;
+    }
+    return sm_alloc_protect_slow(cap, words, vals, n);
+}
 
 /* Blocks in use by the heap (nurseries, old generation, large objects). */
 size_t sm_heap_blocks(void);
