@@ -101,6 +101,8 @@ void  rts_thread_start(RtsCap *cap, Value thread);
 /* True when `thread` has finished: its result is now in the result register. False: the
  * current thread is blocked until then; return RTS_BLOCK (the result comes on resumption). */
 bool  rts_thread_join(RtsCap *cap, Value thread);
+/* True when `thread` was killed by an error (its result is then #f). */
+bool  rts_thread_killed(Value thread);
 intptr_t rts_thread_id(Value thread);
 Value rts_current_thread(RtsCap *cap);
 /* Blocks the current thread for `secs` seconds; the step must return RTS_BLOCK. */

@@ -67,6 +67,8 @@ void rts_init(int *argc, char ***argv)
         rts_options_info(stdout);
         exit(0);
     }
+    if (rts_opts.max_heap && rts_opts.max_heap < rts_opts.alloc_area)
+        rts_die(1, "maximum heap size (-M) is smaller than the allocation area (-A)");
     if (rts_opts.n_caps_auto || rts_opts.n_caps > 1)
         rts_die(1, "-N: this build runs one capability (-N1); more arrive with the parallel runtime");
 

@@ -35,6 +35,7 @@ static void run_thread(Capability *cap, Value t)
         cap->nsave = 0;
         if (cap->current == main_thread)
             rts_exit(1);
+        tso_set(cap, cap->current, TSO_RESULT, RTS_FALSE);
         thread_finish(cap, cap->current, TS_KILLED);
         cap->current = RTS_FALSE;
         return;

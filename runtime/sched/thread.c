@@ -80,6 +80,7 @@ void rts_thread_start(Capability *cap, Value t)
     runq_push(cap, t);
 }
 
+bool rts_thread_killed(Value t) { return tso_status(t) == TS_KILLED; }
 intptr_t rts_thread_id(Value t) { return rts_fixnum_val(tso_get(t, TSO_ID)); }
 Value rts_current_thread(Capability *cap) { return cap->current; }
 

@@ -117,6 +117,9 @@ static RtsStep main_code(RtsCap *cap)
         if (!rts_thread_join(cap, rts_slot(cap, M_T3))) return RTS_BLOCK;
         /* fall through */
     case 4:
+        printf("main: killed %d %d %d, joined result of a killed thread: %s\n",
+               rts_thread_killed(rts_slot(cap, M_T1)), rts_thread_killed(rts_slot(cap, M_T2)),
+               rts_thread_killed(rts_slot(cap, M_T3)), rts_result(cap) == RTS_FALSE ? "#f" : "?");
         rts_gc(cap, true);
         rts_set_slot(cap, M_T1, rts_cons(cap, rts_fixnum(1), RTS_NIL));
         printf("main: carried on\n");

@@ -25,7 +25,7 @@ static inline uint64_t bench_now_ns(void)
 
 static inline void bench_metric(const char *name, double value, const char *unit)
 {
-    printf("metric %s %.6g %s\n", name, value, unit);
+    printf("metric %s %.10g %s\n", name, value, unit);
 }
 
 static inline void bench_info_u(const char *name, unsigned long long value)
