@@ -94,10 +94,15 @@ void   rts_thread_error(RtsCap *cap, const char *fmt, ...)
 
 /* --- threads ------------------------------------------------------------------------- */
 
+unsigned rts_cap_no(RtsCap *cap);                /* 0 .. rts_n_caps()-1 */
+unsigned rts_n_caps(void);
+
 /* A new thread with one frame (slots #f) run by code; not runnable until rts_thread_start. */
 Value rts_thread_new(RtsCap *cap, RtsCode code, size_t nslots);
 void  rts_thread_set_slot(RtsCap *cap, Value thread, size_t i, Value v);
 void  rts_thread_start(RtsCap *cap, Value thread);
+/* Starts it on capability `no` (mod the number of capabilities), like GHC's forkOn. */
+void  rts_thread_start_on(RtsCap *cap, Value thread, unsigned no);
 /* True when `thread` has finished: its result is now in the result register. False: the
  * current thread is blocked until then; return RTS_BLOCK (the result comes on resumption). */
 bool  rts_thread_join(RtsCap *cap, Value thread);

@@ -12,7 +12,8 @@
  * Note [Object header]
  * A heap object is a header word followed by `size` payload words. Header bits:
  *   0..2   0b111 (a header never looks like a pointer)
- *   3..7   flags (OBJ_DIRTY: an old mutable object already in a remembered set)
+ *   3..7   flags (OBJ_DIRTY: an old mutable object already in a remembered set;
+ *          OBJ_LOCKED: an MVar or thread locked by a capability, between safe points)
  *   8..15  type (ObjType)
  *   16..63 payload size in words
  * During a GC the header of an evacuated object is replaced by the address of its copy
@@ -65,6 +66,7 @@ typedef enum { LAYOUT_PTRS, LAYOUT_RAW, LAYOUT_STACK } ObjLayout;
 
 #define OBJ_HDR_TAG   ((Value)7)
 #define OBJ_DIRTY     ((Value)1 << 3)
+#define OBJ_LOCKED    ((Value)1 << 4)
 #define OBJ_FLAGS     ((Value)0xf8)
 #define OBJ_BUSY      ((Value)1)      /* a GC thread is copying this object */
 

@@ -7,6 +7,9 @@
 #include "sm/storage.h"
 #include "os/timer.h"
 #include "trace/stats.h"
+#include "os/topology.h"
+#include "sched/thread.h"
+#include "sync/stw.h"
 
 RtsOptions rts_opts;
 
@@ -69,31 +72,36 @@ void rts_init(int *argc, char ***argv)
     }
     if (rts_opts.max_heap && rts_opts.max_heap < rts_opts.alloc_area)
         rts_die(1, "maximum heap size (-M) is smaller than the allocation area (-A)");
-    if (rts_opts.n_caps_auto || rts_opts.n_caps > 1)
-        rts_die(1, "-N: this build runs one capability (-N1); more arrive with the parallel runtime");
+#if !RTS_PATCH_GEN0_STEAL
+    if (rts_opts.balance && rts_opts.balance_gen == 0)
+        rts_die(1, "-qb0: work stealing in minor GCs needs a build with --enable-gen0-steal");
+#endif
 
     stats_init();
     sm_init();
-    n_caps = 1;
+    n_caps = rts_opts.n_caps_auto ? (unsigned)topo_get()->n_logical : rts_opts.n_caps;
     caps = calloc(n_caps, sizeof *caps);
     if (!caps) rts_fatal("out of memory (capabilities)");
     for (unsigned i = 0; i < n_caps; i++)
         cap_init(&caps[i], i);
+    my_cap = &caps[0];
     timer_start();
     stats_mutator_start();
 }
 
+/* Stops every capability (a SYNC_EXIT: they park at a safe point and never resume), then
+ * reports and exits. The heap is left to the OS: other OS threads still exist. */
 void rts_exit(int status)
 {
     fflush(stdout);
+    Capability *cap = my_cap;
+    if (cap && n_caps > 1 && !stw_is_leader(cap)) {
+        while (!stw_try_lead(cap, SYNC_EXIT))
+            stw_follow(cap);
+        stw_stop_all(cap);
+    }
     timer_stop();
     stats_report();
-    sm_exit();
-    for (unsigned i = 0; i < n_caps; i++)
-        free(caps[i].remset);
-    free(caps);
-    caps = NULL;
-    n_caps = 0;
-    rts_options_free(&rts_opts);
+    fflush(NULL);
     exit(status);
 }

@@ -1,28 +1,35 @@
 /* Capabilities: a virtual CPU = an OS worker thread + a run queue of lightweight threads +
- * a nursery + a remembered set (+ a GC thread's state, in sm/gc.h).
+ * a nursery + a remembered set + a GC thread's state (sm/gc.h).
  *
  * Invariants:
  *  - hp lies in cur_block: cur_block->start <= hp <= hplim_real, and the nursery blocks
  *    before cur_block on the ->link chain are full (their ->free is final); cur_block->free
  *    is only brought up to date (= hp) at a GC or a block switch.
- *  - hplim is either hplim_real or NULL: another OS thread (the timer) stores NULL to make
- *    the next heap check fail and so reach a safe point (GHC's HpLim trick).
+ *  - hplim is either hplim_real or NULL: another OS thread (the timer, a GC leader) stores
+ *    NULL to make the next heap check fail and so reach a safe point (GHC's HpLim trick).
  *  - every object in remset is old (generation 1), mutable and has OBJ_DIRTY set; an old
- *    object with OBJ_DIRTY is in some capability's remset.
- *  - a lightweight thread is on at most one queue (run queue, sleep queue, an MVar's queue,
- *    a thread's joiners) at a time, linked through its TSO_LINK field.
+ *    object with OBJ_DIRTY is in exactly one capability's remset.
+ *  - a lightweight thread is on at most one queue (a run queue, an inbox, a sleep queue, an
+ *    MVar's queue, a thread's joiners) at a time, linked through its TSO_LINK field.
+ *  - the run queue and the sleep queue belong to the capability's own OS thread; other
+ *    capabilities hand it threads only through its inbox (inbox_lock).
+ *  - a thread runs only on the capability named by its TSO_CAP; only the capability that
+ *    owns a runnable thread changes TSO_CAP (when it pushes the thread to another).
  */
 #ifndef RTS_SCHED_CAPABILITY_H
 #define RTS_SCHED_CAPABILITY_H
 
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include "rtslab.h"
 #include "sm/block.h"
+#include "sync/spinlock.h"
 
 #define CAP_SAVE_MAX 8
 
 typedef struct Capability Capability;
+struct GCThread;
 
 struct Capability {
     /* mutator fast path */
@@ -39,7 +46,19 @@ struct Capability {
 
     Value    current;          /* the running thread, RTS_FALSE when none */
     Value    run_hd, run_tl;   /* run queue (threads linked by TSO_LINK) */
+    size_t   run_len;
     Value    sleep_q;          /* sleeping threads, earliest wake-up first */
+
+    SpinLock inbox_lock;       /* guards inbox_hd/tl */
+    Value    inbox_hd, inbox_tl;  /* threads made runnable here by other capabilities */
+    unsigned inbox_n;          /* atomic: threads in the inbox */
+
+    /* idle sleep: the OS thread waits on idle_cv until woken (by work, a GC, exit) */
+    pthread_mutex_t idle_mu;
+    pthread_cond_t  idle_cv;
+    int      wake_pending;     /* under idle_mu */
+    int      idle;             /* atomic: in the idle wait */
+    pthread_t os_thread;
 
     Value   *remset;           /* remembered set: old mutable objects written since a GC */
     size_t   remset_n, remset_cap;
@@ -47,16 +66,33 @@ struct Capability {
     Value    save[CAP_SAVE_MAX];  /* values an allocating call protects across a GC */
     unsigned nsave;
 
+    uint32_t stw_arrived;      /* epoch of the last stop-the-world sync it arrived at */
+    struct GCThread *gct;      /* this capability's GC thread state */
+    unsigned gc_roots_by;      /* index of the GC thread that scans its roots this GC */
+
     jmp_buf *thread_exit;      /* where rts_thread_error unwinds to */
     unsigned no;
 
+    /* statistics */
     uint64_t bytes_allocated;  /* in nursery blocks already left behind, and large objects */
+    uint64_t gc_wakeups;       /* times a GC leader woke this capability from idle */
+    uint64_t obj_lock_acq, obj_lock_spins;   /* MVar/thread header locks taken here */
+    uint64_t threads_pushed;   /* threads given to idle capabilities */
 };
 
 extern Capability *caps;
 extern unsigned n_caps;
+extern __thread Capability *my_cap;       /* the capability this OS thread runs, or NULL */
 
 void cap_init(Capability *cap, unsigned no);
 void cap_remember(Capability *cap, Value obj);
+/* Wakes the capability's OS thread if it is idle (a syscall). */
+void cap_wake(Capability *cap);
+/* Gives thread t to capability `to` (through its inbox) and wakes it. */
+void cap_send_thread(Capability *from, Capability *to, Value t);
+
+/* Locks on a heap object's header (MVars, threads); never held across a safe point. */
+void obj_lock(Capability *cap, Value obj);
+void obj_unlock(Value obj);
 
 #endif

@@ -65,38 +65,20 @@ static void after_take(Capability *cap, Value mv)
     thread_wake(cap, putter);
 }
 
-bool rts_mvar_try_take(Capability *cap, Value mv, Value *out)
+/* The operations below run with the MVar locked (obj_lock: its header's lock bit), so
+ * capabilities may share it; rts_set_result touches only the caller's own thread. */
+
+static bool try_take_locked(Capability *cap, Value mv, Value *out)
 {
     Value v = mv_get(mv, MVAR_VALUE);
     if (v == RTS_UNDEF)
         return false;
     after_take(cap, mv);
     *out = v;
-    rts_set_result(cap, v);
     return true;
 }
 
-bool rts_mvar_take(Capability *cap, Value mv, Value *out)
-{
-    if (rts_mvar_try_take(cap, mv, out))
-        return true;
-    block_on(cap, mv, TS_BLOCKED_TAKE);
-    return false;
-}
-
-bool rts_mvar_read(Capability *cap, Value mv, Value *out)
-{
-    Value v = mv_get(mv, MVAR_VALUE);
-    if (v != RTS_UNDEF) {
-        *out = v;
-        rts_set_result(cap, v);
-        return true;
-    }
-    block_on(cap, mv, TS_BLOCKED_READ);
-    return false;
-}
-
-bool rts_mvar_try_put(Capability *cap, Value mv, Value v)
+static bool try_put_locked(Capability *cap, Value mv, Value v)
 {
     if (mv_get(mv, MVAR_VALUE) != RTS_UNDEF)
         return false;
@@ -113,12 +95,59 @@ bool rts_mvar_try_put(Capability *cap, Value mv, Value v)
     return true;
 }
 
+bool rts_mvar_try_take(Capability *cap, Value mv, Value *out)
+{
+    obj_lock(cap, mv);
+    bool ok = try_take_locked(cap, mv, out);
+    obj_unlock(mv);
+    if (ok)
+        rts_set_result(cap, *out);
+    return ok;
+}
+
+bool rts_mvar_take(Capability *cap, Value mv, Value *out)
+{
+    obj_lock(cap, mv);
+    bool ok = try_take_locked(cap, mv, out);
+    if (!ok)
+        block_on(cap, mv, TS_BLOCKED_TAKE);
+    obj_unlock(mv);
+    if (ok)
+        rts_set_result(cap, *out);
+    return ok;
+}
+
+bool rts_mvar_read(Capability *cap, Value mv, Value *out)
+{
+    obj_lock(cap, mv);
+    Value v = mv_get(mv, MVAR_VALUE);
+    bool ok = v != RTS_UNDEF;
+    if (ok)
+        *out = v;
+    else
+        block_on(cap, mv, TS_BLOCKED_READ);
+    obj_unlock(mv);
+    if (ok)
+        rts_set_result(cap, v);
+    return ok;
+}
+
+bool rts_mvar_try_put(Capability *cap, Value mv, Value v)
+{
+    obj_lock(cap, mv);
+    bool ok = try_put_locked(cap, mv, v);
+    obj_unlock(mv);
+    return ok;
+}
+
 bool rts_mvar_put(Capability *cap, Value mv, Value v)
 {
-    if (rts_mvar_try_put(cap, mv, v))
-        return true;
-    Value me = cap->current;
-    tso_set(cap, me, TSO_PUT_VALUE, v);
-    block_on(cap, mv, TS_BLOCKED_PUT);
-    return false;
+    obj_lock(cap, mv);
+    bool ok = try_put_locked(cap, mv, v);
+    if (!ok) {
+        tso_set(cap, cap->current, TSO_PUT_VALUE, v);
+        block_on(cap, mv, TS_BLOCKED_PUT);
+    }
+    obj_unlock(mv);
+    return ok;
 }

@@ -1,8 +1,24 @@
-/* The scheduler: runs the lightweight threads of a capability until the main thread ends.
+/* The scheduler: each capability's OS thread runs its lightweight threads.
  *
  * A thread runs by calling the code of its top frame until the code says otherwise
- * (RtsStep, rtslab.h). RTS_NEXT is a safe point: when the timer has asked for a context
- * switch and another thread is runnable, the running one goes to the back of the queue.
+ * (RtsStep, rtslab.h). RTS_NEXT is a safe point: a stop-the-world sync in progress is joined
+ * there, and when the timer has asked for a context switch and another thread is runnable,
+ * the running one goes to the back of the queue.
+ *
+ * Note [Pushing work]
+ * New threads start on the capability that forked them. Before running a thread, a
+ * capability whose run queue still holds others gives them, one each, to idle capabilities
+ * (through their inboxes, waking them), as GHC's schedulePushWork does. The main thread is
+ * never pushed: it stays on capability 0, whose OS thread called rts_run_main.
+ *
+ * Note [Idle capabilities and deadlock]
+ * A capability with nothing to run sleeps on its condition variable (never busy-waits)
+ * until work arrives in its inbox, a sleeper is due, or a leader wakes it for a GC.
+ * sched_runnable counts the threads that are runnable or running anywhere: a wake-up counts
+ * the thread in before it is queued, and a thread that blocks or ends is counted out only
+ * after its step has returned. So when a capability finds nothing to run, sched_runnable is
+ * 0 and no thread sleeps, no thread can ever run again: if the main thread has not
+ * finished, it is deadlocked.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -10,17 +26,21 @@
 #include <time.h>
 #include "sched/thread.h"
 #include "sm/storage.h"
+#include "sync/stw.h"
 #include "rts/rts.h"
 
-Capability *caps;
-unsigned n_caps;
+unsigned sched_runnable;         /* threads runnable or running, on any capability */
+unsigned sched_sleeping;         /* threads on sleep queues */
 
-void cap_init(Capability *cap, unsigned no)
+static inline void safe_point(Capability *cap)
 {
-    memset(cap, 0, sizeof *cap);
-    cap->no = no;
-    cap->current = cap->run_hd = cap->run_tl = cap->sleep_q = RTS_FALSE;
-    sm_cap_init(cap);
+    if (stw_pending())
+        stw_follow(cap);
+}
+
+static void count_out(void)
+{
+    __atomic_fetch_sub(&sched_runnable, 1, __ATOMIC_SEQ_CST);
 }
 
 /* Runs thread t until it blocks, yields, finishes, dies or is preempted. */
@@ -38,33 +58,57 @@ static void run_thread(Capability *cap, Value t)
         tso_set(cap, cap->current, TSO_RESULT, RTS_FALSE);
         thread_finish(cap, cap->current, TS_KILLED);
         cap->current = RTS_FALSE;
+        cap->thread_exit = NULL;
+        count_out();
         return;
     }
     for (;;) {
         RtsCode code = thread_top_code(cap->current);
         if (!code) {                            /* returned from its last frame */
             thread_finish(cap, cap->current, TS_FINISHED);
+            count_out();
             break;
         }
         RtsStep step = code(cap);
         if (step == RTS_NEXT) {
+            safe_point(cap);
             if (__atomic_load_n(&cap->context_switch, __ATOMIC_RELAXED)) {
                 __atomic_store_n(&cap->context_switch, 0, __ATOMIC_RELAXED);
-                if (cap->run_hd != RTS_FALSE) {
+                if (cap->run_hd != RTS_FALSE || __atomic_load_n(&cap->inbox_n, __ATOMIC_ACQUIRE)) {
                     runq_push(cap, cap->current);
                     break;
                 }
             }
             continue;
         }
-        if (step == RTS_YIELD)
+        if (step == RTS_YIELD) {
             runq_push(cap, cap->current);
-        else if (step == RTS_FINISH)
-            thread_finish(cap, cap->current, TS_FINISHED);
-        break;                                  /* RTS_BLOCK: already queued where it waits */
+        } else {
+            if (step == RTS_FINISH)
+                thread_finish(cap, cap->current, TS_FINISHED);
+            count_out();                        /* RTS_BLOCK: queued where it waits */
+        }
+        break;
     }
     cap->current = RTS_FALSE;
     cap->thread_exit = NULL;
+}
+
+/* Moves the threads other capabilities sent here onto the run queue. */
+static void drain_inbox(Capability *cap)
+{
+    if (!__atomic_load_n(&cap->inbox_n, __ATOMIC_ACQUIRE))
+        return;
+    spin_lock(&cap->inbox_lock);
+    Value t = cap->inbox_hd;
+    cap->inbox_hd = cap->inbox_tl = RTS_FALSE;
+    __atomic_store_n(&cap->inbox_n, 0, __ATOMIC_RELEASE);
+    spin_unlock(&cap->inbox_lock);
+    while (t != RTS_FALSE) {
+        Value next = tso_get(t, TSO_LINK);
+        runq_push(cap, t);
+        t = next;
+    }
 }
 
 /* Moves sleepers whose time has come to the run queue; returns the next wake-up (ns), 0 if
@@ -79,45 +123,97 @@ static uint64_t wake_sleepers(Capability *cap)
             return wake;
         cap->sleep_q = tso_get(t, TSO_LINK);
         thread_wake(cap, t);
+        __atomic_fetch_sub(&sched_sleeping, 1, __ATOMIC_SEQ_CST);
     }
     return 0;
 }
 
-static void sleep_until(uint64_t when_ns)
+/* Note [Pushing work]. */
+static void push_work(Capability *cap)
 {
-    struct timespec ts = { (time_t)(when_ns / 1000000000u), (long)(when_ns % 1000000000u) };
-    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-        ;
+    for (unsigned k = 1; k < n_caps && cap->run_hd != RTS_FALSE; k++) {
+        Capability *c = &caps[(cap->no + k) % n_caps];
+        if (!__atomic_load_n(&c->idle, __ATOMIC_ACQUIRE))
+            continue;
+        Value t = cap->run_hd;
+        if (t == main_thread)
+            return;
+        runq_pop(cap);
+        tso_set(cap, t, TSO_CAP, rts_fixnum(c->no));
+        cap->threads_pushed++;
+        cap_send_thread(cap, c, t);
+    }
 }
 
+static void deadlock(void)
+{
+    fflush(stdout);
+    fprintf(stderr, "rtslab: thread blocked indefinitely in an MVar operation\n");
+    rts_exit(1);
+}
+
+/* Note [Idle capabilities and deadlock]. */
+static void idle_wait(Capability *cap, uint64_t next_wake)
+{
+    if (!__atomic_load_n(&sched_runnable, __ATOMIC_SEQ_CST)
+        && !__atomic_load_n(&sched_sleeping, __ATOMIC_SEQ_CST) && !stw_pending()
+        && !__atomic_load_n(&main_finished, __ATOMIC_SEQ_CST))
+        deadlock();
+    pthread_mutex_lock(&cap->idle_mu);
+    __atomic_store_n(&cap->idle, 1, __ATOMIC_SEQ_CST);
+    struct timespec ts = { (time_t)(next_wake / 1000000000u), (long)(next_wake % 1000000000u) };
+    while (!cap->wake_pending && !stw_pending() && !__atomic_load_n(&cap->inbox_n, __ATOMIC_ACQUIRE)) {
+        if (!next_wake)
+            pthread_cond_wait(&cap->idle_cv, &cap->idle_mu);
+        else if (pthread_cond_timedwait(&cap->idle_cv, &cap->idle_mu, &ts) == ETIMEDOUT)
+            break;
+    }
+    cap->wake_pending = 0;
+    __atomic_store_n(&cap->idle, 0, __ATOMIC_SEQ_CST);
+    pthread_mutex_unlock(&cap->idle_mu);
+}
+
+/* Runs the capability's threads; on capability 0, until the main thread has finished. */
 static void schedule(Capability *cap)
 {
     for (;;) {
-        ThreadStatus ms = tso_status(main_thread);
-        if (ms == TS_FINISHED)
+        safe_point(cap);
+        if (cap->no == 0 && __atomic_load_n(&main_finished, __ATOMIC_ACQUIRE))
             return;
+        drain_inbox(cap);
         uint64_t next_wake = wake_sleepers(cap);
         Value t = runq_pop(cap);
         if (t != RTS_FALSE) {
+            push_work(cap);
             run_thread(cap, t);
             continue;
         }
-        if (next_wake) {
-            sleep_until(next_wake);
-            continue;
-        }
-        /* Nothing runnable, nobody sleeping: every thread left waits for another. */
-        fflush(stdout);
-        fprintf(stderr, "rtslab: thread blocked indefinitely in an MVar operation\n");
-        rts_exit(1);
+        idle_wait(cap, next_wake);
     }
+}
+
+static void *worker_main(void *arg)
+{
+    Capability *cap = arg;
+    my_cap = cap;
+    schedule(cap);
+    return NULL;
+}
+
+static void sched_start_workers(void)
+{
+    for (unsigned i = 1; i < n_caps; i++)
+        if (pthread_create(&caps[i].os_thread, NULL, worker_main, &caps[i]) != 0)
+            rts_fatal("cannot start the worker thread of capability %u", i);
 }
 
 int rts_run_main(RtsCode code, size_t nslots)
 {
     Capability *cap = &caps[0];
+    my_cap = cap;
     main_thread = rts_thread_new(cap, code, nslots);
     rts_thread_start(cap, main_thread);
+    sched_start_workers();
     schedule(cap);
     main_thread = RTS_FALSE;
     return 0;

@@ -7,6 +7,7 @@
 #include "rts/rts.h"
 
 Value main_thread = RTS_FALSE;
+int main_finished;
 static intptr_t next_thread_id = 1;
 
 static inline Value  code_value(RtsCode code) { return rts_fixnum((intptr_t)(uintptr_t)code); }
@@ -77,10 +78,24 @@ void rts_thread_set_slot(Capability *cap, Value t, size_t i, Value v)
 
 void rts_thread_start(Capability *cap, Value t)
 {
+    __atomic_fetch_add(&sched_runnable, 1, __ATOMIC_SEQ_CST);
     runq_push(cap, t);
 }
 
 bool rts_thread_killed(Value t) { return tso_status(t) == TS_KILLED; }
+void rts_thread_start_on(Capability *cap, Value t, unsigned no)
+{
+    no %= n_caps;
+    tso_set(cap, t, TSO_CAP, rts_fixnum(no));
+    if (no == cap->no) {
+        rts_thread_start(cap, t);
+        return;
+    }
+    __atomic_fetch_add(&sched_runnable, 1, __ATOMIC_SEQ_CST);
+    tso_set_status(cap, t, TS_RUNNABLE);
+    cap_send_thread(cap, &caps[no], t);
+}
+
 intptr_t rts_thread_id(Value t) { return rts_fixnum_val(tso_get(t, TSO_ID)); }
 Value rts_current_thread(Capability *cap) { return cap->current; }
 
@@ -185,6 +200,7 @@ void runq_push(Capability *cap, Value t)
     else
         tso_set(cap, cap->run_tl, TSO_LINK, t);
     cap->run_tl = t;
+    cap->run_len++;
 }
 
 Value runq_pop(Capability *cap)
@@ -195,22 +211,33 @@ Value runq_pop(Capability *cap)
     cap->run_hd = tso_get(t, TSO_LINK);
     if (cap->run_hd == RTS_FALSE)
         cap->run_tl = RTS_FALSE;
+    cap->run_len--;
     tso_set(cap, t, TSO_LINK, RTS_FALSE);
     return t;
 }
 
+/* The waker may be any capability; the thread runs on its own (TSO_CAP). */
 void thread_wake(Capability *cap, Value t)
 {
+    __atomic_fetch_add(&sched_runnable, 1, __ATOMIC_SEQ_CST);
     tso_set(cap, t, TSO_BLOCKED_ON, RTS_FALSE);
-    runq_push(cap, t);
+    unsigned owner = (unsigned)rts_fixnum_val(tso_get(t, TSO_CAP));
+    if (owner == cap->no)
+        runq_push(cap, t);
+    else
+        cap_send_thread(cap, &caps[owner], t);
 }
 
 void thread_finish(Capability *cap, Value t, ThreadStatus how)
 {
+    obj_lock(cap, t);
     tso_set_status(cap, t, how);
     Value result = tso_get(t, TSO_RESULT);
     Value j = tso_get(t, TSO_JOINERS);
     tso_set(cap, t, TSO_JOINERS, RTS_FALSE);
+    obj_unlock(t);
+    if (t == main_thread)
+        __atomic_store_n(&main_finished, 1, __ATOMIC_SEQ_CST);
     while (j != RTS_FALSE) {
         Value next = tso_get(j, TSO_LINK);
         tso_set(cap, j, TSO_RESULT, result);
@@ -221,9 +248,12 @@ void thread_finish(Capability *cap, Value t, ThreadStatus how)
 
 bool rts_thread_join(Capability *cap, Value t)
 {
+    obj_lock(cap, t);
     ThreadStatus st = tso_status(t);
     if (st == TS_FINISHED || st == TS_KILLED) {
-        rts_set_result(cap, tso_get(t, TSO_RESULT));
+        Value r = tso_get(t, TSO_RESULT);
+        obj_unlock(t);
+        rts_set_result(cap, r);
         return true;
     }
     Value me = cap->current;
@@ -231,6 +261,7 @@ bool rts_thread_join(Capability *cap, Value t)
     tso_set(cap, me, TSO_BLOCKED_ON, t);
     tso_set(cap, me, TSO_LINK, tso_get(t, TSO_JOINERS));
     tso_set(cap, t, TSO_JOINERS, me);
+    obj_unlock(t);
     return false;
 }
 
@@ -250,4 +281,5 @@ void rts_sleep(Capability *cap, double secs)
         cap->sleep_q = me;
     else
         tso_set(cap, prev, TSO_LINK, me);
+    __atomic_fetch_add(&sched_sleeping, 1, __ATOMIC_ACQ_REL);
 }

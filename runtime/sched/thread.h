@@ -68,11 +68,15 @@ RtsCode thread_top_code(Value t);
 /* Queues of threads linked through TSO_LINK. */
 void  runq_push(Capability *cap, Value t);
 Value runq_pop(Capability *cap);
-/* Makes a blocked thread runnable on its capability. */
+/* Makes a blocked thread runnable on its own capability (through its inbox when that is
+ * not cap). */
 void  thread_wake(Capability *cap, Value t);
 /* Finishes the current thread: wakes its joiners. */
 void  thread_finish(Capability *cap, Value t, ThreadStatus how);
 
 extern Value main_thread;   /* a GC root */
+extern int main_finished;         /* atomic: the main thread has finished */
+extern unsigned sched_sleeping;   /* threads on sleep queues (atomic) */
+extern unsigned sched_runnable;   /* threads runnable or running (atomic) */
 
 #endif

@@ -1,31 +1,66 @@
 /* Evacuation and scavenging: copying live objects into a GC thread's to-space and scanning
  * them (Cheney). See Note [To-space] and Note [Racing for an object] in gc.h.
- * Entry points run on a GC thread with the world stopped; they take no lock: to-space blocks
- * come from gc_alloc_block, which holds sm_lock. */
+ * Entry points run on a GC thread with the world stopped. Locks: new_todo_block takes
+ * sm_lock around the block allocator; a GC thread's queue is guarded by its queue_lock;
+ * objects are claimed by CAS, large objects by an atomic flag. */
+#include <stdlib.h>
 #include <string.h>
 #include "sm/gc.h"
 #include "sched/thread.h"
 #include "rts/rts.h"
 #include "sync/spinlock.h"
 
+static void queue_push(GCThread *gct, bdescr *bd)
+{
+    spin_lock(&gct->queue_lock);
+    if (gct->queue_n == gct->queue_cap) {
+        gct->queue_cap = gct->queue_cap ? 2 * gct->queue_cap : 64;
+        gct->queue = realloc(gct->queue, gct->queue_cap * sizeof *gct->queue);
+        if (!gct->queue) rts_fatal("out of memory (GC queue)");
+    }
+    gct->queue[gct->queue_n] = bd;
+    __atomic_store_n(&gct->queue_n, gct->queue_n + 1, __ATOMIC_RELEASE);
+    spin_unlock(&gct->queue_lock);
+}
+
+static bdescr *queue_pop(GCThread *gct)
+{
+    if (!__atomic_load_n(&gct->queue_n, __ATOMIC_ACQUIRE))
+        return NULL;
+    bdescr *bd = NULL;
+    spin_lock(&gct->queue_lock);
+    if (gct->queue_n) {
+        bd = gct->queue[gct->queue_n - 1];
+        __atomic_store_n(&gct->queue_n, gct->queue_n - 1, __ATOMIC_RELEASE);
+    }
+    spin_unlock(&gct->queue_lock);
+    return bd;
+}
+
 static bdescr *new_todo_block(GCThread *gct)
 {
+    spin_lock(&sm_lock);
     bdescr *bd = blk_alloc();
+    spin_unlock(&sm_lock);
     if (!bd) sm_heap_overflow();
     bd->gen = 1;
     bd->flags = 0;
     bd->scan = bd->start;
+    bd->owner = gct->index;
     bd->link = NULL;
-    if (gct->copied_tl) gct->copied_tl->link = bd; else gct->copied_hd = bd;
-    gct->copied_tl = bd;
-    if (!gct->scan_bd) gct->scan_bd = bd;
-    gct->n_copied_blocks++;
+    if (gct->blocks_tl) gct->blocks_tl->link = bd; else gct->blocks_hd = bd;
+    gct->blocks_tl = bd;
+    gct->n_blocks++;
+    bdescr *full = gct->todo;
+    if (full && full != gct->scan_bd && full->scan < full->free)
+        queue_push(gct, full);
+    gct->todo = bd;
     return bd;
 }
 
 static inline Value *gct_alloc(GCThread *gct, size_t words)
 {
-    bdescr *bd = gct->copied_tl;
+    bdescr *bd = gct->todo;
     size_t bytes = words * sizeof(Value);
     if (!bd || bd->free + bytes > bd->start + BLOCK_SIZE)
         bd = new_todo_block(gct);
@@ -99,28 +134,87 @@ void gc_scavenge_object(GCThread *gct, Value obj)
     }
 }
 
-/* Scans to-space until no copied object and no evacuated large object is left unscanned. */
-void gc_scavenge_loop(GCThread *gct)
+/* Scans what this GC thread has to scan: the block in hand, its queue, its todo block,
+ * its large objects. Returns when none is left. */
+static void scavenge_local(GCThread *gct)
 {
     for (;;) {
-        bool did = false;
-        for (bdescr *bd = gct->scan_bd; bd; bd = bd->link) {
-            gct->scan_bd = bd;
-            while (bd->scan < bd->free) {
+        bdescr *bd = gct->scan_bd;
+        if (bd) {
+            while (bd->scan < bd->free) {          /* bd->free moves on if bd is todo */
                 Value obj = (Value)bd->scan;
                 bd->scan += (hdr_size(obj_header(obj)) + 1) * sizeof(Value);
                 gc_scavenge_object(gct, obj);
-                did = true;
             }
+            gct->scan_bd = NULL;
+            continue;
         }
-        while (gct->large_pending) {
-            bdescr *bd = gct->large_pending;
+        if ((bd = queue_pop(gct))) {
+            gct->scan_bd = bd;
+            continue;
+        }
+        if (gct->todo && gct->todo->scan < gct->todo->free) {
+            gct->scan_bd = gct->todo;
+            continue;
+        }
+        if (gct->large_pending) {
+            bd = gct->large_pending;
             gct->large_pending = bd->prev;
             bd->prev = NULL;
             gc_scavenge_object(gct, (Value)bd->start);
-            did = true;
+            continue;
         }
-        if (!did)
+        return;
+    }
+}
+
+unsigned gc_busy;
+GCThread **gc_threads;
+unsigned n_gc_threads;
+
+static bdescr *steal(GCThread *gct)
+{
+    for (unsigned k = 1; k < n_gc_threads; k++) {
+        GCThread *victim = gc_threads[(gct->index + k) % n_gc_threads];
+        bdescr *bd = queue_pop(victim);
+        if (bd)
+            return bd;
+    }
+    return NULL;
+}
+
+static bool any_work(GCThread *gct)
+{
+    for (unsigned k = 1; k < n_gc_threads; k++)
+        if (__atomic_load_n(&gc_threads[(gct->index + k) % n_gc_threads]->queue_n, __ATOMIC_ACQUIRE))
+            return true;
+    return false;
+}
+
+/* Scavenges until no GC thread has work. Without stealing each thread scans only what it
+ * copied. With stealing, a thread out of work looks for full blocks on the others' queues;
+ * gc_busy counts the threads holding work, and all are done when it is 0 (work is only
+ * created by busy threads, and a thread counts itself busy before it steals). The
+ * look-for-work loop spins (the baseline of seed 003). */
+void gc_scavenge_loop(GCThread *gct)
+{
+    scavenge_local(gct);
+    if (!gct->steal)
+        return;
+    __atomic_fetch_sub(&gc_busy, 1, __ATOMIC_ACQ_REL);
+    for (;;) {
+        if (any_work(gct)) {
+            __atomic_fetch_add(&gc_busy, 1, __ATOMIC_ACQ_REL);
+            bdescr *bd = steal(gct);
+            if (bd) {
+                gct->scan_bd = bd;
+                scavenge_local(gct);
+            }
+            __atomic_fetch_sub(&gc_busy, 1, __ATOMIC_ACQ_REL);
+            continue;
+        }
+        if (__atomic_load_n(&gc_busy, __ATOMIC_ACQUIRE) == 0)
             return;
+        cpu_relax();
     }
 }

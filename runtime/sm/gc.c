@@ -1,11 +1,13 @@
 /* GC driver: decides minor or major, marks from-space, evacuates the roots, scavenges,
  * frees from-space, resets the nurseries, sizes the old generation, checks -M. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include "sm/gc.h"
 #include "sched/thread.h"
 #include "rts/rts.h"
 #include "trace/stats.h"
+#include "sync/stw.h"
 
 static Value **global_roots;
 static size_t n_global_roots, cap_global_roots;
@@ -23,7 +25,8 @@ void gc_add_root(Value *root)
 void rts_add_root(Value *root) { gc_add_root(root); }
 
 /* Every root slot outside the heap: capabilities' threads and queues and protected values,
- * the main thread, registered C globals. (Remembered sets are handled by the driver.) */
+ * the main thread, registered C globals. (Remembered sets are handled by the driver.)
+ * The sanity checker walks them; the GC threads share them out (gc_thread_work). */
 void gc_for_each_root(void (*f)(Value *root, void *env), void *env)
 {
     for (unsigned i = 0; i < n_caps; i++) {
@@ -32,6 +35,8 @@ void gc_for_each_root(void (*f)(Value *root, void *env), void *env)
         f(&cap->run_hd, env);
         f(&cap->run_tl, env);
         f(&cap->sleep_q, env);
+        f(&cap->inbox_hd, env);
+        f(&cap->inbox_tl, env);
         for (unsigned k = 0; k < cap->nsave; k++)
             f(&cap->save[k], env);
     }
@@ -40,9 +45,68 @@ void gc_for_each_root(void (*f)(Value *root, void *env), void *env)
         f(global_roots[i], env);
 }
 
+SpinLock sm_lock = SPINLOCK_INIT("sm (block allocator)");
+static bool last_gc_major;
+
+void gc_thread_init(Capability *cap)
+{
+    GCThread *gct = calloc(1, sizeof *gct);
+    if (!gct) rts_fatal("out of memory (GC thread)");
+    gct->cap = cap;
+    gct->queue_lock.name = "gc work queue";
+    cap->gct = gct;
+    if (!gc_threads) {
+        gc_threads = calloc(n_caps, sizeof *gc_threads);
+        if (!gc_threads) rts_fatal("out of memory (GC threads)");
+    }
+}
+
 static void evac_root(Value *root, void *env)
 {
     *root = gc_evacuate((GCThread *)env, *root);
+}
+
+/* A capability's roots: its remembered set (a minor GC scans the objects in it; a major
+ * GC reaches everything from the roots anyway), its threads and queues, protected values. */
+static void evac_cap_roots(GCThread *gct, Capability *c)
+{
+    if (!gct->major)
+        for (size_t k = 0; k < c->remset_n; k++) {
+            Value obj = c->remset[k];          /* old, so not moving: no race on the header */
+            __atomic_fetch_and(obj_ptr(obj), ~OBJ_DIRTY, __ATOMIC_RELAXED);
+            gc_scavenge_object(gct, obj);
+        }
+    c->remset_n = 0;
+    evac_root(&c->current, gct);
+    evac_root(&c->run_hd, gct);
+    evac_root(&c->run_tl, gct);
+    evac_root(&c->sleep_q, gct);
+    evac_root(&c->inbox_hd, gct);
+    evac_root(&c->inbox_tl, gct);
+    for (unsigned k = 0; k < c->nsave; k++)
+        evac_root(&c->save[k], gct);
+}
+
+static void gc_thread_work(GCThread *gct, bool leader)
+{
+    for (unsigned i = 0; i < n_caps; i++)
+        if (caps[i].gc_roots_by == gct->index)
+            evac_cap_roots(gct, &caps[i]);
+    if (leader) {
+        evac_root(&main_thread, gct);
+        for (size_t i = 0; i < n_global_roots; i++)
+            evac_root(global_roots[i], gct);
+    }
+    gc_scavenge_loop(gct);
+}
+
+bool gc_follower_work(Capability *cap)
+{
+    GCThread *gct = cap->gct;
+    if (!__atomic_load_n(&gct->active, __ATOMIC_ACQUIRE))
+        return false;
+    gc_thread_work(gct, false);
+    return true;
 }
 
 static void mark_from(bdescr *chain)
@@ -64,6 +128,7 @@ static void sweep_large(bdescr *chain)
             bd->link = old_gen.large;
             old_gen.large = bd;
             old_gen.n_large_blocks += bd->blocks;
+            obj_ptr((Value)bd->start)[0] &= ~OBJ_DIRTY;   /* no remembered set holds it now */
         } else {
             blk_free_group(bd);
         }
@@ -72,20 +137,33 @@ static void sweep_large(bdescr *chain)
 
 static size_t max_size(size_t a, size_t b) { return a > b ? a : b; }
 
-void gc_collect(Capability *cap, bool force_major)
+/* How many GC threads this GC uses: -qg, -qg<gen> and -qn<n> restrict it. */
+static unsigned gc_thread_count(bool major)
+{
+    if (!rts_opts.par_gc || (major ? 1u : 0u) < rts_opts.par_gc_gen)
+        return 1;
+    unsigned n = rts_opts.gc_threads ? rts_opts.gc_threads : n_caps;
+    return n < n_caps ? n : n_caps;
+}
+
+/* Whether idle GC threads steal work in this GC: the baseline balances major GCs only
+ * (GHC's -qb1); -qb alone turns balancing off. */
+static bool gc_steals(bool major, unsigned threads)
+{
+    if (threads < 2 || !rts_opts.balance)
+        return false;
+    return major && rts_opts.balance_gen <= 1;
+}
+
+/* The leader's GC, with the world stopped. */
+static void collect(Capability *leader, bool major, uint64_t stw_ns)
 {
     uint64_t t0 = rts_now_ns(), c0 = rts_cpu_ns();
-    bool major = force_major
-        || old_gen.n_blocks + old_gen.n_large_blocks >= old_gen.limit_blocks;
 
     for (unsigned i = 0; i < n_caps; i++)
         sm_sync_nursery(&caps[i]);
     if (rts_opts.sanity)
         sanity_check(SANITY_BEFORE_GC);
-
-    GCThread gct;
-    memset(&gct, 0, sizeof gct);
-    gct.major = major;
 
     /* From-space: the young generation, and in a major GC the old one too. */
     bdescr *young_large = NULL;
@@ -100,33 +178,61 @@ void gc_collect(Capability *cap, bool force_major)
         }
         caps[i].large_young = NULL;
     }
-    bdescr *old_blocks = old_gen.blocks, *old_large = NULL;
+    bdescr *old_blocks = NULL, *old_large = NULL;
     if (major) {
         mark_from(old_gen.blocks);
         mark_from(old_gen.large);
+        old_blocks = old_gen.blocks;
         old_large = old_gen.large;
-        old_gen.blocks = NULL;
-        old_gen.n_blocks = 0;
-        old_gen.large = NULL;
-        old_gen.n_large_blocks = 0;
+        old_gen.blocks = old_gen.large = NULL;
+        old_gen.n_blocks = old_gen.n_large_blocks = 0;
     }
 
-    /* Roots. In a minor GC the remembered sets are roots too: every old object that may
-     * point into the young generation. A major GC reaches everything from the roots. */
-    for (unsigned i = 0; i < n_caps; i++) {
-        Capability *c = &caps[i];
-        for (size_t k = 0; k < c->remset_n; k++) {
-            Value obj = c->remset[k];
-            __atomic_fetch_and(obj_ptr(obj), ~OBJ_DIRTY, __ATOMIC_RELAXED);
-            if (!major)
-                gc_scavenge_object(&gct, obj);
+    /* GC threads: the leader and the first others; every capability's roots go to one. */
+    unsigned n = gc_thread_count(major);
+    bool steal = gc_steals(major, n);
+    n_gc_threads = 0;
+    gc_threads[n_gc_threads++] = leader->gct;
+    for (unsigned i = 0; i < n_caps && n_gc_threads < n; i++)
+        if (&caps[i] != leader)
+            gc_threads[n_gc_threads++] = caps[i].gct;
+    for (unsigned i = 0; i < n_caps; i++)
+        caps[i].gc_roots_by = UINT_MAX;
+    for (unsigned k = 0; k < n_gc_threads; k++) {
+        GCThread *g = gc_threads[k];
+        g->index = k;
+        g->major = major;
+        g->steal = steal;
+        g->copied_words = 0;
+        g->cap->gc_roots_by = k;
+    }
+    for (unsigned i = 0, k = 0; i < n_caps; i++)
+        if (caps[i].gc_roots_by == UINT_MAX)
+            caps[i].gc_roots_by = k++ % n_gc_threads;
+    __atomic_store_n(&gc_busy, n_gc_threads, __ATOMIC_RELEASE);
+    for (unsigned k = 0; k < n_gc_threads; k++)
+        __atomic_store_n(&gc_threads[k]->active, true, __ATOMIC_RELEASE);
+
+    stw_start_gc();
+    gc_thread_work(leader->gct, true);
+    stw_await_gc_threads(n_gc_threads - 1);
+
+    /* From-space is garbage now; to-space joins the old generation. */
+    spin_lock(&sm_lock);
+    uint64_t copied = 0, max_copied = 0;
+    for (unsigned k = 0; k < n_gc_threads; k++) {
+        GCThread *g = gc_threads[k];
+        if (g->blocks_hd) {
+            g->blocks_tl->link = old_gen.blocks;
+            old_gen.blocks = g->blocks_hd;
+            old_gen.n_blocks += g->n_blocks;
         }
-        c->remset_n = 0;
+        g->blocks_hd = g->blocks_tl = g->todo = g->scan_bd = NULL;
+        g->n_blocks = 0;
+        __atomic_store_n(&g->active, false, __ATOMIC_RELAXED);
+        copied += g->copied_words * sizeof(Value);
+        if (g->copied_words * sizeof(Value) > max_copied) max_copied = g->copied_words * sizeof(Value);
     }
-    gc_for_each_root(evac_root, &gct);
-    gc_scavenge_loop(&gct);
-
-    /* From-space is garbage now. */
     for (unsigned i = 0; i < n_caps; i++) {
         for (bdescr *bd = caps[i].nursery; bd; bd = bd->link)
             bd->flags &= (uint16_t)~BF_FROM;
@@ -137,11 +243,8 @@ void gc_collect(Capability *cap, bool force_major)
         blk_free_chain(old_blocks);
         sweep_large(old_large);
     }
-    if (gct.copied_hd) {
-        gct.copied_tl->link = old_gen.blocks;
-        old_gen.blocks = gct.copied_hd;
-        old_gen.n_blocks += gct.n_copied_blocks;
-    }
+    spin_unlock(&sm_lock);
+
     size_t old_blocks_now = old_gen.n_blocks + old_gen.n_large_blocks;
     if (major) {
         old_gen.live_at_major = old_blocks_now;
@@ -159,19 +262,35 @@ void gc_collect(Capability *cap, bool force_major)
 
     GcRecord r = {
         .major = major,
-        .copied_bytes = gct.copied_words * sizeof(Value),
+        .copied_bytes = copied,
+        .max_thread_copied_bytes = max_copied,
+        .gc_threads = n_gc_threads,
         .live_bytes = old_blocks_now * BLOCK_SIZE,
-        .pause_ns = rts_now_ns() - t0,
+        .pause_ns = rts_now_ns() - t0 + stw_ns,
+        .stw_ns = stw_ns,
         .cpu_ns = rts_cpu_ns() - c0,
     };
     stats_gc_done(&r);
+    last_gc_major = major;
+}
 
-    if (rts_opts.max_heap && sm_heap_blocks() * BLOCK_SIZE > rts_opts.max_heap) {
-        if (!major)
-            gc_collect(cap, true);
-        else
-            sm_heap_overflow();
+void gc_collect(Capability *cap, bool force_major)
+{
+    while (!stw_try_lead(cap, SYNC_GC)) {
+        stw_follow(cap);                    /* another capability's sync: take part */
+        if (!force_major || last_gc_major)
+            return;
     }
+    uint64_t stw_ns = stw_stop_all(cap);
+    bool major = force_major
+        || old_gen.n_blocks + old_gen.n_large_blocks >= old_gen.limit_blocks;
+    collect(cap, major, stw_ns);
+    bool over = rts_opts.max_heap && sm_heap_blocks() * BLOCK_SIZE > rts_opts.max_heap;
+    if (over && major)
+        sm_heap_overflow();                 /* exits with the world still stopped */
+    stw_release();
+    if (over)
+        gc_collect(cap, true);
 }
 
 void rts_gc(Capability *cap, bool major)

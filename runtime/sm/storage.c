@@ -5,6 +5,8 @@
 #include "sm/gc.h"
 #include "rts/rts.h"
 #include "trace/stats.h"
+#include "sync/stw.h"
+#include <unistd.h>
 
 Generation old_gen;
 
@@ -13,22 +15,6 @@ void sm_init(void)
     blk_init();
     memset(&old_gen, 0, sizeof old_gen);
     old_gen.limit_blocks = RTS_MIN_OLD_GEN_LIMIT / BLOCK_SIZE;
-}
-
-static void free_nursery(Capability *cap)
-{
-    blk_free_chain(cap->nursery);
-    blk_free_chain(cap->large_young);
-    cap->nursery = cap->large_young = NULL;
-}
-
-void sm_exit(void)
-{
-    for (unsigned i = 0; i < n_caps; i++)
-        free_nursery(&caps[i]);
-    blk_free_chain(old_gen.blocks);
-    blk_free_chain(old_gen.large);
-    memset(&old_gen, 0, sizeof old_gen);
 }
 
 static void set_block(Capability *cap, bdescr *bd)
@@ -88,6 +74,11 @@ size_t sm_heap_blocks(void)
 void sm_heap_overflow(void)
 {
     fflush(stdout);
+    if (stw_pending() && !stw_is_leader(my_cap)) {
+        /* A GC thread of another capability's GC: no orderly exit from here. */
+        fprintf(stderr, "rtslab: heap overflow\n");
+        _exit(251);
+    }
     fprintf(stderr, "rtslab: heap overflow\n");
     fprintf(stderr, "rtslab: use `+RTS -M<size>' to increase the maximum heap size\n");
     rts_exit(251);
@@ -104,7 +95,9 @@ static Value *alloc_large(Capability *cap, size_t words)
         if ((sm_heap_blocks() + nblocks) * BLOCK_SIZE > rts_opts.max_heap)
             sm_heap_overflow();
     }
+    spin_lock(&sm_lock);
     bdescr *bd = blk_alloc_group(nblocks);
+    spin_unlock(&sm_lock);
     if (!bd) sm_heap_overflow();
     bd->flags = BF_LARGE;
     bd->gen = 0;
@@ -122,6 +115,8 @@ Value *sm_alloc_slow(Capability *cap, size_t words)
     if (words * sizeof(Value) >= RTS_LARGE_OBJECT_BYTES)
         return alloc_large(cap, words);
     for (;;) {
+        if (stw_pending())
+            stw_follow(cap);                /* a safe point: join the sync in progress */
         /* A trapped heap check (the timer's NULL) only needs the real limit back: the
          * context switch itself happens at the thread's next RTS_NEXT. */
         __atomic_store_n(&cap->hplim, cap->hplim_real, __ATOMIC_RELAXED);

@@ -31,7 +31,6 @@ typedef struct Generation {
 extern Generation old_gen;
 
 void   sm_init(void);
-void   sm_exit(void);
 void   sm_cap_init(Capability *cap);
 Value *sm_alloc_slow(Capability *cap, size_t words);
 

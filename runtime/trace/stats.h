@@ -9,7 +9,10 @@
 
 typedef struct GcRecord {
     bool     major;
+    unsigned gc_threads;
     uint64_t copied_bytes;
+    uint64_t max_thread_copied_bytes;   /* the most any one GC thread copied */
+    uint64_t stw_ns;           /* from the leader's request to the last arrival */
     uint64_t live_bytes;       /* old generation after the GC */
     uint64_t pause_ns;
     uint64_t cpu_ns;

@@ -200,7 +200,22 @@ static void random_step(RtsCap *cap)
 
 /* --- workers -------------------------------------------------------------------------- */
 
-enum { W_ID, W_I, W_TREE, W_HOLD, W_WAITING, W_SHARED, W_NSLOTS };
+enum { W_ID, W_I, W_TREE, W_HOLD, W_WAITING, W_SHARED, W_COMMON, W_NSLOTS };
+enum { NCOMMON = 64 };
+
+/* Every worker also holds the same vector of NCOMMON lists (list k = k, k-1, ..., 0), and
+ * reads it as it goes: GC threads of different capabilities race to evacuate it. */
+static void check_common(Value common, long w)
+{
+    for (int k = 0; k < NCOMMON; k++) {
+        Value l = rts_field(common, (size_t)k);
+        for (intptr_t x = k; x >= 0; x--, l = rts_cdr(l))
+            if (!rts_is_ptr(l) || rts_car(l) != rts_fixnum(x)) {
+                fail("common vector", (int)w);
+                return;
+            }
+    }
+}
 
 /* Each iteration takes the shared list from its MVar, conses (w . i) onto it and puts it
  * back, and conses (i . bytevector) onto a private list kept in its frame. */
@@ -209,6 +224,8 @@ static RtsStep worker(RtsCap *cap)
     for (;;) {
         intptr_t i = rts_fixnum_val(rts_slot(cap, W_I));
         intptr_t w = rts_fixnum_val(rts_slot(cap, W_ID));
+        if (i % 50 == 0)
+            check_common(rts_slot(cap, W_COMMON), w);
         if (i == iterations) {
             Value l = rts_slot(cap, W_TREE);
             for (intptr_t k = iterations - 1; k >= 0; k--, l = rts_cdr(l)) {
@@ -295,6 +312,13 @@ static RtsStep main_code(RtsCap *cap)
         Value mv = rts_new_mvar(cap);
         rts_set_slot(cap, S_LIST, mv);
         rts_mvar_try_put(cap, mv, RTS_NIL);
+        rts_set_slot(cap, S_TMP, rts_make_vector(cap, NCOMMON, RTS_NIL));
+        for (int k = 0; k < NCOMMON; k++) {
+            Value l = RTS_NIL;
+            for (intptr_t x = 0; x <= k; x++)
+                l = rts_cons(cap, rts_fixnum(x), l);
+            rts_set_field(cap, rts_slot(cap, S_TMP), (size_t)k, l);
+        }
         rts_set_slot(cap, S_WORKERS, rts_make_vector(cap, (size_t)n_workers, RTS_FALSE));
         for (long w = 0; w < n_workers; w++) {
             Value t = rts_thread_new(cap, worker, W_NSLOTS);
@@ -303,6 +327,7 @@ static RtsStep main_code(RtsCap *cap)
             rts_thread_set_slot(cap, t, W_I, rts_fixnum(0));
             rts_thread_set_slot(cap, t, W_TREE, RTS_NIL);
             rts_thread_set_slot(cap, t, W_SHARED, rts_slot(cap, S_LIST));
+            rts_thread_set_slot(cap, t, W_COMMON, rts_slot(cap, S_TMP));
             rts_thread_start(cap, t);
         }
         rts_set_slot(cap, S_STEP, rts_fixnum(0));
@@ -320,6 +345,8 @@ static RtsStep main_code(RtsCap *cap)
         Value l;
         if (!rts_mvar_try_take(cap, rts_slot(cap, S_LIST), &l)) fail("shared list missing", 0);
         else check_shared_list(l);
+        check_common(rts_slot(cap, S_TMP), -1);
+        rts_set_slot(cap, S_TMP, RTS_FALSE);
         unsigned long sum = check_all(cap);
         printf("threads ok: %ld workers x %ld iterations, checksum %lu\n", n_workers, iterations, sum);
         return RTS_FINISH;

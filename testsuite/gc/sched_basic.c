@@ -7,7 +7,7 @@
 #include <time.h>
 #include "rtslab.h"
 
-static volatile long spins[2];
+static long spins[2];                 /* atomics: the spinners may run on two capabilities */
 static long switches;
 
 static double now(void)
@@ -22,15 +22,15 @@ enum { S_ID, S_LAST_OTHER, S_NSLOTS };
 static RtsStep spinner(RtsCap *cap)
 {
     intptr_t me = rts_fixnum_val(rts_slot(cap, S_ID));
-    long other = spins[1 - me];
+    long other = __atomic_load_n(&spins[1 - me], __ATOMIC_RELAXED);
     if (rts_slot(cap, S_LAST_OTHER) != rts_fixnum(other)) {   /* the other ran meanwhile */
         if (rts_slot(cap, S_LAST_OTHER) != RTS_FALSE)
-            switches++;
+            __atomic_fetch_add(&switches, 1, __ATOMIC_RELAXED);
         rts_set_slot(cap, S_LAST_OTHER, rts_fixnum(other));
     }
-    spins[me]++;
+    __atomic_fetch_add(&spins[me], 1, __ATOMIC_RELAXED);
     rts_cons(cap, rts_fixnum(me), RTS_NIL);                    /* allocate as it spins */
-    if (switches >= 4) {
+    if (__atomic_load_n(&switches, __ATOMIC_RELAXED) >= 4) {
         rts_set_result(cap, rts_fixnum(me));
         return RTS_FINISH;
     }

@@ -1,0 +1,55 @@
+#include <time.h>
+#include "sync/wait.h"
+#include "sync/spinlock.h"
+#include "rts/rts.h"
+
+static SyncWaitStats stats[WAIT_NKINDS];
+
+static void add(uint64_t *p, uint64_t n) { __atomic_fetch_add(p, n, __ATOMIC_RELAXED); }
+
+void sync_wait(uint32_t *word, bool (*ready)(void *arg), void *arg, SyncWaitKind kind)
+{
+    (void)word;
+    if (ready(arg))
+        return;
+    uint64_t t0 = rts_now_ns(), spins = 0, sleeps = 0;
+    for (; spins < SYNC_SPINS; spins++) {
+        cpu_relax();
+        if (ready(arg))
+            goto done;
+    }
+    for (uint64_t ns = SYNC_SLEEP_MIN_NS; !ready(arg); ) {
+        struct timespec ts = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
+        nanosleep(&ts, NULL);
+        sleeps++;
+        ns = ns + ns / 4;
+        if (ns > SYNC_SLEEP_MAX_NS) ns = SYNC_SLEEP_MAX_NS;
+    }
+done:
+    add(&stats[kind].waits, 1);
+    add(&stats[kind].spins, spins);
+    add(&stats[kind].sleeps, sleeps);
+    add(&stats[kind].wait_ns, rts_now_ns() - t0);
+}
+
+void sync_wake(uint32_t *word)
+{
+    (void)word;                 /* baseline: sleepers poll */
+}
+
+void sync_wait_stats(SyncWaitKind kind, SyncWaitStats *out)
+{
+    out->waits = __atomic_load_n(&stats[kind].waits, __ATOMIC_RELAXED);
+    out->spins = __atomic_load_n(&stats[kind].spins, __ATOMIC_RELAXED);
+    out->sleeps = __atomic_load_n(&stats[kind].sleeps, __ATOMIC_RELAXED);
+    out->wait_ns = __atomic_load_n(&stats[kind].wait_ns, __ATOMIC_RELAXED);
+}
+
+const char *sync_wait_kind_name(SyncWaitKind kind)
+{
+    static const char *names[WAIT_NKINDS] = {
+        "enter barrier", "leader awaiting arrival", "leader awaiting GC threads",
+        "leave barrier", "awaiting another sync",
+    };
+    return names[kind];
+}

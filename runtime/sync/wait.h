@@ -1,0 +1,45 @@
+/* Every wait of the stop-the-world protocol goes through here, so the baseline and the
+ * futex-barrier patch differ in one place.
+ *
+ * Note [Baseline waiting]
+ * As in OCaml 5.2 (seed 001): a waiter spins SYNC_SPINS times with a CPU pause, then sleeps
+ * with nanosleep, starting at 10 us and growing x1.25 up to 1 s, re-checking after each
+ * sleep. Nobody is woken: sync_wake is a no-op and the sleeper finds out by polling, which
+ * is the latency seed 001 measured.
+ *
+ * A waiter names the 32-bit word whose change can make its condition true; whoever changes
+ * that word calls sync_wake on it afterwards.
+ */
+#ifndef RTS_SYNC_WAIT_H
+#define RTS_SYNC_WAIT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define SYNC_SPINS         1000
+#define SYNC_SLEEP_MIN_NS  10000ull         /* 10 us */
+#define SYNC_SLEEP_MAX_NS  1000000000ull    /* 1 s */
+
+typedef enum {
+    WAIT_ENTER,        /* a follower waiting for the leader to start the GC */
+    WAIT_ARRIVAL,      /* the leader waiting for a capability to arrive */
+    WAIT_GC_DONE,      /* the leader waiting for the GC threads to finish */
+    WAIT_LEAVE,        /* a follower waiting for the leader to release it */
+    WAIT_LEADER,       /* a capability waiting for a sync in progress to end */
+    WAIT_NKINDS
+} SyncWaitKind;
+
+typedef struct SyncWaitStats {
+    uint64_t waits, spins, sleeps, wait_ns;
+} SyncWaitStats;
+
+/* Waits until ready(arg); *word is what changes when it may have become true. */
+void sync_wait(uint32_t *word, bool (*ready)(void *arg), void *arg, SyncWaitKind kind);
+/* Called after changing *word. */
+void sync_wake(uint32_t *word);
+
+/* Per kind, summed over the capabilities (read at exit). */
+void sync_wait_stats(SyncWaitKind kind, SyncWaitStats *out);
+const char *sync_wait_kind_name(SyncWaitKind kind);
+
+#endif

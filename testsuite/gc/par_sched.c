@@ -1,0 +1,164 @@
+/* Threads across capabilities.
+ *   par_sched pingpong N   two threads started on capabilities 0 and 1 bounce a counter N
+ *                          times through two MVars: every wake-up crosses capabilities
+ *                          (through inboxes); they must see every value in order and finish
+ *                          where they started
+ *   par_sched spread N     N threads that each allocate a little are forked, spread over the
+ *                          capabilities and joined; prints how many capabilities ran them
+ *   par_sched idle SECS    the main thread sleeps SECS while every other capability idles;
+ *                          prints the process CPU time used meanwhile (idle capabilities
+ *                          sleep, so it stays near zero) */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include "rtslab.h"
+
+static long n = 1000;
+static const char *mode = "pingpong";
+static long bad;
+
+/* --- pingpong ------------------------------------------------------------------------------ */
+
+enum { P_SIDE, P_IN, P_OUT, P_I, P_WAIT, P_NSLOTS };
+
+/* Side 0 puts i on OUT and takes i+1 back from IN; side 1 takes i and puts i+1. */
+static RtsStep pinger(RtsCap *cap)
+{
+    intptr_t side = rts_fixnum_val(rts_slot(cap, P_SIDE));
+    for (;;) {
+        intptr_t i = rts_fixnum_val(rts_slot(cap, P_I));
+        if (i >= n) {
+            rts_set_result(cap, rts_fixnum(rts_cap_no(cap)));
+            return RTS_FINISH;
+        }
+        Value got;
+        if ((i & 1) == side) {                          /* my turn to send i */
+            if (!rts_mvar_put(cap, rts_slot(cap, P_OUT), rts_fixnum(i))) {
+                rts_set_slot(cap, P_I, rts_fixnum(i + 1));
+                return RTS_BLOCK;
+            }
+            rts_set_slot(cap, P_I, rts_fixnum(i + 1));
+            continue;
+        }
+        if (rts_slot(cap, P_WAIT) == RTS_FALSE) {       /* receive i */
+            if (!rts_mvar_take(cap, rts_slot(cap, P_IN), &got)) {
+                rts_set_slot(cap, P_WAIT, RTS_TRUE);
+                return RTS_BLOCK;
+            }
+        } else {
+            got = rts_result(cap);
+            rts_set_slot(cap, P_WAIT, RTS_FALSE);
+        }
+        if (got != rts_fixnum(i))
+            __atomic_fetch_add(&bad, 1, __ATOMIC_RELAXED);
+        rts_cons(cap, got, RTS_NIL);
+        rts_set_slot(cap, P_I, rts_fixnum(i + 1));
+    }
+}
+
+/* --- spread --------------------------------------------------------------------------------- */
+
+enum { W_K, W_NSLOTS };
+
+static RtsStep spreader(RtsCap *cap)
+{
+    intptr_t k = rts_fixnum_val(rts_slot(cap, W_K));
+    Value l = RTS_NIL;
+    for (int i = 0; i < 200; i++)
+        l = rts_cons(cap, rts_fixnum(k + i), l);
+    intptr_t sum = 0;
+    for (; l != RTS_NIL; l = rts_cdr(l))
+        sum += rts_fixnum_val(rts_car(l));
+    if (sum != 200 * k + 199 * 200 / 2)
+        __atomic_fetch_add(&bad, 1, __ATOMIC_RELAXED);
+    rts_set_result(cap, rts_fixnum(rts_cap_no(cap)));
+    return RTS_FINISH;
+}
+
+/* --- main ----------------------------------------------------------------------------------- */
+
+enum { M_A, M_B, M_T, M_I, M_PC, M_NSLOTS };
+
+static RtsStep main_code(RtsCap *cap)
+{
+    Value pcv = rts_slot(cap, M_PC);
+    intptr_t pc = rts_is_fixnum(pcv) ? rts_fixnum_val(pcv) : 0;
+    if (!strcmp(mode, "pingpong")) {
+        if (pc == 0) {
+            rts_set_slot(cap, M_A, rts_new_mvar(cap));
+            rts_set_slot(cap, M_B, rts_new_mvar(cap));
+            rts_set_slot(cap, M_T, rts_make_vector(cap, 2, RTS_FALSE));
+            for (int side = 0; side < 2; side++) {
+                Value t = rts_thread_new(cap, pinger, P_NSLOTS);
+                rts_set_field(cap, rts_slot(cap, M_T), (size_t)side, t);
+                rts_thread_set_slot(cap, t, P_SIDE, rts_fixnum(side));
+                rts_thread_set_slot(cap, t, P_I, rts_fixnum(0));
+                rts_thread_set_slot(cap, t, P_OUT, rts_slot(cap, side ? M_A : M_B));
+                rts_thread_set_slot(cap, t, P_IN, rts_slot(cap, side ? M_B : M_A));
+                rts_thread_start_on(cap, t, (unsigned)side);    /* side s on capability s */
+            }
+            rts_set_slot(cap, M_PC, rts_fixnum(pc = 1));
+        }
+        for (; pc <= 2; pc++) {
+            rts_set_slot(cap, M_PC, rts_fixnum(pc));
+            if (!rts_thread_join(cap, rts_field(rts_slot(cap, M_T), (size_t)pc - 1)))
+                return RTS_BLOCK;
+            if (pc == 1)
+                rts_set_slot(cap, M_I, rts_result(cap));     /* side 0's last capability */
+        }
+        printf("pingpong: %ld messages, %ld out of order; the two sides finished on %s\n", n, bad,
+               rts_n_caps() == 1 ? "one capability"
+               : rts_slot(cap, M_I) != rts_result(cap) ? "different capabilities" : "the same capability");
+        return RTS_FINISH;
+    }
+    if (!strcmp(mode, "spread")) {
+        if (pc == 0) {
+            rts_set_slot(cap, M_T, rts_make_vector(cap, (size_t)n, RTS_FALSE));
+            for (long k = 0; k < n; k++) {
+                Value t = rts_thread_new(cap, spreader, W_NSLOTS);
+                rts_set_field(cap, rts_slot(cap, M_T), (size_t)k, t);
+                rts_thread_set_slot(cap, t, W_K, rts_fixnum(k));
+                rts_thread_start(cap, t);
+            }
+            rts_set_slot(cap, M_I, rts_fixnum(0));
+            rts_set_slot(cap, M_A, rts_fixnum(0));           /* mask of capabilities seen */
+            rts_set_slot(cap, M_PC, rts_fixnum(1));
+        }
+        for (intptr_t k = rts_fixnum_val(rts_slot(cap, M_I)); k < n; k++) {
+            rts_set_slot(cap, M_I, rts_fixnum(k));
+            if (!rts_thread_join(cap, rts_field(rts_slot(cap, M_T), (size_t)k)))
+                return RTS_BLOCK;
+            intptr_t c = rts_fixnum_val(rts_result(cap));
+            rts_set_slot(cap, M_A, rts_fixnum(rts_fixnum_val(rts_slot(cap, M_A)) | ((intptr_t)1 << (c % 62))));
+        }
+        int used = __builtin_popcountl((unsigned long)rts_fixnum_val(rts_slot(cap, M_A)));
+        printf("spread: %ld threads joined, %ld bad; ran on %s\n", n, bad,
+               used == 1 ? "one capability" : used >= 2 ? "several capabilities" : "none");
+        return RTS_FINISH;
+    }
+    /* idle */
+    static struct rusage before;
+    if (pc == 0) {
+        getrusage(RUSAGE_SELF, &before);
+        rts_set_slot(cap, M_PC, rts_fixnum(1));
+        rts_sleep(cap, (double)n);
+        return RTS_BLOCK;
+    }
+    struct rusage after;
+    getrusage(RUSAGE_SELF, &after);
+    double cpu = (after.ru_utime.tv_sec - before.ru_utime.tv_sec) + (after.ru_stime.tv_sec - before.ru_stime.tv_sec)
+               + ((after.ru_utime.tv_usec - before.ru_utime.tv_usec) + (after.ru_stime.tv_usec - before.ru_stime.tv_usec)) / 1e6;
+    printf("idle: %u capabilities, %.3f s CPU over %ld s asleep: %s\n", rts_n_caps(), cpu, n,
+           cpu < 0.05 * (double)n ? "near zero" : "too much");
+    return RTS_FINISH;
+}
+
+int main(int argc, char **argv)
+{
+    rts_init(&argc, &argv);
+    if (argc > 1) mode = argv[1];
+    if (argc > 2) n = atol(argv[2]);
+    rts_run_main(main_code, M_NSLOTS);
+    rts_exit(bad ? 1 : 0);
+}
