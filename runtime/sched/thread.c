@@ -16,10 +16,11 @@ static inline Value  cur_stack(Capability *cap) { return tso_stack(cap->current)
 
 void thread_dirty(Capability *cap, Value t)
 {
-    if (!(obj_header(t) & OBJ_DIRTY))
+    /* Atomic loads: other capabilities lock the thread through its header. */
+    if (!(__atomic_load_n(obj_ptr(t), __ATOMIC_RELAXED) & OBJ_DIRTY))
         rts_write_barrier_slow(cap, t);
     Value s = tso_stack(t);
-    if (!(obj_header(s) & OBJ_DIRTY))
+    if (!(__atomic_load_n(obj_ptr(s), __ATOMIC_RELAXED) & OBJ_DIRTY))
         rts_write_barrier_slow(cap, s);
 }
 

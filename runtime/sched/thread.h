@@ -48,7 +48,10 @@ typedef enum {
 #define STACK_SLOTS 1        /* payload index of slot 0 */
 
 static inline Value   tso_get(Value t, int f)   { return obj_payload(t)[f]; }
-static inline ThreadStatus tso_status(Value t)  { return (ThreadStatus)rts_fixnum_val(tso_get(t, TSO_STATUS)); }
+/* The status is read by other capabilities (a joiner, under the thread's lock, looks for a
+ * final status, written under that lock): atomic, and a fixnum needs no write barrier. */
+static inline ThreadStatus tso_status(Value t)
+{ return (ThreadStatus)rts_fixnum_val(__atomic_load_n(&obj_payload(t)[TSO_STATUS], __ATOMIC_RELAXED)); }
 static inline Value   tso_stack(Value t)        { return tso_get(t, TSO_STACK); }
 static inline Value  *stack_slots(Value s)      { return obj_payload(s) + STACK_SLOTS; }
 static inline size_t  stack_sp(Value s)         { return (size_t)rts_fixnum_val(obj_payload(s)[STACK_SP]); }
@@ -58,7 +61,7 @@ static inline void    stack_set_sp(Value s, size_t sp) { obj_payload(s)[STACK_SP
 /* Write to a TSO field (with the write barrier). */
 static inline void tso_set(Capability *cap, Value t, int f, Value v) { rts_set_field(cap, t, (size_t)f, v); }
 static inline void tso_set_status(Capability *cap, Value t, ThreadStatus s)
-{ tso_set(cap, t, TSO_STATUS, rts_fixnum(s)); }
+{ (void)cap; __atomic_store_n(&obj_payload(t)[TSO_STATUS], rts_fixnum(s), __ATOMIC_RELAXED); }
 
 /* Marks a thread about to run (or still running after a GC) dirty: its TSO and stack. */
 void thread_dirty(Capability *cap, Value t);

@@ -84,9 +84,11 @@ Value gc_evacuate(GCThread *gct, Value v)
         return v;
     Value *p = obj_ptr(v);
     bdescr *bd = bdescr_of(p);
-    if (!(bd->flags & BF_FROM))
+    /* Atomic: GC threads set BF_EVACUATED on large objects' groups concurrently. */
+    uint16_t flags = __atomic_load_n(&bd->flags, __ATOMIC_RELAXED);
+    if (!(flags & BF_FROM))
         return v;
-    if (bd->flags & BF_LARGE) {
+    if (flags & BF_LARGE) {
         evacuate_large(gct, bd);
         return v;
     }
