@@ -28,6 +28,7 @@
 #include "sm/storage.h"
 #include "sync/stw.h"
 #include "rts/rts.h"
+#include "os/affinity.h"
 
 unsigned sched_runnable;         /* threads runnable or running, on any capability */
 unsigned sched_sleeping;         /* threads on sleep queues */
@@ -196,6 +197,8 @@ static void *worker_main(void *arg)
 {
     Capability *cap = arg;
     my_cap = cap;
+    if (rts_opts.pin_caps)
+        affinity_pin_self(cap->no);
     schedule(cap);
     return NULL;
 }
@@ -211,6 +214,8 @@ int rts_run_main(RtsCode code, size_t nslots)
 {
     Capability *cap = &caps[0];
     my_cap = cap;
+    if (rts_opts.pin_caps)
+        affinity_pin_self(0);
     main_thread = rts_thread_new(cap, code, nslots);
     rts_thread_start(cap, main_thread);
     sched_start_workers();

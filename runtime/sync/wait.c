@@ -49,7 +49,7 @@ const char *sync_wait_kind_name(SyncWaitKind kind)
 {
     static const char *names[WAIT_NKINDS] = {
         "enter barrier", "leader awaiting arrival", "leader awaiting GC threads",
-        "leave barrier", "awaiting another sync",
+        "leave barrier",
     };
     return names[kind];
 }

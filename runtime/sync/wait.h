@@ -25,7 +25,6 @@ typedef enum {
     WAIT_ARRIVAL,      /* the leader waiting for a capability to arrive */
     WAIT_GC_DONE,      /* the leader waiting for the GC threads to finish */
     WAIT_LEAVE,        /* a follower waiting for the leader to release it */
-    WAIT_LEADER,       /* a capability waiting for a sync in progress to end */
     WAIT_NKINDS
 } SyncWaitKind;
 

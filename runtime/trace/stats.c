@@ -3,11 +3,15 @@
 #include <string.h>
 #include "trace/stats.h"
 #include "rts/rts.h"
-#include "sm/storage.h"
+#include "sm/gc.h"
+#include "sync/stw.h"
+#include "sync/wait.h"
 
 static struct {
     uint64_t start_ns, start_cpu, mut_start_ns, mut_start_cpu;
-    uint64_t gcs[2], gc_ns[2], gc_cpu[2], max_pause[2];
+    uint64_t gcs[2], par_gcs[2], gc_ns[2], gc_cpu[2], max_pause[2];
+    uint64_t par_copied, par_max_copied;    /* over parallel GCs: for the work balance */
+    unsigned par_threads;
     uint64_t copied, max_live, cumulative_live, live_samples;
     uint64_t max_heap_blocks;
 } st;
@@ -50,6 +54,12 @@ void stats_gc_done(const GcRecord *r)
     static uint64_t last_alloc;
     int g = r->major;
     st.gcs[g]++;
+    if (r->gc_threads > 1) {
+        st.par_gcs[g]++;
+        st.par_copied += r->copied_bytes;
+        st.par_max_copied += r->max_thread_copied_bytes;
+        st.par_threads = r->gc_threads;
+    }
     st.gc_ns[g] += r->pause_ns;
     st.gc_cpu[g] += r->cpu_ns;
     if (r->pause_ns > st.max_pause[g]) st.max_pause[g] = r->pause_ns;
@@ -101,6 +111,45 @@ static const char *commas(uint64_t n, char *buf)
     return buf;
 }
 
+/* Ours, after GHC's lines: stopping the world, barrier waits, spinlocks, idle wake-ups. */
+static void report_sync(FILE *f)
+{
+    fprintf(f, "  Stop the world: %llu syncs, mean %.1f us, max %.1f us (request to last arrival)\n",
+            (unsigned long long)stw.syncs, stw.syncs ? stw.stw_ns_total / 1e3 / (double)stw.syncs : 0.0,
+            stw.stw_ns_max / 1e3);
+    fprintf(f, "  Barrier waits:          waits      spins     sleeps    time\n");
+    for (int k = 0; k < WAIT_NKINDS; k++) {
+        SyncWaitStats w;
+        sync_wait_stats((SyncWaitKind)k, &w);
+        fprintf(f, "    %-26s %8llu %10llu %10llu  %6.3fs\n", sync_wait_kind_name((SyncWaitKind)k),
+                (unsigned long long)w.waits, (unsigned long long)w.spins,
+                (unsigned long long)w.sleeps, w.wait_ns / 1e9);
+    }
+    uint64_t inbox_acq = 0, inbox_spins = 0, q_acq = 0, q_spins = 0, obj_acq = 0, obj_spins = 0;
+    uint64_t wakeups = 0, pushed = 0;
+    for (unsigned i = 0; i < n_caps; i++) {
+        inbox_acq += caps[i].inbox_lock.acquisitions;
+        inbox_spins += caps[i].inbox_lock.spins;
+        q_acq += caps[i].gct->queue_lock.acquisitions;
+        q_spins += caps[i].gct->queue_lock.spins;
+        obj_acq += caps[i].obj_lock_acq;
+        obj_spins += caps[i].obj_lock_spins;
+        wakeups += caps[i].gc_wakeups;
+        pushed += caps[i].threads_pushed;
+    }
+    fprintf(f, "  Spinlocks:             acquired      spins     yields\n");
+    fprintf(f, "    %-22s %12llu %10llu %10d\n", sm_lock.name,
+            (unsigned long long)sm_lock.acquisitions, (unsigned long long)sm_lock.spins, 0);
+    fprintf(f, "    %-22s %12llu %10llu %10d\n", "gc work queues", (unsigned long long)q_acq,
+            (unsigned long long)q_spins, 0);
+    fprintf(f, "    %-22s %12llu %10llu %10d\n", "inboxes", (unsigned long long)inbox_acq,
+            (unsigned long long)inbox_spins, 0);
+    fprintf(f, "    %-22s %12llu %10llu %10d\n", "mvar/thread headers", (unsigned long long)obj_acq,
+            (unsigned long long)obj_spins, 0);
+    fprintf(f, "  Idle capabilities woken for GC: %llu; threads pushed to idle capabilities: %llu\n\n",
+            (unsigned long long)wakeups, (unsigned long long)pushed);
+}
+
 void stats_report(void)
 {
     if (!stats_out || !caps)
@@ -123,9 +172,13 @@ void stats_report(void)
             commas(st.max_heap_blocks * BLOCK_SIZE / (1024 * 1024), b));
     fprintf(f, "                                     Tot time (elapsed)  Avg pause  Max pause\n");
     for (int g = 0; g < 2; g++)
-        fprintf(f, "  Gen  %d     %6llu colls, %6d par   %6.3fs  %6.3fs     %.4fs    %.4fs\n", g,
-                (unsigned long long)st.gcs[g], 0, st.gc_cpu[g] / 1e9, st.gc_ns[g] / 1e9,
+        fprintf(f, "  Gen  %d     %6llu colls, %6llu par   %6.3fs  %6.3fs     %.4fs    %.4fs\n", g,
+                (unsigned long long)st.gcs[g], (unsigned long long)st.par_gcs[g],
+                st.gc_cpu[g] / 1e9, st.gc_ns[g] / 1e9,
                 st.gcs[g] ? st.gc_ns[g] / 1e9 / (double)st.gcs[g] : 0.0, st.max_pause[g] / 1e9);
+    if (st.par_threads > 1 && st.par_max_copied)
+        fprintf(f, "\n  Parallel GC work balance: %.2f%% (serial 0%%, perfect 100%%)\n",
+                100.0 * ((double)st.par_copied / (double)st.par_max_copied - 1) / (st.par_threads - 1));
     fprintf(f, "\n  TASKS: %u (%u bound, %u peak workers (%u total), using -N%u)\n\n",
             n_caps + 1, 1u, n_caps, n_caps, n_caps);
     fprintf(f, "  INIT    time  %7.3fs  (%7.3fs elapsed)\n", init_c, init_e);
@@ -137,6 +190,7 @@ void stats_report(void)
             commas(mut_e > 0 ? (uint64_t)(alloc / mut_e) : 0, b));
     fprintf(f, "  Productivity %5.1f%% of total user, %5.1f%% of total elapsed\n\n",
             tot_c > 0 ? 100 * mut_c / tot_c : 0.0, tot_e > 0 ? 100 * mut_e / tot_e : 0.0);
+    report_sync(f);
     if (f != stderr)
         fclose(f);
     stats_out = NULL;

@@ -5,14 +5,19 @@
  *                          where they started
  *   par_sched spread N     N threads that each allocate a little are forked, spread over the
  *                          capabilities and joined; prints how many capabilities ran them
+ *   par_sched pin          (with -qa) a thread started on each capability checks that its OS
+ *                          thread is pinned to exactly the CPU -qa gives that capability
  *   par_sched idle SECS    the main thread sleeps SECS while every other capability idles;
  *                          prints the process CPU time used meanwhile (idle capabilities
  *                          sleep, so it stays near zero) */
+#define _GNU_SOURCE
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include "rtslab.h"
+#include "os/affinity.h"
 
 static long n = 1000;
 static const char *mode = "pingpong";
@@ -76,6 +81,17 @@ static RtsStep spreader(RtsCap *cap)
     return RTS_FINISH;
 }
 
+/* --- pin ------------------------------------------------------------------------------------ */
+
+static RtsStep pin_checker(RtsCap *cap)
+{
+    cpu_set_t set;
+    int cpu = affinity_cpu_for_cap(rts_cap_no(cap));
+    bool ok = sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) == 1 && CPU_ISSET(cpu, &set);
+    rts_set_result(cap, rts_bool(ok));
+    return RTS_FINISH;
+}
+
 /* --- main ----------------------------------------------------------------------------------- */
 
 enum { M_A, M_B, M_T, M_I, M_PC, M_NSLOTS };
@@ -135,6 +151,27 @@ static RtsStep main_code(RtsCap *cap)
         int used = __builtin_popcountl((unsigned long)rts_fixnum_val(rts_slot(cap, M_A)));
         printf("spread: %ld threads joined, %ld bad; ran on %s\n", n, bad,
                used == 1 ? "one capability" : used >= 2 ? "several capabilities" : "none");
+        return RTS_FINISH;
+    }
+    if (!strcmp(mode, "pin")) {
+        if (pc == 0) {
+            rts_set_slot(cap, M_T, rts_make_vector(cap, rts_n_caps(), RTS_FALSE));
+            for (unsigned c = 0; c < rts_n_caps(); c++) {
+                Value t = rts_thread_new(cap, pin_checker, 1);
+                rts_set_field(cap, rts_slot(cap, M_T), c, t);
+                rts_thread_start_on(cap, t, c);
+            }
+            rts_set_slot(cap, M_I, rts_fixnum(0));
+            rts_set_slot(cap, M_PC, rts_fixnum(1));
+        }
+        for (intptr_t c = rts_fixnum_val(rts_slot(cap, M_I)); c < (intptr_t)rts_n_caps(); c++) {
+            rts_set_slot(cap, M_I, rts_fixnum(c));
+            if (!rts_thread_join(cap, rts_field(rts_slot(cap, M_T), (size_t)c)))
+                return RTS_BLOCK;
+            if (rts_result(cap) != RTS_TRUE)
+                bad++;
+        }
+        printf("pin: %u capabilities, %ld not pinned as -qa says\n", rts_n_caps(), bad);
         return RTS_FINISH;
     }
     /* idle */
