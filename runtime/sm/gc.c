@@ -24,22 +24,26 @@ void gc_add_root(Value *root)
 
 void rts_add_root(Value *root) { gc_add_root(root); }
 
-/* Every root slot outside the heap: capabilities' threads and queues and protected values,
- * the main thread, registered C globals. (Remembered sets are handled by the driver.)
- * The sanity checker walks them; the GC threads share them out (gc_thread_work). */
+/* A capability's root slots: its threads and queues and the values it protects. */
+static void for_each_cap_root(Capability *c, void (*f)(Value *root, void *env), void *env)
+{
+    f(&c->current, env);
+    f(&c->run_hd, env);
+    f(&c->run_tl, env);
+    f(&c->sleep_q, env);
+    f(&c->inbox_hd, env);
+    f(&c->inbox_tl, env);
+    for (unsigned k = 0; k < c->nsave; k++)
+        f(&c->save[k], env);
+}
+
+/* Every root slot outside the heap: the capabilities', the main thread, registered C
+ * globals. (Remembered sets are handled by the driver.) The sanity checker walks them;
+ * the GC threads share them out (gc_thread_work). */
 void gc_for_each_root(void (*f)(Value *root, void *env), void *env)
 {
-    for (unsigned i = 0; i < n_caps; i++) {
-        Capability *cap = &caps[i];
-        f(&cap->current, env);
-        f(&cap->run_hd, env);
-        f(&cap->run_tl, env);
-        f(&cap->sleep_q, env);
-        f(&cap->inbox_hd, env);
-        f(&cap->inbox_tl, env);
-        for (unsigned k = 0; k < cap->nsave; k++)
-            f(&cap->save[k], env);
-    }
+    for (unsigned i = 0; i < n_caps; i++)
+        for_each_cap_root(&caps[i], f, env);
     f(&main_thread, env);
     for (size_t i = 0; i < n_global_roots; i++)
         f(global_roots[i], env);
@@ -67,7 +71,7 @@ static void evac_root(Value *root, void *env)
 }
 
 /* A capability's roots: its remembered set (a minor GC scans the objects in it; a major
- * GC reaches everything from the roots anyway), its threads and queues, protected values. */
+ * GC reaches everything from the roots anyway) and its root slots. */
 static void evac_cap_roots(GCThread *gct, Capability *c)
 {
     if (!gct->major)
@@ -77,14 +81,7 @@ static void evac_cap_roots(GCThread *gct, Capability *c)
             gc_scavenge_object(gct, obj);
         }
     c->remset_n = 0;
-    evac_root(&c->current, gct);
-    evac_root(&c->run_hd, gct);
-    evac_root(&c->run_tl, gct);
-    evac_root(&c->sleep_q, gct);
-    evac_root(&c->inbox_hd, gct);
-    evac_root(&c->inbox_tl, gct);
-    for (unsigned k = 0; k < c->nsave; k++)
-        evac_root(&c->save[k], gct);
+    for_each_cap_root(c, evac_root, gct);
 }
 
 static void gc_thread_work(GCThread *gct, bool leader)
