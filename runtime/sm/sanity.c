@@ -33,6 +33,8 @@ static size_t check_header(const Value *p)
     Value h = p[0];
     if (!hdr_is_header(h))
         insane("object %p: bad header %#lx (forwarded or garbage)", (void *)p, (unsigned long)h);
+    if (h & OBJ_LOCKED)
+        insane("object %p: locked across a safe point", (void *)p);
     ObjType t = hdr_type(h);
     if (t < T_PAIR || t >= T_NTYPES)
         insane("object %p: bad type %d", (void *)p, (int)t);
