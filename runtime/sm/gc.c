@@ -236,6 +236,7 @@ static void collect(Capability *leader, bool major, uint64_t stw_ns)
         sm_reset_nursery(&caps[i]);
     }
     sweep_large(young_large);
+    __atomic_store_n(&sm_large_young_blocks, 0, __ATOMIC_RELAXED);
     if (major) {
         blk_free_chain(old_blocks);
         sweep_large(old_large);

@@ -60,14 +60,17 @@ void sm_reset_nursery(Capability *cap)
     set_block(cap, cap->nursery);
 }
 
+/* Blocks of young large objects, all capabilities together: mutators add to it, a GC
+ * (with the world stopped) zeroes it. */
+size_t sm_large_young_blocks;
+
+/* The old generation changes only with the world stopped, so any capability may read it. */
 size_t sm_heap_blocks(void)
 {
-    size_t n = old_gen.n_blocks + old_gen.n_large_blocks;
-    for (unsigned i = 0; i < n_caps; i++) {
+    size_t n = old_gen.n_blocks + old_gen.n_large_blocks
+             + __atomic_load_n(&sm_large_young_blocks, __ATOMIC_RELAXED);
+    for (unsigned i = 0; i < n_caps; i++)
         n += caps[i].nursery_blocks;
-        for (bdescr *bd = caps[i].large_young; bd; bd = bd->link)
-            n += bd->blocks;
-    }
     return n;
 }
 
@@ -106,6 +109,7 @@ static Value *alloc_large(Capability *cap, size_t words)
     bd->link = cap->large_young;
     cap->large_young = bd;
     cap->large_blocks_since_gc += bd->blocks;
+    __atomic_fetch_add(&sm_large_young_blocks, bd->blocks, __ATOMIC_RELAXED);
     cap->bytes_allocated += bytes;
     return (Value *)bd->start;
 }

@@ -59,6 +59,7 @@ static inline Value *sm_alloc_protect(Capability *cap, size_t words, Value *vals
     return sm_alloc_protect_slow(cap, words, vals, n);
 }
 
+extern size_t sm_large_young_blocks;
 /* Blocks in use by the heap (nurseries, old generation, large objects). */
 size_t sm_heap_blocks(void);
 void   sm_heap_overflow(void) __attribute__((noreturn));
