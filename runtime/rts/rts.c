@@ -10,6 +10,7 @@
 #include "os/topology.h"
 #include "sched/thread.h"
 #include "sync/stw.h"
+#include "trace/eventlog.h"
 
 RtsOptions rts_opts;
 
@@ -85,6 +86,7 @@ void rts_init(int *argc, char ***argv)
     for (unsigned i = 0; i < n_caps; i++)
         cap_init(&caps[i], i);
     my_cap = &caps[0];
+    trace_init((*argv)[0]);
     timer_start();
     stats_mutator_start();
 }
@@ -101,6 +103,7 @@ void rts_exit(int status)
         stw_stop_all(cap);
     }
     timer_stop();
+    trace_exit();
     stats_report();
     fflush(NULL);
     exit(status);

@@ -63,6 +63,8 @@ void obj_lock(Capability *cap, Value obj)
         }
     cap->obj_lock_acq++;
     cap->obj_lock_spins += spins;
+    if (__builtin_expect(spins && trace_on, 0))
+        trace_spin("mvar/thread header", spins);
 }
 
 void obj_unlock(Value obj)

@@ -29,6 +29,7 @@
 #include "sync/stw.h"
 #include "rts/rts.h"
 #include "os/affinity.h"
+#include "trace/eventlog.h"
 
 unsigned sched_runnable;         /* threads runnable or running, on any capability */
 unsigned sched_sleeping;         /* threads on sleep queues */
@@ -52,7 +53,9 @@ static void run_thread(Capability *cap, Value t)
     tso_set_status(cap, t, TS_RUNNING);
     thread_dirty(cap, t);
     cap->thread_exit = &exit_point;
+    trace_begin(SPAN_MUTATOR, (uint64_t)rts_thread_id(t));
     if (setjmp(exit_point)) {                   /* rts_thread_error: the thread dies */
+        trace_end(SPAN_MUTATOR);
         cap->nsave = 0;
         if (cap->current == main_thread)
             rts_exit(1);
@@ -91,6 +94,7 @@ static void run_thread(Capability *cap, Value t)
         }
         break;
     }
+    trace_end(SPAN_MUTATOR);
     cap->current = RTS_FALSE;
     cap->thread_exit = NULL;
 }
@@ -160,6 +164,7 @@ static void idle_wait(Capability *cap, uint64_t next_wake)
         && !__atomic_load_n(&sched_sleeping, __ATOMIC_SEQ_CST) && !stw_pending()
         && !__atomic_load_n(&main_finished, __ATOMIC_SEQ_CST))
         deadlock();
+    trace_begin(SPAN_IDLE, 0);
     pthread_mutex_lock(&cap->idle_mu);
     __atomic_store_n(&cap->idle, 1, __ATOMIC_SEQ_CST);
     struct timespec ts = { (time_t)(next_wake / 1000000000u), (long)(next_wake % 1000000000u) };
@@ -172,6 +177,8 @@ static void idle_wait(Capability *cap, uint64_t next_wake)
     cap->wake_pending = 0;
     __atomic_store_n(&cap->idle, 0, __ATOMIC_SEQ_CST);
     pthread_mutex_unlock(&cap->idle_mu);
+    trace_end(SPAN_IDLE);
+    trace_wake(stw_pending() ? WAKE_FOR_GC : WAKE_FOR_WORK);
 }
 
 /* Runs the capability's threads; on capability 0, until the main thread has finished. */

@@ -8,6 +8,7 @@
 #include "rts/rts.h"
 #include "trace/stats.h"
 #include "sync/stw.h"
+#include "trace/eventlog.h"
 
 static Value **global_roots;
 static size_t n_global_roots, cap_global_roots;
@@ -210,9 +211,13 @@ static void collect(Capability *leader, bool major, uint64_t stw_ns)
     for (unsigned k = 0; k < n_gc_threads; k++)
         __atomic_store_n(&gc_threads[k]->active, true, __ATOMIC_RELEASE);
 
-    stw_start_gc();
+    stw_start_gc(major);
+    trace_begin(SPAN_GC_WORK, 0);
     gc_thread_work(leader->gct, true);
+    trace_end(SPAN_GC_WORK);
+    trace_begin(SPAN_AWAIT_GC_THREADS, 0);
     stw_await_gc_threads(n_gc_threads - 1);
+    trace_end(SPAN_AWAIT_GC_THREADS);
 
     /* From-space is garbage now; to-space joins the old generation. */
     spin_lock(&sm_lock);
@@ -279,14 +284,23 @@ void gc_collect(Capability *cap, bool force_major)
         if (!force_major || last_gc_major)
             return;
     }
+    bool in_mutator = cap->current != RTS_FALSE;
+    if (in_mutator)
+        trace_end(SPAN_MUTATOR);
+    trace_begin(SPAN_STW_REQUEST, 0);
     uint64_t stw_ns = stw_stop_all(cap);
+    trace_end(SPAN_STW_REQUEST);
     bool major = force_major
         || old_gen.n_blocks + old_gen.n_large_blocks >= old_gen.limit_blocks;
+    trace_begin(major ? SPAN_MAJOR_GC : SPAN_MINOR_GC, 0);
     collect(cap, major, stw_ns);
     bool over = rts_opts.max_heap && sm_heap_blocks() * BLOCK_SIZE > rts_opts.max_heap;
     if (over && major)
         sm_heap_overflow();                 /* exits with the world still stopped */
+    trace_end(major ? SPAN_MAJOR_GC : SPAN_MINOR_GC);
     stw_release();
+    if (in_mutator)
+        trace_begin(SPAN_MUTATOR, (uint64_t)rts_thread_id(cap->current));
     if (over)
         gc_collect(cap, true);
 }

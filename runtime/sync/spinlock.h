@@ -4,6 +4,7 @@
 #ifndef RTS_SYNC_SPINLOCK_H
 #define RTS_SYNC_SPINLOCK_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 static inline void cpu_relax(void)
@@ -16,6 +17,10 @@ static inline void cpu_relax(void)
     __asm__ __volatile__("" ::: "memory");
 #endif
 }
+
+/* The eventlog's record of a contended acquisition (trace/eventlog.h). */
+extern bool trace_on;
+void trace_spin(const char *lock, uint64_t spins);
 
 typedef struct SpinLock {
     int      locked;
@@ -39,6 +44,8 @@ static inline void spin_lock(SpinLock *l)
     }
     l->acquisitions++;
     l->spins += spins;
+    if (__builtin_expect(spins && trace_on, 0))
+        trace_spin(l->name, spins);
 }
 
 static inline void spin_unlock(SpinLock *l)

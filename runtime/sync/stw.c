@@ -3,6 +3,8 @@
 #include "sync/wait.h"
 #include "sm/gc.h"
 #include "rts/rts.h"
+#include "trace/eventlog.h"
+#include <unistd.h>
 
 Stw stw;
 
@@ -62,8 +64,9 @@ uint64_t stw_stop_all(Capability *leader)
     return ns;
 }
 
-void stw_start_gc(void)
+void stw_start_gc(bool major)
 {
+    __atomic_store_n(&stw.major, major, __ATOMIC_RELAXED);
     __atomic_store_n(&stw.go, load(&stw.word) >> 2, __ATOMIC_RELEASE);
     sync_wake(&stw.go);
 }
@@ -104,8 +107,6 @@ static bool epoch_reached(void *arg)
     return reached(e->word, e->epoch);
 }
 
-static bool never(void *arg) { (void)arg; return false; }
-
 void stw_follow(Capability *cap)
 {
     uint32_t w = load(&stw.word);
@@ -113,14 +114,30 @@ void stw_follow(Capability *cap)
     uint32_t epoch = w >> 2;
     if (kind == SYNC_NONE)
         return;
+    bool in_mutator = cap->current != RTS_FALSE;
+    if (in_mutator)
+        trace_end(SPAN_MUTATOR);
+    trace_begin(SPAN_ENTER_BARRIER, 0);
     __atomic_store_n(&cap->stw_arrived, epoch, __ATOMIC_RELEASE);
     sync_wake(&cap->stw_arrived);
     if (kind == SYNC_EXIT)
-        sync_wait(&stw.released, never, NULL, WAIT_LEAVE);   /* the leader ends the process */
+        for (;;)
+            pause();                            /* the leader ends the process */
     struct epoch_wait go = { &stw.go, epoch };
     sync_wait(&stw.go, epoch_reached, &go, WAIT_ENTER);
-    if (gc_follower_work(cap))
+    trace_end(SPAN_ENTER_BARRIER);
+    SpanKind gc = __atomic_load_n(&stw.major, __ATOMIC_RELAXED) ? SPAN_MAJOR_GC : SPAN_MINOR_GC;
+    trace_begin(gc, 0);
+    trace_begin(SPAN_GC_WORK, 0);
+    bool worked = gc_follower_work(cap);
+    trace_end(SPAN_GC_WORK);
+    if (worked)
         stw_gc_thread_done();
+    trace_begin(SPAN_LEAVE_BARRIER, 0);
     struct epoch_wait rel = { &stw.released, epoch };
     sync_wait(&stw.released, epoch_reached, &rel, WAIT_LEAVE);
+    trace_end(SPAN_LEAVE_BARRIER);
+    trace_end(gc);
+    if (in_mutator)
+        trace_begin(SPAN_MUTATOR, (uint64_t)rts_thread_id(cap->current));
 }

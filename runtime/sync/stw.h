@@ -32,6 +32,7 @@ typedef struct Stw {
     uint32_t done;           /* GC threads (other than the leader's) finished this sync */
     uint32_t released;       /* epoch whose sync is over */
     Capability *leader;
+    bool major;              /* the GC of this sync is a major one (set before go) */
     /* statistics, written by leaders */
     uint64_t syncs, stw_ns_total, stw_ns_max;
 } Stw;
@@ -50,7 +51,7 @@ bool stw_try_lead(Capability *cap, SyncKind kind);
 uint64_t stw_stop_all(Capability *leader);
 /* Leader: let the GC threads start; then wait for n_followers of them to call
  * stw_gc_thread_done. */
-void stw_start_gc(void);
+void stw_start_gc(bool major);
 void stw_await_gc_threads(unsigned n_followers);
 void stw_gc_thread_done(void);
 /* Leader: end the sync; everyone returns to work. */

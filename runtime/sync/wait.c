@@ -2,6 +2,7 @@
 #include "sync/wait.h"
 #include "sync/spinlock.h"
 #include "rts/rts.h"
+#include "trace/eventlog.h"
 
 static SyncWaitStats stats[WAIT_NKINDS];
 
@@ -20,7 +21,9 @@ void sync_wait(uint32_t *word, bool (*ready)(void *arg), void *arg, SyncWaitKind
     }
     for (uint64_t ns = SYNC_SLEEP_MIN_NS; !ready(arg); ) {
         struct timespec ts = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
+        trace_begin(SPAN_SLEEP, 0);
         nanosleep(&ts, NULL);
+        trace_end(SPAN_SLEEP);
         sleeps++;
         ns = ns + ns / 4;
         if (ns > SYNC_SLEEP_MAX_NS) ns = SYNC_SLEEP_MAX_NS;

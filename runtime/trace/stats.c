@@ -1,6 +1,21 @@
-/* Statistics: GC records and the -s summary / -S per-GC lines, in GHC's formats. */
+/* Statistics: GC records and the -s summary / -S per-GC lines, in GHC's formats.
+ *
+ * Note [Statistics formats]
+ * docs/stats.md is the reference for everything printed here; testsuite/stats checks it.
+ *  - `-s[file]`: GHC's `+RTS -s` summary, line for line in GHC's formats (so the regular
+ *    expressions of nofib's runstdtest and of other tools read it), then rtslab's lines:
+ *    stopping the world, barrier waits, spinlocks, idle wake-ups, context switches.
+ *  - `-S[file]`: GHC's per-GC lines (same header and columns) with rtslab's columns appended
+ *    after `(Gen:  n)`, then the summary, as GHC's -S does.
+ *  - `--machine-readable`: the summary as GHC's ` [("key", "value")` ... ` ]` list instead,
+ *    with GHC's keys where they apply and rtslab's own keys prefixed `rtslab_`. The keys are
+ *    stable: rename none, add new ones (and document them in docs/stats.md).
+ * Like GHC's report_* functions, the reports do no arithmetic of their own: stats_report
+ * computes one Summary and every format prints from it, so the formats cannot disagree.
+ */
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include "trace/stats.h"
 #include "rts/rts.h"
 #include "sm/gc.h"
@@ -10,13 +25,22 @@
 static struct {
     uint64_t start_ns, start_cpu, mut_start_ns, mut_start_cpu;
     uint64_t gcs[2], par_gcs[2], gc_ns[2], gc_cpu[2], max_pause[2];
-    uint64_t par_copied, par_max_copied;    /* over parallel GCs: for the work balance */
-    unsigned par_threads;
+    /* over parallel GCs (more than one GC thread), for the work balance: */
+    uint64_t par_copied, par_max_copied;
+    double   par_balance_num;               /* sum of (copied - max_copied) / (threads - 1) */
     uint64_t copied, max_live, cumulative_live, live_samples;
     uint64_t max_heap_blocks;
+    uint64_t last_alloc;                    /* -S: allocated at the previous GC */
+    long     last_majflt;                   /* -S: major page faults at the previous GC */
 } st;
 
 static FILE *stats_out;
+
+static long major_faults(void)
+{
+    struct rusage ru;
+    return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_majflt : 0;
+}
 
 void stats_init(void)
 {
@@ -28,9 +52,15 @@ void stats_init(void)
         stats_out = rts_opts.stats_file ? fopen(rts_opts.stats_file, "w") : stderr;
         if (!stats_out)
             rts_die(1, "cannot open %s for the statistics", rts_opts.stats_file);
-        if (rts_opts.stats == RTS_STATS_VERBOSE)
-            fprintf(stats_out, "    Alloc    Copied     Live     GC     GC      TOT      TOT  Page Flts\n"
-                               "    bytes     bytes     bytes   user   elap     user     elap\n");
+        if (rts_opts.stats == RTS_STATS_VERBOSE) {
+            /* GHC's two header lines, then ours after `(Gen:  n)` */
+            fprintf(stats_out,
+                    "    Alloc    Copied     Live     GC     GC      TOT      TOT  Page Flts"
+                    "              Kind     Pause       STW Thr  Balance\n"
+                    "    bytes     bytes     bytes   user   elap     user     elap"
+                    "                                   (s)       (s)          (%%)\n");
+            st.last_majflt = major_faults();
+        }
     }
 }
 
@@ -49,16 +79,28 @@ static uint64_t bytes_allocated(void)
     return n;
 }
 
+/* GHC's work balance of one GC (Note [Work Balance] of GHC before 8.2): 0 when one thread
+ * copied everything, 1 when every thread copied the same. Negative when undefined (a serial
+ * GC, or nothing copied). */
+static double gc_balance(const GcRecord *r)
+{
+    if (r->gc_threads < 2 || r->max_thread_copied_bytes == 0)
+        return -1;
+    return ((double)r->copied_bytes / (double)r->max_thread_copied_bytes - 1)
+           / (double)(r->gc_threads - 1);
+}
+
+/* Called by the GC leader while the world is stopped. */
 void stats_gc_done(const GcRecord *r)
 {
-    static uint64_t last_alloc;
     int g = r->major;
     st.gcs[g]++;
     if (r->gc_threads > 1) {
         st.par_gcs[g]++;
         st.par_copied += r->copied_bytes;
         st.par_max_copied += r->max_thread_copied_bytes;
-        st.par_threads = r->gc_threads;
+        st.par_balance_num += (double)(r->copied_bytes - r->max_thread_copied_bytes)
+                              / (double)(r->gc_threads - 1);
     }
     st.gc_ns[g] += r->pause_ns;
     st.gc_cpu[g] += r->cpu_ns;
@@ -73,11 +115,25 @@ void stats_gc_done(const GcRecord *r)
     if (heap > st.max_heap_blocks) st.max_heap_blocks = heap;
     if (stats_out && rts_opts.stats == RTS_STATS_VERBOSE) {
         uint64_t alloc = bytes_allocated();
-        fprintf(stats_out, "%9llu %9llu %9llu %6.3f %6.3f %8.3f %8.3f %4d %4d  (Gen:  %d)\n",
-                (unsigned long long)(alloc - last_alloc), (unsigned long long)r->copied_bytes,
+        long faults = major_faults();
+        double bal = gc_balance(r);
+        char balbuf[16];
+        if (bal < 0)
+            snprintf(balbuf, sizeof balbuf, "-");
+        else
+            snprintf(balbuf, sizeof balbuf, "%.1f", 100 * bal);
+        /* GHC's columns; its page-fault columns are the faults during this GC and those of
+         * the mutator before it: we cannot split them, so "-" and both together. */
+        fprintf(stats_out, "%9llu %9llu %9llu %6.3f %6.3f %8.3f %8.3f %4s %4ld  (Gen: %2d)"
+                           "  %5s %9.6f %9.6f %3u %8s\n",
+                (unsigned long long)(alloc - st.last_alloc), (unsigned long long)r->copied_bytes,
                 (unsigned long long)r->live_bytes, r->cpu_ns / 1e9, r->pause_ns / 1e9,
-                (rts_cpu_ns() - st.start_cpu) / 1e9, (rts_now_ns() - st.start_ns) / 1e9, 0, 0, g);
-        last_alloc = alloc;
+                (rts_cpu_ns() - st.start_cpu) / 1e9, (rts_now_ns() - st.start_ns) / 1e9,
+                "-", faults - st.last_majflt, g,
+                r->major ? "major" : "minor", r->pause_ns / 1e9, r->stw_ns / 1e9,
+                r->gc_threads, balbuf);
+        st.last_alloc = alloc;
+        st.last_majflt = faults;
     }
 }
 
@@ -98,6 +154,117 @@ void stats_get(RtsStats *out)
 
 void rts_get_stats(RtsStats *out) { stats_get(out); }
 
+/* ---------------------------------------------------------------------------------------
+ * The summary at exit
+ */
+
+/* The spinlocks -s reports, summed over the capabilities where there is one per capability.
+ * `key` names the lock in the machine-readable keys (docs/stats.md lists them). The baseline
+ * spinlock never yields nor sleeps (sync/spinlock.h), so those counts are 0 until a patch
+ * gives the lock such a fallback. */
+typedef struct {
+    const char *key, *label;
+    uint64_t acquisitions, spins, yields, sleeps;
+} LockSummary;
+
+enum { LOCK_SM, LOCK_GC_QUEUE, LOCK_INBOX, LOCK_OBJ, NLOCKS };
+
+/* machine-readable names of the wait kinds of sync/wait.h, in its order; a kind added there
+ * gets a key from its name (and testsuite/stats fails until docs/stats.md lists it) */
+static const char *const wait_keys[] = { "enter", "arrival", "gc_done", "leave" };
+
+typedef struct {
+    uint64_t alloc, copied, max_live, live_samples, avg_live, cumulative_live;
+    uint64_t max_mem_bytes;
+    uint64_t gcs[2], par_gcs[2];
+    double gc_cpu[2], gc_wall[2], max_pause[2], avg_pause[2];
+    double init_c, init_e, mut_c, mut_e, gc_c, gc_e, exit_c, exit_e, tot_c, tot_e;
+    double gc_cpu_frac, gc_wall_frac, prod_cpu_frac, prod_wall_frac;
+    uint64_t alloc_rate;                    /* bytes per mutator CPU second, as GHC */
+    uint64_t par_copied, par_max_copied;
+    double work_balance;                    /* 0..1; negative: no parallel GC copied */
+    /* ours */
+    uint64_t stw_syncs;
+    double stw_total, stw_mean, stw_max;
+    SyncWaitStats waits[WAIT_NKINDS];
+    LockSummary locks[NLOCKS];
+    uint64_t gc_wakeups, threads_pushed;
+    uint64_t vcsw, ivcsw;
+} Summary;
+
+static double secs(uint64_t ns) { return (double)ns / 1e9; }
+
+static void summarise(Summary *s)
+{
+    memset(s, 0, sizeof *s);
+    uint64_t end_ns = rts_now_ns(), end_cpu = rts_cpu_ns();
+    size_t heap = sm_heap_blocks();
+    if (heap > st.max_heap_blocks) st.max_heap_blocks = heap;
+
+    s->alloc = bytes_allocated();
+    s->copied = st.copied;
+    s->max_live = st.max_live;
+    s->live_samples = st.live_samples;
+    s->cumulative_live = st.cumulative_live;
+    s->avg_live = st.live_samples ? st.cumulative_live / st.live_samples : 0;
+    s->max_mem_bytes = (uint64_t)st.max_heap_blocks * BLOCK_SIZE;
+    for (int g = 0; g < 2; g++) {
+        s->gcs[g] = st.gcs[g];
+        s->par_gcs[g] = st.par_gcs[g];
+        s->gc_cpu[g] = secs(st.gc_cpu[g]);
+        s->gc_wall[g] = secs(st.gc_ns[g]);
+        s->max_pause[g] = secs(st.max_pause[g]);
+        s->avg_pause[g] = st.gcs[g] ? s->gc_wall[g] / (double)st.gcs[g] : 0.0;
+    }
+    s->init_e = secs(st.mut_start_ns - st.start_ns);
+    s->init_c = secs(st.mut_start_cpu - st.start_cpu);
+    s->gc_e = s->gc_wall[0] + s->gc_wall[1];
+    s->gc_c = s->gc_cpu[0] + s->gc_cpu[1];
+    s->tot_e = secs(end_ns - st.start_ns);
+    s->tot_c = secs(end_cpu - st.start_cpu);
+    s->exit_c = s->exit_e = 0;      /* the exit sync is counted in MUT */
+    s->mut_e = s->tot_e - s->init_e - s->gc_e - s->exit_e;
+    s->mut_c = s->tot_c - s->init_c - s->gc_c - s->exit_c;
+    if (s->mut_e < 0) s->mut_e = 0;
+    if (s->mut_c < 0) s->mut_c = 0;
+    s->gc_cpu_frac = s->tot_c > 0 ? s->gc_c / s->tot_c : 0;
+    s->gc_wall_frac = s->tot_e > 0 ? s->gc_e / s->tot_e : 0;
+    s->prod_cpu_frac = s->tot_c > 0 ? s->mut_c / s->tot_c : 0;
+    s->prod_wall_frac = s->tot_e > 0 ? s->mut_e / s->tot_e : 0;
+    s->alloc_rate = s->mut_c > 0 ? (uint64_t)((double)s->alloc / s->mut_c) : 0;
+    s->par_copied = st.par_copied;
+    s->par_max_copied = st.par_max_copied;
+    s->work_balance = st.par_max_copied ? st.par_balance_num / (double)st.par_max_copied : -1;
+
+    s->stw_syncs = stw.syncs;
+    s->stw_total = secs(stw.stw_ns_total);
+    s->stw_mean = stw.syncs ? s->stw_total / (double)stw.syncs : 0;
+    s->stw_max = secs(stw.stw_ns_max);
+    for (int k = 0; k < WAIT_NKINDS; k++)
+        sync_wait_stats((SyncWaitKind)k, &s->waits[k]);
+
+    LockSummary *l = s->locks;
+    l[LOCK_SM] = (LockSummary){ "sm", sm_lock.name, sm_lock.acquisitions, sm_lock.spins, 0, 0 };
+    l[LOCK_GC_QUEUE] = (LockSummary){ "gc_queue", "gc work queues", 0, 0, 0, 0 };
+    l[LOCK_INBOX] = (LockSummary){ "inbox", "inboxes", 0, 0, 0, 0 };
+    l[LOCK_OBJ] = (LockSummary){ "obj", "mvar/thread headers", 0, 0, 0, 0 };
+    for (unsigned i = 0; i < n_caps; i++) {
+        l[LOCK_GC_QUEUE].acquisitions += caps[i].gct->queue_lock.acquisitions;
+        l[LOCK_GC_QUEUE].spins += caps[i].gct->queue_lock.spins;
+        l[LOCK_INBOX].acquisitions += caps[i].inbox_lock.acquisitions;
+        l[LOCK_INBOX].spins += caps[i].inbox_lock.spins;
+        l[LOCK_OBJ].acquisitions += caps[i].obj_lock_acq;
+        l[LOCK_OBJ].spins += caps[i].obj_lock_spins;
+        s->gc_wakeups += caps[i].gc_wakeups;
+        s->threads_pushed += caps[i].threads_pushed;
+    }
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) == 0) {
+        s->vcsw = (uint64_t)ru.ru_nvcsw;
+        s->ivcsw = (uint64_t)ru.ru_nivcsw;
+    }
+}
+
 /* 1234567 -> "1,234,567" */
 static const char *commas(uint64_t n, char *buf)
 {
@@ -111,87 +278,182 @@ static const char *commas(uint64_t n, char *buf)
     return buf;
 }
 
-/* Ours, after GHC's lines: stopping the world, barrier waits, spinlocks, idle wake-ups. */
-static void report_sync(FILE *f)
+/* GHC's report_summary (rts/Stats.c), for the threaded RTS, less what rtslab does not have
+ * (maximum slop, sparks); plus the `%GC time` line of GHC's non-threaded RTS. Memory in use
+ * is in "MB" as GHC printed it before 9.2 ("MiB" since), which nofib's runstdtest reads. */
+static void report_summary(FILE *f, const Summary *s)
 {
+    char b[40];
+    fprintf(f, "%16s bytes allocated in the heap\n", commas(s->alloc, b));
+    fprintf(f, "%16s bytes copied during GC\n", commas(s->copied, b));
+    fprintf(f, "%16s bytes maximum residency (%llu sample(s))\n", commas(s->max_live, b),
+            (unsigned long long)s->live_samples);
+    fprintf(f, "%16llu MB total memory in use (0 MB lost due to fragmentation)\n\n",
+            (unsigned long long)(s->max_mem_bytes / (1024 * 1024)));
+    fprintf(f, "                                     Tot time (elapsed)  Avg pause  Max pause\n");
+    for (int g = 0; g < 2; g++)
+        fprintf(f, "  Gen %2d     %5llu colls, %5llu par   %6.3fs  %6.3fs     %3.4fs    %3.4fs\n",
+                g, (unsigned long long)s->gcs[g], (unsigned long long)s->par_gcs[g],
+                s->gc_cpu[g], s->gc_wall[g], s->avg_pause[g], s->max_pause[g]);
+    fprintf(f, "\n");
+    if (s->work_balance > 0)
+        fprintf(f, "  Parallel GC work balance: %.2f%% (serial 0%%, perfect 100%%)\n\n",
+                100 * s->work_balance);
+    fprintf(f, "  TASKS: %u (%u bound, %u peak workers (%u total), using -N%u)\n\n",
+            n_caps + 1, 1u, n_caps, n_caps, n_caps);
+    fprintf(f, "  INIT    time  %7.3fs  (%7.3fs elapsed)\n", s->init_c, s->init_e);
+    fprintf(f, "  MUT     time  %7.3fs  (%7.3fs elapsed)\n", s->mut_c, s->mut_e);
+    fprintf(f, "  GC      time  %7.3fs  (%7.3fs elapsed)\n", s->gc_c, s->gc_e);
+    fprintf(f, "  EXIT    time  %7.3fs  (%7.3fs elapsed)\n", s->exit_c, s->exit_e);
+    fprintf(f, "  Total   time  %7.3fs  (%7.3fs elapsed)\n\n", s->tot_c, s->tot_e);
+    fprintf(f, "  %%GC     time     %5.1f%%  (%.1f%% elapsed)\n\n",
+            100 * s->gc_cpu_frac, 100 * s->gc_wall_frac);
+    fprintf(f, "  Alloc rate    %s bytes per MUT second\n\n", commas(s->alloc_rate, b));
+    fprintf(f, "  Productivity %5.1f%% of total user, %.1f%% of total elapsed\n\n",
+            100 * s->prod_cpu_frac, 100 * s->prod_wall_frac);
+
+    /* ours, after GHC's */
     fprintf(f, "  Stop the world: %llu syncs, mean %.1f us, max %.1f us (request to last arrival)\n",
-            (unsigned long long)stw.syncs, stw.syncs ? stw.stw_ns_total / 1e3 / (double)stw.syncs : 0.0,
-            stw.stw_ns_max / 1e3);
+            (unsigned long long)s->stw_syncs, s->stw_mean * 1e6, s->stw_max * 1e6);
     fprintf(f, "  Barrier waits:          waits      spins     sleeps    time\n");
-    for (int k = 0; k < WAIT_NKINDS; k++) {
-        SyncWaitStats w;
-        sync_wait_stats((SyncWaitKind)k, &w);
+    for (int k = 0; k < WAIT_NKINDS; k++)
         fprintf(f, "    %-26s %8llu %10llu %10llu  %6.3fs\n", sync_wait_kind_name((SyncWaitKind)k),
-                (unsigned long long)w.waits, (unsigned long long)w.spins,
-                (unsigned long long)w.sleeps, w.wait_ns / 1e9);
+                (unsigned long long)s->waits[k].waits, (unsigned long long)s->waits[k].spins,
+                (unsigned long long)s->waits[k].sleeps, secs(s->waits[k].wait_ns));
+    fprintf(f, "  Spinlocks:             acquired      spins     yields     sleeps\n");
+    for (int i = 0; i < NLOCKS; i++)
+        fprintf(f, "    %-22s %12llu %10llu %10llu %10llu\n", s->locks[i].label,
+                (unsigned long long)s->locks[i].acquisitions, (unsigned long long)s->locks[i].spins,
+                (unsigned long long)s->locks[i].yields, (unsigned long long)s->locks[i].sleeps);
+    fprintf(f, "  Idle capabilities woken for GC: %llu; threads pushed to idle capabilities: %llu\n",
+            (unsigned long long)s->gc_wakeups, (unsigned long long)s->threads_pushed);
+    fprintf(f, "  OS context switches: %llu (%llu voluntary, %llu involuntary)\n\n",
+            (unsigned long long)(s->vcsw + s->ivcsw), (unsigned long long)s->vcsw,
+            (unsigned long long)s->ivcsw);
+}
+
+/* GHC's report_machine_readable: ` [("key", "value")`, then ` ,("key", "value")`, then ` ]`. */
+static bool mr_first;
+
+static void mr_str(FILE *f, const char *key, const char *val)
+{
+    fprintf(f, " %s(\"%s\", \"%s\")\n", mr_first ? "[" : ",", key, val);
+    mr_first = false;
+}
+
+static void mr_u64(FILE *f, const char *key, uint64_t v)
+{
+    char b[32];
+    snprintf(b, sizeof b, "%llu", (unsigned long long)v);
+    mr_str(f, key, b);
+}
+
+static void mr_dbl(FILE *f, const char *key, double v)
+{
+    char b[64];
+    snprintf(b, sizeof b, "%f", v);
+    mr_str(f, key, b);
+}
+
+static void report_machine_readable(FILE *f, const Summary *s)
+{
+    char key[96];
+    mr_first = true;
+    /* GHC's, in GHC's order */
+    mr_u64(f, "bytes allocated", s->alloc);
+    mr_u64(f, "num_GCs", s->gcs[0] + s->gcs[1]);
+    mr_u64(f, "average_bytes_used", s->avg_live);
+    mr_u64(f, "max_bytes_used", s->max_live);
+    mr_u64(f, "num_byte_usage_samples", s->live_samples);
+    mr_u64(f, "peak_megabytes_allocated", s->max_mem_bytes / (1024 * 1024));
+    mr_dbl(f, "init_cpu_seconds", s->init_c);
+    mr_dbl(f, "init_wall_seconds", s->init_e);
+    mr_dbl(f, "mut_cpu_seconds", s->mut_c);
+    mr_dbl(f, "mut_wall_seconds", s->mut_e);
+    mr_dbl(f, "mutator_cpu_seconds", s->mut_c);     /* GHC before 8.2 */
+    mr_dbl(f, "mutator_wall_seconds", s->mut_e);
+    mr_dbl(f, "GC_cpu_seconds", s->gc_c);
+    mr_dbl(f, "GC_wall_seconds", s->gc_e);
+    mr_dbl(f, "exit_cpu_seconds", s->exit_c);
+    mr_dbl(f, "exit_wall_seconds", s->exit_e);
+    mr_dbl(f, "total_cpu_seconds", s->tot_c);
+    mr_dbl(f, "total_wall_seconds", s->tot_e);
+    mr_u64(f, "major_gcs", s->gcs[1]);
+    mr_u64(f, "allocated_bytes", s->alloc);
+    mr_u64(f, "max_live_bytes", s->max_live);
+    mr_u64(f, "max_mem_in_use_bytes", s->max_mem_bytes);
+    mr_u64(f, "cumulative_live_bytes", s->cumulative_live);
+    mr_u64(f, "copied_bytes", s->copied);
+    mr_u64(f, "par_copied_bytes", s->par_copied);
+    mr_u64(f, "cumulative_par_max_copied_bytes", s->par_max_copied);
+    mr_dbl(f, "gc_cpu_percent", s->gc_cpu_frac);
+    mr_dbl(f, "gc_wall_percent", s->gc_wall_frac);
+    mr_u64(f, "alloc_rate", s->alloc_rate);
+    mr_dbl(f, "productivity_cpu_percent", s->prod_cpu_frac);
+    mr_dbl(f, "productivity_wall_percent", s->prod_wall_frac);
+    mr_dbl(f, "work_balance", s->work_balance > 0 ? s->work_balance : 0.0);
+    mr_u64(f, "n_capabilities", n_caps);
+    for (int g = 0; g < 2; g++) {
+#define GEN_KEY(name) (snprintf(key, sizeof key, "gen_%d_" name, g), key)
+        mr_u64(f, GEN_KEY("collections"), s->gcs[g]);
+        mr_u64(f, GEN_KEY("par_collections"), s->par_gcs[g]);
+        mr_dbl(f, GEN_KEY("cpu_seconds"), s->gc_cpu[g]);
+        mr_dbl(f, GEN_KEY("wall_seconds"), s->gc_wall[g]);
+        mr_dbl(f, GEN_KEY("max_pause_seconds"), s->max_pause[g]);
+        mr_dbl(f, GEN_KEY("avg_pause_seconds"), s->avg_pause[g]);
+#undef GEN_KEY
     }
-    uint64_t inbox_acq = 0, inbox_spins = 0, q_acq = 0, q_spins = 0, obj_acq = 0, obj_spins = 0;
-    uint64_t wakeups = 0, pushed = 0;
-    for (unsigned i = 0; i < n_caps; i++) {
-        inbox_acq += caps[i].inbox_lock.acquisitions;
-        inbox_spins += caps[i].inbox_lock.spins;
-        q_acq += caps[i].gct->queue_lock.acquisitions;
-        q_spins += caps[i].gct->queue_lock.spins;
-        obj_acq += caps[i].obj_lock_acq;
-        obj_spins += caps[i].obj_lock_spins;
-        wakeups += caps[i].gc_wakeups;
-        pushed += caps[i].threads_pushed;
+
+    /* ours */
+    mr_u64(f, "rtslab_stw_syncs", s->stw_syncs);
+    mr_dbl(f, "rtslab_stw_total_seconds", s->stw_total);
+    mr_dbl(f, "rtslab_stw_mean_seconds", s->stw_mean);
+    mr_dbl(f, "rtslab_stw_max_seconds", s->stw_max);
+    for (int k = 0; k < WAIT_NKINDS; k++) {
+        char kind[48];
+        if ((size_t)k < sizeof wait_keys / sizeof wait_keys[0]) {
+            snprintf(kind, sizeof kind, "%s", wait_keys[k]);
+        } else {
+            const char *n = sync_wait_kind_name((SyncWaitKind)k);
+            size_t j = 0;
+            for (; n[j] && j < sizeof kind - 1; j++)
+                kind[j] = (n[j] >= 'a' && n[j] <= 'z') || (n[j] >= '0' && n[j] <= '9') ? n[j] : '_';
+            kind[j] = 0;
+        }
+#define WAIT_KEY(name) (snprintf(key, sizeof key, "rtslab_barrier_%s_" name, kind), key)
+        mr_u64(f, WAIT_KEY("waits"), s->waits[k].waits);
+        mr_u64(f, WAIT_KEY("spins"), s->waits[k].spins);
+        mr_u64(f, WAIT_KEY("sleeps"), s->waits[k].sleeps);
+        mr_dbl(f, WAIT_KEY("seconds"), secs(s->waits[k].wait_ns));
+#undef WAIT_KEY
     }
-    fprintf(f, "  Spinlocks:             acquired      spins     yields\n");
-    fprintf(f, "    %-22s %12llu %10llu %10d\n", sm_lock.name,
-            (unsigned long long)sm_lock.acquisitions, (unsigned long long)sm_lock.spins, 0);
-    fprintf(f, "    %-22s %12llu %10llu %10d\n", "gc work queues", (unsigned long long)q_acq,
-            (unsigned long long)q_spins, 0);
-    fprintf(f, "    %-22s %12llu %10llu %10d\n", "inboxes", (unsigned long long)inbox_acq,
-            (unsigned long long)inbox_spins, 0);
-    fprintf(f, "    %-22s %12llu %10llu %10d\n", "mvar/thread headers", (unsigned long long)obj_acq,
-            (unsigned long long)obj_spins, 0);
-    fprintf(f, "  Idle capabilities woken for GC: %llu; threads pushed to idle capabilities: %llu\n\n",
-            (unsigned long long)wakeups, (unsigned long long)pushed);
+    for (int i = 0; i < NLOCKS; i++) {
+#define LOCK_KEY(name) (snprintf(key, sizeof key, "rtslab_lock_%s_" name, s->locks[i].key), key)
+        mr_u64(f, LOCK_KEY("acquisitions"), s->locks[i].acquisitions);
+        mr_u64(f, LOCK_KEY("spins"), s->locks[i].spins);
+        mr_u64(f, LOCK_KEY("yields"), s->locks[i].yields);
+        mr_u64(f, LOCK_KEY("sleeps"), s->locks[i].sleeps);
+#undef LOCK_KEY
+    }
+    mr_u64(f, "rtslab_idle_gc_wakeups", s->gc_wakeups);
+    mr_u64(f, "rtslab_threads_pushed", s->threads_pushed);
+    mr_u64(f, "rtslab_os_context_switches", s->vcsw + s->ivcsw);
+    mr_u64(f, "rtslab_os_voluntary_context_switches", s->vcsw);
+    mr_u64(f, "rtslab_os_involuntary_context_switches", s->ivcsw);
+    fprintf(f, " ]\n");
 }
 
 void stats_report(void)
 {
     if (!stats_out || !caps)
         return;
-    char b[40];
-    uint64_t end_ns = rts_now_ns(), end_cpu = rts_cpu_ns();
-    double init_e = (st.mut_start_ns - st.start_ns) / 1e9, init_c = (st.mut_start_cpu - st.start_cpu) / 1e9;
-    double gc_e = (st.gc_ns[0] + st.gc_ns[1]) / 1e9, gc_c = (st.gc_cpu[0] + st.gc_cpu[1]) / 1e9;
-    double tot_e = (end_ns - st.start_ns) / 1e9, tot_c = (end_cpu - st.start_cpu) / 1e9;
-    double mut_e = tot_e - init_e - gc_e, mut_c = tot_c - init_c - gc_c;
-    if (mut_e < 0) mut_e = 0;
-    if (mut_c < 0) mut_c = 0;
-    uint64_t alloc = bytes_allocated();
-    FILE *f = stats_out;
-    fprintf(f, "%16s bytes allocated in the heap\n", commas(alloc, b));
-    fprintf(f, "%16s bytes copied during GC\n", commas(st.copied, b));
-    fprintf(f, "%16s bytes maximum residency (%llu sample(s))\n", commas(st.max_live, b),
-            (unsigned long long)st.live_samples);
-    fprintf(f, "%16s MB total memory in use (0 MB lost due to fragmentation)\n\n",
-            commas(st.max_heap_blocks * BLOCK_SIZE / (1024 * 1024), b));
-    fprintf(f, "                                     Tot time (elapsed)  Avg pause  Max pause\n");
-    for (int g = 0; g < 2; g++)
-        fprintf(f, "  Gen  %d     %6llu colls, %6llu par   %6.3fs  %6.3fs     %.4fs    %.4fs\n", g,
-                (unsigned long long)st.gcs[g], (unsigned long long)st.par_gcs[g],
-                st.gc_cpu[g] / 1e9, st.gc_ns[g] / 1e9,
-                st.gcs[g] ? st.gc_ns[g] / 1e9 / (double)st.gcs[g] : 0.0, st.max_pause[g] / 1e9);
-    if (st.par_threads > 1 && st.par_max_copied)
-        fprintf(f, "\n  Parallel GC work balance: %.2f%% (serial 0%%, perfect 100%%)\n",
-                100.0 * ((double)st.par_copied / (double)st.par_max_copied - 1) / (st.par_threads - 1));
-    fprintf(f, "\n  TASKS: %u (%u bound, %u peak workers (%u total), using -N%u)\n\n",
-            n_caps + 1, 1u, n_caps, n_caps, n_caps);
-    fprintf(f, "  INIT    time  %7.3fs  (%7.3fs elapsed)\n", init_c, init_e);
-    fprintf(f, "  MUT     time  %7.3fs  (%7.3fs elapsed)\n", mut_c, mut_e);
-    fprintf(f, "  GC      time  %7.3fs  (%7.3fs elapsed)\n", gc_c, gc_e);
-    fprintf(f, "  EXIT    time  %7.3fs  (%7.3fs elapsed)\n", 0.0, 0.0);
-    fprintf(f, "  Total   time  %7.3fs  (%7.3fs elapsed)\n\n", tot_c, tot_e);
-    fprintf(f, "  Alloc rate    %s bytes per MUT second\n\n",
-            commas(mut_e > 0 ? (uint64_t)(alloc / mut_e) : 0, b));
-    fprintf(f, "  Productivity %5.1f%% of total user, %5.1f%% of total elapsed\n\n",
-            tot_c > 0 ? 100 * mut_c / tot_c : 0.0, tot_e > 0 ? 100 * mut_e / tot_e : 0.0);
-    report_sync(f);
-    if (f != stderr)
-        fclose(f);
+    Summary s;
+    summarise(&s);
+    if (rts_opts.machine_readable)
+        report_machine_readable(stats_out, &s);
+    else
+        report_summary(stats_out, &s);
+    if (stats_out != stderr)
+        fclose(stats_out);
     stats_out = NULL;
 }

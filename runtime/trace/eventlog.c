@@ -1,0 +1,189 @@
+/* The eventlog: see Note [Eventlog] in eventlog.h. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "trace/eventlog.h"
+#include "sched/capability.h"
+#include "rts/rts.h"
+
+bool trace_on;
+
+enum { REC_BEGIN, REC_END, REC_WAKE, REC_SPIN };
+enum { TRACE_BUF_RECORDS = 8192, MAX_OPEN_SPANS = 16 };
+
+typedef struct {
+    uint64_t ts;              /* ns since trace_init */
+    uint32_t rec;             /* REC_* */
+    uint32_t span;            /* SpanKind, for B/E */
+    uint64_t arg;
+    const char *name;         /* the lock of a spin record */
+} Record;
+
+typedef struct {
+    Record   recs[TRACE_BUF_RECORDS];
+    unsigned n;
+    SpanKind open[MAX_OPEN_SPANS];   /* spans begun and not yet ended, innermost last */
+    unsigned depth;
+} TraceBuf;
+
+static TraceBuf *bufs;                  /* one per capability */
+static FILE *out;
+static pthread_mutex_t out_mu = PTHREAD_MUTEX_INITIALIZER;
+static bool first_event = true;
+static uint64_t t0;
+
+static const char *span_names[SPAN_NKINDS] = {
+    "mutator", "stw request", "enter barrier", "minor GC", "major GC",
+    "gc work", "await gc threads", "leave barrier", "sleep", "idle",
+};
+
+static void emit(FILE *f, unsigned tid, const Record *r)
+{
+    fputs(first_event ? "\n " : ",\n ", f);
+    first_event = false;
+    double ts = (double)r->ts / 1e3;
+    switch (r->rec) {
+    case REC_BEGIN:
+        fprintf(f, "{\"ph\":\"B\",\"name\":\"%s\",\"pid\":1,\"tid\":%u,\"ts\":%.3f", span_names[r->span], tid, ts);
+        if (r->span == SPAN_MUTATOR)
+            fprintf(f, ",\"args\":{\"thread\":%llu}", (unsigned long long)r->arg);
+        fputc('}', f);
+        break;
+    case REC_END:
+        fprintf(f, "{\"ph\":\"E\",\"name\":\"%s\",\"pid\":1,\"tid\":%u,\"ts\":%.3f}", span_names[r->span], tid, ts);
+        break;
+    case REC_WAKE:
+        fprintf(f, "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"wake\",\"pid\":1,\"tid\":%u,\"ts\":%.3f,\"args\":{\"by\":\"%s\"}}",
+                tid, ts, r->arg == WAKE_FOR_GC ? "gc" : "work");
+        break;
+    case REC_SPIN:
+        fprintf(f, "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"spin\",\"pid\":1,\"tid\":%u,\"ts\":%.3f,\"args\":{\"lock\":\"%s\",\"spins\":%llu}}",
+                tid, ts, r->name, (unsigned long long)r->arg);
+        break;
+    }
+}
+
+/* Writes a capability's buffer out; called by its own OS thread, or at exit. */
+static void flush(unsigned no)
+{
+    TraceBuf *b = &bufs[no];
+    pthread_mutex_lock(&out_mu);
+    for (unsigned i = 0; i < b->n; i++)
+        emit(out, no, &b->recs[i]);
+    pthread_mutex_unlock(&out_mu);
+    b->n = 0;
+}
+
+static Record *next_record(unsigned *no)
+{
+    Capability *cap = my_cap;
+    if (!cap || !bufs)
+        return NULL;
+    *no = cap->no;
+    TraceBuf *b = &bufs[cap->no];
+    if (b->n == TRACE_BUF_RECORDS)
+        flush(cap->no);
+    Record *r = &b->recs[b->n++];
+    r->ts = rts_now_ns() - t0;
+    r->name = NULL;
+    r->arg = 0;
+    return r;
+}
+
+void trace_begin_slow(SpanKind k, uint64_t arg)
+{
+    unsigned no;
+    Record *r = next_record(&no);
+    if (!r) return;
+    r->rec = REC_BEGIN;
+    r->span = k;
+    r->arg = arg;
+    TraceBuf *b = &bufs[no];
+    if (b->depth < MAX_OPEN_SPANS)
+        b->open[b->depth] = k;
+    b->depth++;
+}
+
+void trace_end_slow(SpanKind k)
+{
+    unsigned no;
+    Record *r = next_record(&no);
+    if (!r) return;
+    r->rec = REC_END;
+    r->span = k;
+    if (bufs[no].depth)
+        bufs[no].depth--;
+}
+
+void trace_wake_slow(WakeReason why)
+{
+    unsigned no;
+    Record *r = next_record(&no);
+    if (!r) return;
+    r->rec = REC_WAKE;
+    r->arg = why;
+}
+
+void trace_spin(const char *lock, uint64_t spins)
+{
+    if (!trace_on)
+        return;
+    unsigned no;
+    Record *r = next_record(&no);
+    if (!r) return;
+    r->rec = REC_SPIN;
+    r->arg = spins;
+    r->name = lock;
+}
+
+void trace_init(const char *prog)
+{
+    if (!rts_opts.eventlog)
+        return;
+    char name[4096];
+    const char *file = rts_opts.eventlog_file;
+    if (!file) {
+        const char *base = strrchr(prog, '/');
+        snprintf(name, sizeof name, "%s.eventlog.json", base ? base + 1 : prog);
+        file = name;
+    }
+    out = fopen(file, "w");
+    if (!out)
+        rts_die(1, "cannot open the eventlog %s", file);
+    bufs = calloc(n_caps, sizeof *bufs);
+    if (!bufs) rts_fatal("out of memory (eventlog)");
+    t0 = rts_now_ns();
+    fputs("{\"displayTimeUnit\":\"ns\",\n \"otherData\":{\"rtslab\":\"" RTSLAB_VERSION "\"", out);
+    fprintf(out, ",\"n_caps\":%u},\n \"traceEvents\":[", n_caps);
+    for (unsigned i = 0; i < n_caps; i++) {
+        fputs(first_event ? "\n " : ",\n ", out);
+        first_event = false;
+        fprintf(out, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":%u,\"args\":{\"name\":\"cap %u\"}}", i, i);
+    }
+    trace_on = true;
+}
+
+/* With the world stopped (or one capability): every span still open is closed now. */
+void trace_exit(void)
+{
+    if (!trace_on)
+        return;
+    uint64_t now = rts_now_ns() - t0;
+    for (unsigned i = 0; i < n_caps; i++) {
+        TraceBuf *b = &bufs[i];
+        while (b->depth) {
+            if (b->n == TRACE_BUF_RECORDS)
+                flush(i);
+            b->depth--;
+            Record *r = &b->recs[b->n++];
+            *r = (Record){ .ts = now, .rec = REC_END,
+                           .span = b->depth < MAX_OPEN_SPANS ? b->open[b->depth] : SPAN_MUTATOR };
+        }
+        flush(i);
+    }
+    fputs("\n]}\n", out);
+    fclose(out);
+    out = NULL;
+    trace_on = false;
+}
