@@ -36,6 +36,8 @@ static struct {
 
 static FILE *stats_out;
 
+static double secs(uint64_t ns) { return (double)ns / 1e9; }
+
 static long major_faults(void)
 {
     struct rusage ru;
@@ -127,10 +129,10 @@ void stats_gc_done(const GcRecord *r)
         fprintf(stats_out, "%9llu %9llu %9llu %6.3f %6.3f %8.3f %8.3f %4s %4ld  (Gen: %2d)"
                            "  %5s %9.6f %9.6f %3u %8s\n",
                 (unsigned long long)(alloc - st.last_alloc), (unsigned long long)r->copied_bytes,
-                (unsigned long long)r->live_bytes, r->cpu_ns / 1e9, r->pause_ns / 1e9,
-                (rts_cpu_ns() - st.start_cpu) / 1e9, (rts_now_ns() - st.start_ns) / 1e9,
+                (unsigned long long)r->live_bytes, secs(r->cpu_ns), secs(r->pause_ns),
+                secs(rts_cpu_ns() - st.start_cpu), secs(rts_now_ns() - st.start_ns),
                 "-", faults - st.last_majflt, g,
-                r->major ? "major" : "minor", r->pause_ns / 1e9, r->stw_ns / 1e9,
+                r->major ? "major" : "minor", secs(r->pause_ns), secs(r->stw_ns),
                 r->gc_threads, balbuf);
         st.last_alloc = alloc;
         st.last_majflt = faults;
@@ -191,8 +193,6 @@ typedef struct {
     uint64_t gc_wakeups, threads_pushed;
     uint64_t vcsw, ivcsw;
 } Summary;
-
-static double secs(uint64_t ns) { return (double)ns / 1e9; }
 
 static void summarise(Summary *s)
 {
