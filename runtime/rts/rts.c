@@ -100,7 +100,9 @@ void rts_exit(int status)
     if (cap && n_caps > 1 && !stw_is_leader(cap)) {
         while (!stw_try_lead(cap, SYNC_EXIT))
             stw_follow(cap);
+        trace_begin(SPAN_STW_REQUEST, 0);
         stw_stop_all(cap);
+        trace_end(SPAN_STW_REQUEST);
     }
     timer_stop();
     trace_exit();
