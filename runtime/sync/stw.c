@@ -91,11 +91,13 @@ void stw_await_gc_threads(unsigned n_followers)
     sync_wait(&stw.done, count_reached, &c, WAIT_GC_DONE);
 }
 
+/* The sync ends (kind NONE) before `released` is published: a follower that sees itself
+ * released must not find the same sync still pending and follow it a second time. */
 void stw_release(void)
 {
     uint32_t w = load(&stw.word);
-    __atomic_store_n(&stw.released, w >> 2, __ATOMIC_RELEASE);
     __atomic_store_n(&stw.word, w & ~3u, __ATOMIC_RELEASE);
+    __atomic_store_n(&stw.released, w >> 2, __ATOMIC_RELEASE);
     sync_wake(&stw.released);
 }
 
@@ -112,7 +114,7 @@ void stw_follow(Capability *cap)
     uint32_t w = load(&stw.word);
     SyncKind kind = (SyncKind)(w & 3);
     uint32_t epoch = w >> 2;
-    if (kind == SYNC_NONE)
+    if (kind == SYNC_NONE || load(&cap->stw_arrived) == epoch)
         return;
     bool in_mutator = cap->current != RTS_FALSE;
     if (in_mutator)
