@@ -12,6 +12,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/resource.h>
 #include <stdlib.h>
 #include <time.h>
 #include "rtslab.h"
@@ -67,6 +68,28 @@ static inline unsigned long long bench_arg(int argc, char **argv, int i, unsigne
     default: break;
     }
     if (*end || n == 0) {
+        fprintf(stderr, "%s: bad count '%s'\n", argv[0], argv[i]);
+        exit(2);
+    }
+    return n;
+}
+
+/* Process CPU time (user + system), ns. */
+static inline uint64_t bench_cpu_ns(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000u
+         + (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000u;
+}
+
+/* A plain positive count from argv[i] (no suffix, at most 2^24), or dflt when absent. */
+static inline unsigned long long bench_count(int argc, char **argv, int i, unsigned long long dflt)
+{
+    if (argc <= i) return dflt;
+    char *end;
+    unsigned long long n = strtoull(argv[i], &end, 10);
+    if (*end || n == 0 || n > (1ull << 24)) {
         fprintf(stderr, "%s: bad count '%s'\n", argv[0], argv[i]);
         exit(2);
     }

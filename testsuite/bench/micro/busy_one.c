@@ -21,25 +21,7 @@ enum { ITER_BYTES = 18 * sizeof(Value), CHUNK = 4096 };
 static unsigned long long total_bytes = 2000ull << 20;
 static long bad;
 
-static uint64_t cpu_now_ns(void)
-{
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000u
-         + (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000u;
-}
 
-static unsigned long long arg_count(int argc, char **argv, int i, unsigned long long dflt)
-{
-    if (argc <= i) return dflt;
-    char *end;
-    unsigned long long n = strtoull(argv[i], &end, 10);
-    if (*end || n == 0 || n > (1ull << 24)) {
-        fprintf(stderr, "%s: bad count '%s'\n", argv[0], argv[i]);
-        exit(2);
-    }
-    return n;
-}
 
 /* --- the busy thread ---------------------------------------------------------------------- */
 
@@ -101,7 +83,7 @@ static RtsStep main_code(RtsCap *cap)
         bench_info_u("alloc_area", (unsigned long long)rts_options()->alloc_area);
         rts_gc(cap, true);
         rts_get_stats(&s0);
-        c0 = cpu_now_ns();
+        c0 = bench_cpu_ns();
         t0 = bench_now_ns();
         Value t = rts_thread_new(cap, busy, W_NSLOTS);
         rts_set_slot(cap, M_T, t);
@@ -112,7 +94,7 @@ static RtsStep main_code(RtsCap *cap)
         return RTS_BLOCK;
     if (rts_thread_killed(rts_slot(cap, M_T)))
         bad++;
-    uint64_t t1 = bench_now_ns(), c1 = cpu_now_ns();
+    uint64_t t1 = bench_now_ns(), c1 = bench_cpu_ns();
     RtsStats s1;
     rts_get_stats(&s1);
     bench_info_u("ran_on_cap", (unsigned long long)rts_fixnum_val(rts_result(cap)));
@@ -130,7 +112,7 @@ static RtsStep main_code(RtsCap *cap)
 int main(int argc, char **argv)
 {
     rts_init(&argc, &argv);
-    total_bytes = arg_count(argc, argv, 1, 2000) << 20;
+    total_bytes = bench_count(argc, argv, 1, 2000) << 20;
     rts_run_main(main_code, M_NSLOTS);
     if (bad)
         fprintf(stderr, "busy_one: %ld checks failed\n", bad);

@@ -25,26 +25,7 @@ static unsigned long long total_bytes = 4000ull << 20;
 static unsigned long long n_workers;             /* 0: one per capability */
 static long bad;
 
-static uint64_t cpu_now_ns(void)
-{
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000u
-         + (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000u;
-}
 
-/* A plain positive count from argv[i] (no suffix), or dflt when absent. */
-static unsigned long long arg_count(int argc, char **argv, int i, unsigned long long dflt)
-{
-    if (argc <= i) return dflt;
-    char *end;
-    unsigned long long n = strtoull(argv[i], &end, 10);
-    if (*end || n == 0 || n > (1ull << 24)) {
-        fprintf(stderr, "%s: bad count '%s'\n", argv[0], argv[i]);
-        exit(2);
-    }
-    return n;
-}
 
 /* --- worker ------------------------------------------------------------------------------ */
 
@@ -110,7 +91,7 @@ static RtsStep main_code(RtsCap *cap)
         bench_info_u("alloc_area", (unsigned long long)rts_options()->alloc_area);
         rts_gc(cap, true);                           /* start from a settled heap */
         rts_get_stats(&s0);
-        c0 = cpu_now_ns();
+        c0 = bench_cpu_ns();
         t0 = bench_now_ns();
         rts_set_slot(cap, M_T, rts_make_vector(cap, w, RTS_FALSE));
         for (size_t i = 0; i < w; i++) {
@@ -129,7 +110,7 @@ static RtsStep main_code(RtsCap *cap)
         if (rts_thread_killed(rts_field(rts_slot(cap, M_T), (size_t)i)))
             bad++;
     }
-    uint64_t t1 = bench_now_ns(), c1 = cpu_now_ns();
+    uint64_t t1 = bench_now_ns(), c1 = bench_cpu_ns();
     RtsStats s1;
     rts_get_stats(&s1);
     bench_metric("simple_alloc_elapsed", (double)(t1 - t0) / 1e6, "ms");
@@ -148,8 +129,8 @@ static RtsStep main_code(RtsCap *cap)
 int main(int argc, char **argv)
 {
     rts_init(&argc, &argv);
-    total_bytes = arg_count(argc, argv, 1, 4000) << 20;
-    n_workers = arg_count(argc, argv, 2, rts_n_caps());
+    total_bytes = bench_count(argc, argv, 1, 4000) << 20;
+    n_workers = bench_count(argc, argv, 2, rts_n_caps());
     rts_run_main(main_code, M_NSLOTS);
     if (bad)
         fprintf(stderr, "simple_alloc: %ld checks failed\n", bad);

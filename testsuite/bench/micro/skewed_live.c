@@ -33,25 +33,7 @@ static long bad;
 static int keeper_done;                /* atomic: the churner stops when set */
 static uint64_t churn_iters;
 
-static uint64_t cpu_now_ns(void)
-{
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000u
-         + (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000u;
-}
 
-static unsigned long long arg_count(int argc, char **argv, int i, unsigned long long dflt)
-{
-    if (argc <= i) return dflt;
-    char *end;
-    unsigned long long n = strtoull(argv[i], &end, 10);
-    if (*end || n == 0 || n > (1ull << 24)) {
-        fprintf(stderr, "%s: bad count '%s'\n", argv[0], argv[i]);
-        exit(2);
-    }
-    return n;
-}
 
 static void fail(const char *what)
 {
@@ -186,7 +168,7 @@ static RtsStep main_code(RtsCap *cap)
         bench_info_u("steps", n_steps);
         rts_gc(cap, true);
         rts_get_stats(&s0);
-        c0 = cpu_now_ns();
+        c0 = bench_cpu_ns();
         t0 = bench_now_ns();
         Value k = rts_thread_new(cap, keeper, K_NSLOTS);
         rts_set_slot(cap, M_K, k);
@@ -207,7 +189,7 @@ static RtsStep main_code(RtsCap *cap)
     bench_info_u("churner_cap", (unsigned long long)rts_fixnum_val(rts_result(cap)));
     if (rts_thread_killed(rts_slot(cap, M_K)) || rts_thread_killed(rts_slot(cap, M_C)))
         fail("a thread was killed");
-    uint64_t t1 = bench_now_ns(), c1 = cpu_now_ns();
+    uint64_t t1 = bench_now_ns(), c1 = bench_cpu_ns();
     RtsStats s1;
     rts_get_stats(&s1);
     bench_metric("skewed_live_elapsed", (double)(t1 - t0) / 1e6, "ms");
@@ -228,9 +210,9 @@ static RtsStep main_code(RtsCap *cap)
 int main(int argc, char **argv)
 {
     rts_init(&argc, &argv);
-    live_mb = arg_count(argc, argv, 1, live_mb);
-    n_steps = arg_count(argc, argv, 2, n_steps);
-    n_trees = arg_count(argc, argv, 3, n_trees);
+    live_mb = bench_count(argc, argv, 1, live_mb);
+    n_steps = bench_count(argc, argv, 2, n_steps);
+    n_trees = bench_count(argc, argv, 3, n_trees);
     uint64_t leaves = (live_mb << 20) / n_trees / LEAF_BYTES;
     if (leaves < 2) {
         fprintf(stderr, "skewed_live: %llu MiB is too little for %llu trees\n", live_mb, n_trees);
