@@ -13,7 +13,6 @@
  * it is joined), the process CPU time (user + system, all OS threads) over the same span, the
  * bytes allocated, the GCs and the total GC pause (rts_get_stats deltas). The number of idle
  * capabilities woken for GC is in the -s summary. Exits 1 if a check failed. */
-#include <sys/resource.h>
 #include "bench.h"
 
 enum { ITER_BYTES = 18 * sizeof(Value), CHUNK = 4096 };

@@ -16,7 +16,6 @@
  * bytes allocated and the GCs it caused (rts_get_stats deltas), and the total GC pause.
  * Exits 1 if a check failed. */
 #include <string.h>
-#include <sys/resource.h>
 #include "bench.h"
 
 enum { ITER_BYTES = 18 * sizeof(Value), CHUNK = 4096 };

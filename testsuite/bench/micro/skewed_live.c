@@ -22,7 +22,6 @@
  * Prints (bench.h conventions) the elapsed time of the keeper's work, the process CPU time,
  * the churner's allocation, GCs, GC pauses and bytes copied (rts_get_stats deltas). The work
  * balance and stop-the-world times are in the -s summary. Exits 1 if a check failed. */
-#include <sys/resource.h>
 #include "bench.h"
 
 enum { LEAF_BYTES = 6 * sizeof(Value), CHUNK = 4096 };
