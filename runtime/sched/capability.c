@@ -1,5 +1,6 @@
 /* Capabilities: initialisation, waking, handing threads over, object locks. */
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <string.h>
 #include <time.h>
 #include "sched/thread.h"
@@ -25,6 +26,16 @@ void cap_init(Capability *cap, unsigned no)
     pthread_condattr_destroy(&attr);
     sm_cap_init(cap);
     gc_thread_init(cap);
+    /* Reserved, not committed: pages are touched only as the stack of local roots grows. */
+    void *lr = mmap(NULL, CAP_LROOTS_MAX * sizeof(Value), PROT_READ | PROT_WRITE,
+                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (lr == MAP_FAILED) rts_fatal("cannot reserve the local roots of capability %u", no);
+    cap->lroots = lr;
+}
+
+void cap_lroots_overflow(Capability *cap)
+{
+    rts_thread_error(cap, "too many local roots (over %zu values held by C code)", CAP_LROOTS_MAX);
 }
 
 unsigned rts_cap_no(Capability *cap) { return cap->no; }

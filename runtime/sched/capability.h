@@ -27,6 +27,7 @@
 #include "sync/spinlock.h"
 
 #define CAP_SAVE_MAX 8
+#define CAP_LROOTS_MAX ((size_t)1 << 21)   /* 16 MiB of address space, touched as used */
 
 typedef struct Capability Capability;
 struct GCThread;
@@ -65,6 +66,11 @@ struct Capability {
 
     Value    save[CAP_SAVE_MAX];  /* values an allocating call protects across a GC */
     unsigned nsave;
+    /* Local roots: a stack of Values that C code (the language layer's primitives) keeps
+     * across allocations; reserved once (CAP_LROOTS_MAX) so it never moves, and so a pointer
+     * into it stays valid while the GC updates what it holds. */
+    Value   *lroots;
+    size_t   nlroots;
 
     uint32_t stw_arrived;      /* epoch of the last stop-the-world sync it arrived at */
     struct GCThread *gct;      /* this capability's GC thread state */
@@ -94,5 +100,19 @@ void cap_send_thread(Capability *from, Capability *to, Value t);
 /* Locks on a heap object's header (MVars, threads); never held across a safe point. */
 void obj_lock(Capability *cap, Value obj);
 void obj_unlock(Value obj);
+
+/* Local roots (see the lroots field): push returns the slot, which the GC keeps current;
+ * release pops back to a mark taken before. */
+void cap_lroots_overflow(Capability *cap) __attribute__((noreturn));
+static inline size_t cap_lroots_mark(Capability *cap) { return cap->nlroots; }
+static inline Value *cap_lroot(Capability *cap, Value v)
+{
+    if (__builtin_expect(cap->nlroots == CAP_LROOTS_MAX, 0))
+        cap_lroots_overflow(cap);
+    Value *p = &cap->lroots[cap->nlroots++];
+    *p = v;
+    return p;
+}
+static inline void cap_lroots_release(Capability *cap, size_t mark) { cap->nlroots = mark; }
 
 #endif

@@ -57,6 +57,7 @@ static void run_thread(Capability *cap, Value t)
     if (setjmp(exit_point)) {                   /* rts_thread_error: the thread dies */
         trace_end(SPAN_MUTATOR);
         cap->nsave = 0;
+        cap->nlroots = 0;
         if (cap->current == main_thread)
             rts_exit(1);
         tso_set(cap, cap->current, TSO_RESULT, RTS_FALSE);

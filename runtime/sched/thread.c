@@ -10,7 +10,6 @@ Value main_thread = RTS_FALSE;
 int main_finished;
 static intptr_t next_thread_id = 1;
 
-static inline Value  code_value(RtsCode code) { return rts_fixnum((intptr_t)(uintptr_t)code); }
 static inline RtsCode value_code(Value v)     { return (RtsCode)(uintptr_t)rts_fixnum_val(v); }
 static inline Value  cur_stack(Capability *cap) { return tso_stack(cap->current); }
 
@@ -110,7 +109,7 @@ RtsCode thread_top_code(Value t)
 /* --- frames on the current thread's stack --------------------------------------------- */
 
 /* Replaces the current thread's stack by one at least twice as big holding `need` slots. */
-static Value grow_stack(Capability *cap, size_t need)
+Value thread_grow_stack(Capability *cap, size_t need)
 {
     Value s = cur_stack(cap);
     size_t slots = stack_capacity(s);
@@ -134,7 +133,7 @@ void rts_push_frame(Capability *cap, RtsCode code, size_t nslots)
     Value s = cur_stack(cap);
     size_t need = stack_sp(s) + nslots + 2;
     if (need > stack_capacity(s))
-        s = grow_stack(cap, need);
+        s = thread_grow_stack(cap, need);
     push_frame_on(s, code, nslots);
 }
 

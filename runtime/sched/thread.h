@@ -35,6 +35,8 @@ enum {
     TSO_JOINERS,      /* threads waiting for this one to finish */
     TSO_WAKE_TIME,    /* fixnum, ns on the monotonic clock, when sleeping */
     TSO_CAP,          /* fixnum: the owning capability */
+    TSO_HANDLERS,     /* the language layer's dynamic state: exception handlers... */
+    TSO_WINDERS,      /* ...and dynamic-wind entries (runtime/scheme/); RTS_FALSE initially */
     TSO_NFIELDS
 };
 
@@ -67,6 +69,12 @@ static inline void tso_set_status(Capability *cap, Value t, ThreadStatus s)
 void thread_dirty(Capability *cap, Value t);
 /* The code of the top frame, or NULL when the stack is empty. */
 RtsCode thread_top_code(Value t);
+/* A frame's code word (Note [Stack layout]). */
+static inline Value code_value(RtsCode code) { return rts_fixnum((intptr_t)(uintptr_t)code); }
+/* Replaces the current thread's stack by one at least twice as big with room for `need`
+ * slots, and returns it; may GC. Beyond -K it kills the thread ("stack overflow"). Code
+ * that pushes its own frames (the Scheme VM) calls it when a frame does not fit. */
+Value thread_grow_stack(Capability *cap, size_t need);
 
 /* Queues of threads linked through TSO_LINK. */
 void  runq_push(Capability *cap, Value t);

@@ -36,6 +36,8 @@ static void for_each_cap_root(Capability *c, void (*f)(Value *root, void *env), 
     f(&c->inbox_tl, env);
     for (unsigned k = 0; k < c->nsave; k++)
         f(&c->save[k], env);
+    for (size_t k = 0; k < c->nlroots; k++)
+        f(&c->lroots[k], env);
 }
 
 /* Every root slot outside the heap: the capabilities', the main thread, registered C

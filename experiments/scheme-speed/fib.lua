@@ -1,0 +1,6 @@
+-- fib 30, naive doubly recursive (the same algorithm as fib.scm).
+local function fib(n)
+  if n < 2 then return n end
+  return fib(n - 1) + fib(n - 2)
+end
+print(fib(30))

@@ -1,0 +1,678 @@
+/* The expander: derived forms to the core forms the compiler knows.
+ *
+ * Core forms (what sch_expand returns, recursively):
+ *   constants, (quote d), variable references,
+ *   (if c t e), (define v e), (set! v e), (begin e ...) with at least one e,
+ *   (lambda formals body) with one body expression,
+ *   (let ((v e) ...) body), (letrec* ((v e) ...) body), applications.
+ * A body's internal definitions become a letrec*. Temporaries the expansions introduce are
+ * named " t<n>" (a name no program can write), and they call library procedures through
+ * %-prefixed aliases (%memv, %cons, ...) that programs do not redefine; the expander is not
+ * hygienic otherwise (a local variable named like a special form shadows nothing).
+ */
+#include <setjmp.h>
+#include <stdio.h>
+#include "scheme/vm.h"
+
+typedef struct Ex {
+    DArena *a;
+    SchCompileError *err;
+    const char *file;
+    jmp_buf fail;
+    int line, col;              /* the position of the form being expanded */
+} Ex;
+
+static const char *S_quote, *S_quasiquote, *S_unquote, *S_unquote_splicing, *S_lambda,
+    *S_define, *S_set, *S_if, *S_begin, *S_let, *S_letstar, *S_letrec, *S_letrecstar,
+    *S_and, *S_or, *S_when, *S_unless, *S_cond, *S_case, *S_else, *S_arrow, *S_do,
+    *S_define_record_type, *S_delay, *S_delay_force, *S_make_promise_lazy, *S_guard,
+    *S_let_values, *S_letstar_values, *S_define_values, *S_receive, *S_case_lambda,
+    *S_parameterize, *S_import, *S_assert, *S_dot3, *S_define_syntax;
+
+static void init_names(void)
+{
+    if (S_quote) return;
+#define N(var, text) var = datum_intern(text, sizeof text - 1)
+    N(S_quote, "quote"); N(S_quasiquote, "quasiquote"); N(S_unquote, "unquote");
+    N(S_unquote_splicing, "unquote-splicing"); N(S_lambda, "lambda"); N(S_define, "define");
+    N(S_set, "set!"); N(S_if, "if"); N(S_begin, "begin"); N(S_let, "let");
+    N(S_letstar, "let*"); N(S_letrec, "letrec"); N(S_letrecstar, "letrec*"); N(S_and, "and");
+    N(S_or, "or"); N(S_when, "when"); N(S_unless, "unless"); N(S_cond, "cond");
+    N(S_case, "case"); N(S_else, "else"); N(S_arrow, "=>"); N(S_do, "do");
+    N(S_define_record_type, "define-record-type"); N(S_delay, "delay");
+    N(S_delay_force, "delay-force"); N(S_make_promise_lazy, "make-promise");
+    N(S_guard, "guard"); N(S_let_values, "let-values"); N(S_letstar_values, "let*-values");
+    N(S_define_values, "define-values"); N(S_receive, "receive");
+    N(S_case_lambda, "case-lambda"); N(S_parameterize, "parameterize");
+    N(S_import, "import"); N(S_assert, "assert"); N(S_dot3, "..."); N(S_define_syntax, "define-syntax");
+#undef N
+}
+
+static void __attribute__((noreturn)) fail(Ex *x, const Datum *at, const char *fmt, const char *what)
+{
+    int line = at && at->line ? at->line : x->line, col = at && at->line ? at->col : x->col;
+    char msg[200];
+    snprintf(msg, sizeof msg, fmt, what);
+    snprintf(x->err->msg, sizeof x->err->msg, "%s:%d:%d: %s", x->file, line, col, msg);
+    longjmp(x->fail, 1);
+}
+
+/* --- building datums ---------------------------------------------------------------------------- */
+
+static Datum *sym(Ex *x, const char *interned)
+{
+    Datum *d = datum_new(x->a, D_SYM, x->line, x->col);
+    d->u.sym = interned;
+    return d;
+}
+static Datum *isym(Ex *x, const char *text) { return sym(x, datum_intern(text, strlen(text))); }
+
+static Datum *cons(Ex *x, Datum *a, Datum *b)
+{
+    Datum *d = datum_new(x->a, D_PAIR, x->line, x->col);
+    d->u.pair.car = a;
+    d->u.pair.cdr = b;
+    return d;
+}
+static Datum *list1(Ex *x, Datum *a) { return cons(x, a, DNIL); }
+static Datum *list2(Ex *x, Datum *a, Datum *b) { return cons(x, a, list1(x, b)); }
+static Datum *list3(Ex *x, Datum *a, Datum *b, Datum *c) { return cons(x, a, list2(x, b, c)); }
+static Datum *list4(Ex *x, Datum *a, Datum *b, Datum *c, Datum *d) { return cons(x, a, list3(x, b, c, d)); }
+
+static Datum *gensym(Ex *x)
+{
+    static unsigned long counter;
+    char buf[32];
+    snprintf(buf, sizeof buf, " t%lu", __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED));
+    return isym(x, buf);
+}
+
+static Datum *quote(Ex *x, Datum *d) { return list2(x, sym(x, S_quote), d); }
+static Datum *seq(Ex *x, Datum *forms)       /* a list of forms as one expression */
+{
+    if (forms == DNIL) return DUNSPEC;
+    if (dcdr(forms) == DNIL) return dcar(forms);
+    return cons(x, sym(x, S_begin), forms);
+}
+
+static Datum *append2(Ex *x, Datum *l1, Datum *l2)
+{
+    if (l1 == DNIL) return l2;
+    return cons(x, dcar(l1), append2(x, dcdr(l1), l2));
+}
+
+/* Checks that d is a proper list of at least min elements. */
+static size_t need_list(Ex *x, Datum *d, size_t min, const char *what)
+{
+    size_t n = datum_list_length(d);
+    if (n == (size_t)-1 || n < min)
+        fail(x, d, "%s: bad syntax", what);
+    return n;
+}
+
+/* --- the expander ---------------------------------------------------------------------------------- */
+
+static Datum *expand(Ex *x, Datum *d);
+static Datum *expand_body(Ex *x, Datum *forms, const Datum *at);
+
+static Datum *expand_list(Ex *x, Datum *l)
+{
+    if (l == DNIL) return DNIL;
+    Datum *h = expand(x, dcar(l));
+    return cons(x, h, expand_list(x, dcdr(l)));
+}
+
+static bool is_formals(const Datum *f)
+{
+    for (; f->kind == D_PAIR; f = dcdr(f))
+        if (dcar(f)->kind != D_SYM) return false;
+    return f->kind == D_NIL || f->kind == D_SYM;
+}
+
+static Datum *make_lambda(Ex *x, Datum *formals, Datum *body, const Datum *at)
+{
+    if (!is_formals(formals))
+        fail(x, formals, "%s: bad parameter list", "lambda");
+    return list3(x, sym(x, S_lambda), formals, expand_body(x, body, at));
+}
+
+/* Bindings ((v e) ...): checks them. */
+static void check_bindings(Ex *x, Datum *b, const char *what)
+{
+    if (datum_list_length(b) == (size_t)-1) fail(x, b, "%s: bad bindings", what);
+    for (; b != DNIL; b = dcdr(b)) {
+        Datum *e = dcar(b);
+        size_t n = datum_list_length(e);
+        if ((n != 2 && n != 1) || dcar(e)->kind != D_SYM)
+            fail(x, e, "%s: bad binding", what);
+    }
+}
+static Datum *binding_init(Datum *b) { return dcdr(b) == DNIL ? DUNSPEC : dcar(dcdr(b)); }
+
+static Datum *expand_bindings(Ex *x, Datum *b)
+{
+    if (b == DNIL) return DNIL;
+    Datum *e = dcar(b);
+    Datum *nb = list2(x, dcar(e), expand(x, binding_init(e)));
+    return cons(x, nb, expand_bindings(x, dcdr(b)));
+}
+
+/* (let name ((v e) ...) body): ((letrec* ((name (lambda (v ...) body))) name) e ...) */
+static Datum *named_let(Ex *x, Datum *name, Datum *bindings, Datum *body, const Datum *at)
+{
+    check_bindings(x, bindings, "let");
+    Datum *vars = DNIL, **vt = &vars, *inits = DNIL, **it = &inits;
+    for (Datum *b = bindings; b != DNIL; b = dcdr(b)) {
+        *vt = cons(x, dcar(dcar(b)), DNIL); vt = &(*vt)->u.pair.cdr;
+        *it = cons(x, expand(x, binding_init(dcar(b))), DNIL); it = &(*it)->u.pair.cdr;
+    }
+    Datum *lam = make_lambda(x, vars, body, at);
+    Datum *rec = list3(x, sym(x, S_letrecstar), list1(x, list2(x, name, lam)), name);
+    return cons(x, rec, inits);
+}
+
+static Datum *expand_cond(Ex *x, Datum *clauses)
+{
+    if (clauses == DNIL) return DUNSPEC;
+    Datum *c = dcar(clauses);
+    if (need_list(x, c, 1, "cond") && datum_is_sym(dcar(c), S_else)) {
+        if (dcdr(clauses) != DNIL) fail(x, c, "%s: else must be the last clause", "cond");
+        return expand(x, seq(x, dcdr(c)));
+    }
+    Datum *rest = expand_cond(x, dcdr(clauses));
+    Datum *test = expand(x, dcar(c));
+    if (dcdr(c) == DNIL) {                          /* (test): its value if true */
+        Datum *t = gensym(x);
+        return list3(x, sym(x, S_let), list1(x, list2(x, t, test)),
+                     list4(x, sym(x, S_if), t, t, rest));
+    }
+    if (datum_is_sym(dcar(dcdr(c)), S_arrow)) {     /* (test => f) */
+        if (need_list(x, c, 3, "cond") != 3) fail(x, c, "%s: bad => clause", "cond");
+        Datum *t = gensym(x);
+        Datum *call = list2(x, expand(x, dcar(dcdr(dcdr(c)))), t);
+        return list3(x, sym(x, S_let), list1(x, list2(x, t, test)),
+                     list4(x, sym(x, S_if), t, call, rest));
+    }
+    return list4(x, sym(x, S_if), test, expand(x, seq(x, dcdr(c))), rest);
+}
+
+static bool eq_comparable(const Datum *d)
+{
+    return d->kind == D_SYM || d->kind == D_FIX || d->kind == D_CHAR || d->kind == D_BOOL
+        || d->kind == D_NIL;
+}
+
+static Datum *case_body(Ex *x, Datum *body, Datum *key)
+{
+    if (body != DNIL && datum_is_sym(dcar(body), S_arrow)) {
+        if (datum_list_length(body) != 2) fail(x, body, "%s: bad => clause", "case");
+        return list2(x, expand(x, dcar(dcdr(body))), key);
+    }
+    return expand(x, seq(x, body));
+}
+
+static Datum *expand_case_clauses(Ex *x, Datum *clauses, Datum *key)
+{
+    if (clauses == DNIL) return DUNSPEC;
+    Datum *c = dcar(clauses);
+    need_list(x, c, 2, "case");
+    if (datum_is_sym(dcar(c), S_else))
+        return case_body(x, dcdr(c), key);
+    Datum *data = dcar(c);
+    if (datum_list_length(data) == (size_t)-1) fail(x, data, "%s: bad clause", "case");
+    Datum *test;
+    if (data != DNIL && dcdr(data) == DNIL && eq_comparable(dcar(data)))
+        test = list3(x, isym(x, "eq?"), key, quote(x, dcar(data)));
+    else
+        test = list3(x, isym(x, "%memv"), key, quote(x, data));
+    return list4(x, sym(x, S_if), test, case_body(x, dcdr(c), key),
+                 expand_case_clauses(x, dcdr(clauses), key));
+}
+
+static Datum *qq(Ex *x, Datum *d, int depth);
+
+static bool has_unquote(const Datum *d)
+{
+    if (d->kind == D_VEC) {
+        for (size_t i = 0; i < d->u.vec.n; i++)
+            if (has_unquote(d->u.vec.items[i])) return true;
+        return false;
+    }
+    for (; d->kind == D_PAIR; d = dcdr(d)) {
+        const Datum *h = dcar(d);
+        if (datum_is_sym(h, S_unquote) || datum_is_sym(h, S_unquote_splicing)) return true;
+        if (has_unquote(h)) return true;
+    }
+    return false;
+}
+
+static Datum *qq(Ex *x, Datum *d, int depth)
+{
+    if (!has_unquote(d) && !(d->kind == D_PAIR && datum_is_sym(dcar(d), S_quasiquote)))
+        return quote(x, d);
+    if (d->kind == D_VEC) {
+        Datum *l = DNIL;
+        for (size_t i = d->u.vec.n; i-- > 0;)
+            l = cons(x, d->u.vec.items[i], l);
+        return list2(x, isym(x, "%list->vector"), qq(x, l, depth));
+    }
+    if (d->kind != D_PAIR) return quote(x, d);
+    Datum *h = dcar(d);
+    if (datum_is_sym(h, S_unquote) && datum_list_length(d) == 2) {
+        if (depth == 1) return expand(x, dcar(dcdr(d)));
+        return list3(x, isym(x, "%list"), quote(x, h), qq(x, dcar(dcdr(d)), depth - 1));
+    }
+    if (datum_is_sym(h, S_quasiquote) && datum_list_length(d) == 2)
+        return list3(x, isym(x, "%list"), quote(x, h), qq(x, dcar(dcdr(d)), depth + 1));
+    if (h->kind == D_PAIR && datum_is_sym(dcar(h), S_unquote_splicing) && datum_list_length(h) == 2) {
+        Datum *rest = qq(x, dcdr(d), depth);
+        if (depth == 1)
+            return list3(x, isym(x, "%append"), expand(x, dcar(dcdr(h))), rest);
+        Datum *inner = list3(x, isym(x, "%list"), quote(x, dcar(h)), qq(x, dcar(dcdr(h)), depth - 1));
+        return list3(x, isym(x, "%cons"), inner, rest);
+    }
+    return list3(x, isym(x, "%cons"), qq(x, h, depth), qq(x, dcdr(d), depth));
+}
+
+/* (define-record-type name (ctor field ...) pred (field accessor [modifier]) ...) */
+static Datum *record_type(Ex *x, Datum *d)
+{
+    need_list(x, d, 3, "define-record-type");
+    Datum *name = dcar(dcdr(d)), *ctor = dcar(dcdr(dcdr(d))), *pred = dcar(dcdr(dcdr(dcdr(d))));
+    Datum *fields = dcdr(dcdr(dcdr(dcdr(d))));
+    if (name->kind == D_PAIR) name = dcar(name);          /* (name extra ...) in some dialects */
+    if (name->kind != D_SYM) fail(x, d, "%s: bad type name", "define-record-type");
+    Datum *fnames = DNIL, **ft = &fnames;
+    size_t nf = 0;
+    for (Datum *f = fields; f != DNIL; f = dcdr(f), nf++) {
+        Datum *spec = dcar(f);
+        if (spec->kind == D_SYM) spec = list1(x, spec);
+        size_t n = datum_list_length(spec);
+        if (n == (size_t)-1 || n < 1 || n > 3 || dcar(spec)->kind != D_SYM)
+            fail(x, spec, "%s: bad field", "define-record-type");
+        *ft = cons(x, dcar(spec), DNIL);
+        ft = &(*ft)->u.pair.cdr;
+    }
+    Datum *defs = DNIL, **dt = &defs;
+#define ADD(form) do { *dt = cons(x, (form), DNIL); dt = &(*dt)->u.pair.cdr; } while (0)
+    ADD(list3(x, sym(x, S_define), name,
+              list3(x, isym(x, "%make-rtd"), quote(x, name), quote(x, fnames))));
+    if (ctor->kind == D_SYM) {                               /* a bare name: every field */
+        ctor = cons(x, ctor, fnames);
+    }
+    if (ctor->kind == D_PAIR) {
+        Datum *cargs = dcdr(ctor);
+        if (!is_formals(cargs) || datum_list_length(cargs) == (size_t)-1)
+            fail(x, ctor, "%s: bad constructor", "define-record-type");
+        Datum *vals = DNIL, **vt = &vals;
+        for (Datum *f = fnames; f != DNIL; f = dcdr(f)) {
+            Datum *v = DFALSE;
+            for (Datum *c = cargs; c != DNIL; c = dcdr(c))
+                if (dcar(c)->u.sym == dcar(f)->u.sym) v = dcar(c);
+            *vt = cons(x, v, DNIL);
+            vt = &(*vt)->u.pair.cdr;
+        }
+        Datum *body = cons(x, isym(x, "%record"), cons(x, name, vals));
+        ADD(list3(x, sym(x, S_define), dcar(ctor), list3(x, sym(x, S_lambda), cargs, body)));
+    }
+    if (pred->kind == D_SYM) {
+        Datum *o = gensym(x);
+        ADD(list3(x, sym(x, S_define), pred,
+                  list3(x, sym(x, S_lambda), list1(x, o), list3(x, isym(x, "%record?"), o, name))));
+    }
+    size_t i = 0;
+    for (Datum *f = fields; f != DNIL; f = dcdr(f), i++) {
+        Datum *spec = dcar(f);
+        if (spec->kind != D_PAIR) continue;
+        Datum *acc = dcdr(spec) != DNIL ? dcar(dcdr(spec)) : NULL;
+        Datum *mod = acc && dcdr(dcdr(spec)) != DNIL ? dcar(dcdr(dcdr(spec))) : NULL;
+        Datum *o = gensym(x), *v = gensym(x);
+        if (acc) {
+            Datum *call = cons(x, isym(x, "%record-ref"),
+                               list4(x, o, name, datum_fix(x->a, (intptr_t)i), quote(x, acc)));
+            ADD(list3(x, sym(x, S_define), acc, list3(x, sym(x, S_lambda), list1(x, o), call)));
+        }
+        if (mod) {
+            Datum *call = cons(x, isym(x, "%record-set!"),
+                               cons(x, o, list4(x, name, datum_fix(x->a, (intptr_t)i), v, quote(x, mod))));
+            ADD(list3(x, sym(x, S_define), mod, list3(x, sym(x, S_lambda), list2(x, o, v), call)));
+        }
+    }
+#undef ADD
+    (void)nf;
+    return expand(x, cons(x, sym(x, S_begin), defs));
+}
+
+/* (guard (var clause ...) body ...), after R7RS's definition but re-raising from the
+ * guard's own context when no clause matches (call/cc is escape-only):
+ *   ((%call/cc-guard (lambda (k) (with-exception-handler
+ *        (lambda (c) (k (lambda () (let ((var c)) (cond clause ... (else (raise-continuable c)))))))
+ *        (lambda () (call-with-values (lambda () body ...) (lambda vs (k (lambda () (apply values vs))))))))))) */
+static Datum *guard(Ex *x, Datum *d)
+{
+    need_list(x, d, 2, "guard");
+    Datum *spec = dcar(dcdr(d)), *body = dcdr(dcdr(d));
+    if (spec->kind != D_PAIR || dcar(spec)->kind != D_SYM || datum_list_length(spec) == (size_t)-1)
+        fail(x, d, "%s: bad syntax", "guard");
+    Datum *var = dcar(spec), *clauses = dcdr(spec);
+    Datum *k = gensym(x), *c = gensym(x), *vs = gensym(x);
+    bool has_else = false;
+    for (Datum *cl = clauses; cl != DNIL; cl = dcdr(cl))
+        if (dcar(cl)->kind == D_PAIR && datum_is_sym(dcar(dcar(cl)), S_else)) has_else = true;
+    if (!has_else)
+        clauses = append2(x, clauses, list1(x, list2(x, sym(x, S_else),
+                                                     list2(x, isym(x, "raise-continuable"), c))));
+    Datum *handler_body = list3(x, sym(x, S_let), list1(x, list2(x, var, c)),
+                                cons(x, sym(x, S_cond), clauses));
+    Datum *handler = list3(x, sym(x, S_lambda), list1(x, c),
+                           list2(x, k, list3(x, sym(x, S_lambda), DNIL, handler_body)));
+    Datum *producer = cons(x, sym(x, S_lambda), cons(x, DNIL, body));
+    Datum *consumer = list3(x, sym(x, S_lambda), vs,
+                            list2(x, k, list3(x, sym(x, S_lambda), DNIL,
+                                              list3(x, isym(x, "%apply"), isym(x, "%values"), vs))));
+    Datum *thunk = list3(x, sym(x, S_lambda), DNIL,
+                         list3(x, isym(x, "%call-with-values"), producer, consumer));
+    Datum *weh = list3(x, isym(x, "%with-exception-handler"), handler, thunk);
+    Datum *outer = list2(x, isym(x, "call/cc"), list3(x, sym(x, S_lambda), list1(x, k), weh));
+    return expand(x, list1(x, outer));
+}
+
+/* let-values / let*-values / receive: nested call-with-values. */
+static Datum *let_values(Ex *x, Datum *bindings, Datum *body, const Datum *at)
+{
+    if (bindings == DNIL)
+        return list3(x, sym(x, S_let), DNIL, expand_body(x, body, at));
+    Datum *b = dcar(bindings);
+    if (datum_list_length(b) != 2 || !is_formals(dcar(b)))
+        fail(x, b, "%s: bad binding", "let-values");
+    Datum *inner = let_values(x, dcdr(bindings), body, at);
+    Datum *producer = list3(x, sym(x, S_lambda), DNIL, expand(x, dcar(dcdr(b))));
+    Datum *consumer = list3(x, sym(x, S_lambda), dcar(b), inner);
+    return list3(x, isym(x, "%call-with-values"), producer, consumer);
+}
+
+/* (do ((var init step) ...) (test expr ...) body ...) */
+static Datum *expand_do(Ex *x, Datum *d)
+{
+    need_list(x, d, 3, "do");
+    Datum *specs = dcar(dcdr(d)), *end = dcar(dcdr(dcdr(d))), *body = dcdr(dcdr(dcdr(d)));
+    if (datum_list_length(specs) == (size_t)-1 || need_list(x, end, 1, "do") < 1)
+        fail(x, d, "%s: bad syntax", "do");
+    Datum *loop = gensym(x);
+    Datum *bindings = DNIL, **bt = &bindings, *steps = DNIL, **st = &steps;
+    for (Datum *s = specs; s != DNIL; s = dcdr(s)) {
+        Datum *sp = dcar(s);
+        size_t n = datum_list_length(sp);
+        if ((n != 2 && n != 3) || dcar(sp)->kind != D_SYM) fail(x, sp, "%s: bad variable", "do");
+        *bt = cons(x, list2(x, dcar(sp), dcar(dcdr(sp))), DNIL); bt = &(*bt)->u.pair.cdr;
+        *st = cons(x, n == 3 ? dcar(dcdr(dcdr(sp))) : dcar(sp), DNIL); st = &(*st)->u.pair.cdr;
+    }
+    Datum *again = append2(x, body, list1(x, cons(x, loop, steps)));
+    Datum *exit = dcdr(end) == DNIL ? list1(x, DUNSPEC) : dcdr(end);
+    Datum *ifx = list4(x, sym(x, S_if), dcar(end), cons(x, sym(x, S_begin), exit),
+                       cons(x, sym(x, S_begin), again));
+    return expand(x, list4(x, sym(x, S_let), loop, bindings, ifx));
+}
+
+/* (case-lambda (formals body ...) ...): dispatch on the argument count. */
+static Datum *case_lambda(Ex *x, Datum *d)
+{
+    Datum *args = gensym(x), *n = gensym(x);
+    Datum *clauses = DNIL, **ct = &clauses;
+    for (Datum *c = dcdr(d); c != DNIL; c = dcdr(c)) {
+        Datum *cl = dcar(c);
+        need_list(x, cl, 2, "case-lambda");
+        Datum *f = dcar(cl);
+        size_t req = 0;
+        Datum *p = f;
+        for (; p->kind == D_PAIR; p = dcdr(p)) req++;
+        Datum *test = list3(x, isym(x, p->kind == D_NIL ? "=" : ">="), n, datum_fix(x->a, (intptr_t)req));
+        Datum *call = list3(x, isym(x, "%apply"), cons(x, sym(x, S_lambda), cl), args);
+        *ct = cons(x, list2(x, test, call), DNIL);
+        ct = &(*ct)->u.pair.cdr;
+    }
+    Datum *err = list3(x, isym(x, "error"), datum_new(x->a, D_STR, 0, 0), args);
+    static uint32_t msg[] = { 'c','a','s','e','-','l','a','m','b','d','a',':',' ','n','o',' ',
+                              'c','l','a','u','s','e',' ','m','a','t','c','h','e','s' };
+    dcar(dcdr(err))->u.str.s = msg;
+    dcar(dcdr(err))->u.str.n = sizeof msg / sizeof msg[0];
+    *ct = list1(x, list2(x, sym(x, S_else), err));
+    Datum *body = list3(x, sym(x, S_let), list1(x, list2(x, n, list2(x, isym(x, "length"), args))),
+                        cons(x, sym(x, S_cond), clauses));
+    return expand(x, list3(x, sym(x, S_lambda), args, body));
+}
+
+static Datum *expand_pair(Ex *x, Datum *d)
+{
+    Datum *h = dcar(d);
+    if (datum_list_length(d) == (size_t)-1)
+        fail(x, d, "%s: improper list in an expression", h->kind == D_SYM ? h->u.sym : "call");
+    if (h->kind != D_SYM)
+        return expand_list(x, d);
+    const char *s = h->u.sym;
+    size_t n = datum_list_length(d);
+    Datum *a1 = n > 1 ? dcar(dcdr(d)) : NULL;
+    if (s == S_quote) {
+        if (n != 2) fail(x, d, "%s: bad syntax", "quote");
+        return d;
+    }
+    if (s == S_quasiquote) {
+        if (n != 2) fail(x, d, "%s: bad syntax", "quasiquote");
+        return qq(x, a1, 1);
+    }
+    if (s == S_lambda) {
+        if (n < 3) fail(x, d, "%s: bad syntax", "lambda");
+        return make_lambda(x, a1, dcdr(dcdr(d)), d);
+    }
+    if (s == S_define) {
+        if (n < 2) fail(x, d, "%s: bad syntax", "define");
+        if (a1->kind == D_PAIR) {                      /* (define (f . formals) body ...) */
+            Datum *target = dcar(a1), *formals = dcdr(a1), *body = dcdr(dcdr(d));
+            if (body == DNIL) fail(x, d, "%s: no body", "define");
+            Datum *lam = cons(x, sym(x, S_lambda), cons(x, formals, body));
+            while (target->kind == D_PAIR) {           /* curried: (define ((f a) b) ...) */
+                lam = list3(x, sym(x, S_lambda), dcdr(target), lam);
+                target = dcar(target);
+            }
+            if (target->kind != D_SYM) fail(x, d, "%s: bad name", "define");
+            return list3(x, sym(x, S_define), target, expand(x, lam));
+        }
+        if (a1->kind != D_SYM || n > 3) fail(x, d, "%s: bad syntax", "define");
+        return list3(x, sym(x, S_define), a1, n == 3 ? expand(x, dcar(dcdr(dcdr(d)))) : DUNSPEC);
+    }
+    if (s == S_set) {
+        if (n != 3 || a1->kind != D_SYM) fail(x, d, "%s: bad syntax", "set!");
+        return list3(x, h, a1, expand(x, dcar(dcdr(dcdr(d)))));
+    }
+    if (s == S_if) {
+        if (n != 3 && n != 4) fail(x, d, "%s: bad syntax", "if");
+        Datum *e = n == 4 ? expand(x, dcar(dcdr(dcdr(dcdr(d))))) : DUNSPEC;
+        return list4(x, h, expand(x, a1), expand(x, dcar(dcdr(dcdr(d)))), e);
+    }
+    if (s == S_begin) {
+        if (n == 1) return DUNSPEC;
+        return cons(x, h, expand_list(x, dcdr(d)));
+    }
+    if (s == S_let) {
+        if (n < 3) fail(x, d, "%s: bad syntax", "let");
+        if (a1->kind == D_SYM) {
+            if (n < 4) fail(x, d, "%s: bad syntax", "let");
+            return named_let(x, a1, dcar(dcdr(dcdr(d))), dcdr(dcdr(dcdr(d))), d);
+        }
+        check_bindings(x, a1, "let");
+        return list3(x, h, expand_bindings(x, a1), expand_body(x, dcdr(dcdr(d)), d));
+    }
+    if (s == S_letstar) {
+        if (n < 3) fail(x, d, "%s: bad syntax", "let*");
+        check_bindings(x, a1, "let*");
+        if (a1 == DNIL || dcdr(a1) == DNIL)
+            return expand(x, cons(x, sym(x, S_let), dcdr(d)));
+        Datum *inner = cons(x, h, cons(x, dcdr(a1), dcdr(dcdr(d))));
+        return expand(x, list3(x, sym(x, S_let), list1(x, dcar(a1)), inner));
+    }
+    if (s == S_letrec || s == S_letrecstar) {
+        if (n < 3) fail(x, d, "%s: bad syntax", s);
+        check_bindings(x, a1, s);
+        return list3(x, sym(x, S_letrecstar), expand_bindings(x, a1), expand_body(x, dcdr(dcdr(d)), d));
+    }
+    if (s == S_and || s == S_or) {
+        if (n == 1) return s == S_and ? DTRUE : DFALSE;
+        if (n == 2) return expand(x, a1);
+        Datum *rest = expand(x, cons(x, h, dcdr(dcdr(d))));
+        if (s == S_and)
+            return list4(x, sym(x, S_if), expand(x, a1), rest, DFALSE);
+        Datum *t = gensym(x);
+        return list3(x, sym(x, S_let), list1(x, list2(x, t, expand(x, a1))),
+                     list4(x, sym(x, S_if), t, t, rest));
+    }
+    if (s == S_when || s == S_unless) {
+        if (n < 3) fail(x, d, "%s: bad syntax", s);
+        Datum *body = expand(x, seq(x, dcdr(dcdr(d))));
+        Datum *test = expand(x, a1);
+        return s == S_when ? list4(x, sym(x, S_if), test, body, DUNSPEC)
+                           : list4(x, sym(x, S_if), test, DUNSPEC, body);
+    }
+    if (s == S_cond) return expand_cond(x, dcdr(d));
+    if (s == S_case) {
+        if (n < 2) fail(x, d, "%s: bad syntax", "case");
+        Datum *t = gensym(x);
+        return list3(x, sym(x, S_let), list1(x, list2(x, t, expand(x, a1))),
+                     expand_case_clauses(x, dcdr(dcdr(d)), t));
+    }
+    if (s == S_do) return expand_do(x, d);
+    if (s == S_define_record_type) return record_type(x, d);
+    if (s == S_delay || s == S_delay_force) {
+        if (n != 2) fail(x, d, "%s: bad syntax", s);
+        Datum *body = s == S_delay ? list2(x, isym(x, "%make-eager-promise"), a1) : a1;
+        return expand(x, list2(x, isym(x, "%make-lazy-promise"), list3(x, sym(x, S_lambda), DNIL, body)));
+    }
+    if (s == S_guard) return guard(x, d);
+    if (s == S_let_values || s == S_letstar_values) {
+        if (n < 3 || datum_list_length(a1) == (size_t)-1) fail(x, d, "%s: bad syntax", s);
+        return let_values(x, a1, dcdr(dcdr(d)), d);
+    }
+    if (s == S_receive) {                  /* (receive formals expr body ...) */
+        if (n < 4) fail(x, d, "%s: bad syntax", s);
+        return let_values(x, list1(x, list2(x, a1, dcar(dcdr(dcdr(d))))), dcdr(dcdr(dcdr(d))), d);
+    }
+    if (s == S_define_values) {
+        if (n != 3 || !is_formals(a1)) fail(x, d, "%s: bad syntax", s);
+        Datum *defs = DNIL, **dt = &defs, *tmps = DNIL, **tt = &tmps, *sets = DNIL, **st = &sets;
+        Datum *f = a1;
+        for (; f->kind == D_PAIR; f = dcdr(f)) {
+            Datum *t = gensym(x);
+            *dt = cons(x, list2(x, sym(x, S_define), dcar(f)), DNIL); dt = &(*dt)->u.pair.cdr;
+            *tt = cons(x, t, DNIL); tt = &(*tt)->u.pair.cdr;
+            *st = cons(x, list3(x, sym(x, S_set), dcar(f), t), DNIL); st = &(*st)->u.pair.cdr;
+        }
+        if (f->kind == D_SYM) {
+            Datum *t = gensym(x);
+            *dt = cons(x, list2(x, sym(x, S_define), f), DNIL);
+            *tt = t;
+            *st = cons(x, list3(x, sym(x, S_set), f, t), DNIL);
+        }
+        Datum *consumer = cons(x, sym(x, S_lambda), cons(x, tmps, append2(x, sets, list1(x, DUNSPEC))));
+        Datum *call = list3(x, isym(x, "%call-with-values"),
+                            list3(x, sym(x, S_lambda), DNIL, dcar(dcdr(dcdr(d)))), consumer);
+        return expand(x, cons(x, sym(x, S_begin), append2(x, defs, list1(x, call))));
+    }
+    if (s == S_case_lambda) return case_lambda(x, d);
+    if (s == S_parameterize) {             /* (%parameterize (list p ...) (list v ...) thunk) */
+        if (n < 3 || datum_list_length(a1) == (size_t)-1) fail(x, d, "%s: bad syntax", s);
+        Datum *ps = DNIL, **pt = &ps, *vs = DNIL, **vt = &vs;
+        for (Datum *b = a1; b != DNIL; b = dcdr(b)) {
+            if (datum_list_length(dcar(b)) != 2) fail(x, dcar(b), "%s: bad binding", s);
+            *pt = cons(x, dcar(dcar(b)), DNIL); pt = &(*pt)->u.pair.cdr;
+            *vt = cons(x, dcar(dcdr(dcar(b))), DNIL); vt = &(*vt)->u.pair.cdr;
+        }
+        Datum *thunk = cons(x, sym(x, S_lambda), cons(x, DNIL, dcdr(dcdr(d))));
+        return expand(x, list4(x, isym(x, "%parameterize"), cons(x, isym(x, "%list"), ps),
+                               cons(x, isym(x, "%list"), vs), thunk));
+    }
+    if (s == S_assert) {
+        if (n != 2) fail(x, d, "%s: bad syntax", s);
+        static uint32_t msg[] = { 'a','s','s','e','r','t','i','o','n',' ','f','a','i','l','e','d',':' };
+        Datum *m = datum_new(x->a, D_STR, 0, 0);
+        m->u.str.s = msg;
+        m->u.str.n = sizeof msg / sizeof msg[0];
+        return expand(x, list4(x, sym(x, S_if), a1, DUNSPEC, list3(x, isym(x, "error"), m, quote(x, a1))));
+    }
+    if (s == S_import) return DUNSPEC;
+    if (s == S_define_syntax) fail(x, d, "%s: macros are not supported", s);
+    return expand_list(x, d);
+}
+
+static Datum *expand(Ex *x, Datum *d)
+{
+    int line = x->line, col = x->col;
+    if (d->line) { x->line = d->line; x->col = d->col; }
+    Datum *r;
+    switch (d->kind) {
+    case D_PAIR: r = expand_pair(x, d); break;
+    case D_VEC:  r = quote(x, d); break;
+    case D_NIL:  fail(x, d, "%s", "empty combination ()");
+    default:     r = d; break;
+    }
+    x->line = line;
+    x->col = col;
+    return r;
+}
+
+static bool is_define(const Datum *d)
+{
+    return d->kind == D_PAIR && datum_is_sym(dcar(d), S_define);
+}
+
+/* Appends the expanded forms of `forms` to *out, splicing begins. */
+static Datum **splice(Ex *x, Datum *forms, Datum **out)
+{
+    for (; forms != DNIL; forms = dcdr(forms)) {
+        Datum *e = expand(x, dcar(forms));
+        if (e->kind == D_PAIR && datum_is_sym(dcar(e), S_begin)) {
+            for (Datum *f = dcdr(e); f != DNIL; f = dcdr(f)) {
+                *out = cons(x, dcar(f), DNIL);
+                out = &(*out)->u.pair.cdr;
+            }
+        } else {
+            *out = cons(x, e, DNIL);
+            out = &(*out)->u.pair.cdr;
+        }
+    }
+    return out;
+}
+
+/* A body: forms up to the last definition become letrec* bindings (expressions among
+ * them bound to temporaries, keeping their order), the rest is the body proper. */
+static Datum *expand_body(Ex *x, Datum *forms, const Datum *at)
+{
+    if (datum_list_length(forms) == (size_t)-1 || forms == DNIL)
+        fail(x, at, "%s: empty or improper body", "body");
+    Datum *all = DNIL;
+    splice(x, forms, &all);
+    Datum *last_def = NULL;
+    for (Datum *f = all; f != DNIL; f = dcdr(f))
+        if (is_define(dcar(f))) last_def = f;
+    if (!last_def)
+        return seq(x, all);
+    Datum *bindings = DNIL, **bt = &bindings;
+    Datum *f = all;
+    for (;; f = dcdr(f)) {
+        Datum *e = dcar(f);
+        Datum *b = is_define(e) ? list2(x, dcar(dcdr(e)), dcar(dcdr(dcdr(e))))
+                                : list2(x, gensym(x), e);
+        *bt = cons(x, b, DNIL);
+        bt = &(*bt)->u.pair.cdr;
+        if (f == last_def) break;
+    }
+    Datum *rest = dcdr(last_def);
+    return list3(x, sym(x, S_letrecstar), bindings, rest == DNIL ? DUNSPEC : seq(x, rest));
+}
+
+Datum *sch_expand(DArena *a, Datum *form, SchCompileError *err, const char *file)
+{
+    init_names();
+    Ex x = { .a = a, .err = err, .file = file, .line = form->line, .col = form->col };
+    if (setjmp(x.fail))
+        return NULL;
+    return expand(&x, form);
+}

@@ -1,0 +1,270 @@
+/* Scheme objects: strings, symbols and their table, records and the built-in record types,
+ * error objects and the raising of errors from C. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "scheme/scheme.h"
+#include "scheme/vm.h"
+#include "sync/spinlock.h"
+#include "rts/rts.h"
+
+Value sch_rtd_values = RTS_FALSE, sch_rtd_error = RTS_FALSE, sch_rtd_promise = RTS_FALSE,
+      sch_rtd_port = RTS_FALSE, sch_rtd_cont = RTS_FALSE;
+
+/* --- strings -------------------------------------------------------------------------------- */
+
+Value sch_make_string(RtsCap *cap, size_t n, uint32_t fill)
+{
+    Value s = rts_make_raw(cap, T_STRING, n * 4);
+    uint32_t *d = sch_string_data(s);
+    for (size_t i = 0; i < n; i++)
+        d[i] = fill;
+    return s;
+}
+
+Value sch_string_from_utf32(RtsCap *cap, const uint32_t *s, size_t n)
+{
+    Value v = rts_make_raw(cap, T_STRING, n * 4);
+    memcpy(sch_string_data(v), s, n * 4);
+    return v;
+}
+
+/* Decodes one UTF-8 sequence at s[0..n); malformed input gives U+FFFD for one byte. */
+static uint32_t utf8_decode(const uint8_t *s, size_t n, size_t *used)
+{
+    uint32_t c = s[0];
+    size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+    if (len == 1) { *used = 1; return c; }
+    if (len == 0 || len > n) { *used = 1; return 0xFFFD; }
+    c &= 0x7f >> len;
+    for (size_t i = 1; i < len; i++) {
+        if ((s[i] & 0xc0) != 0x80) { *used = 1; return 0xFFFD; }
+        c = (c << 6) | (s[i] & 0x3f);
+    }
+    *used = len;
+    return c;
+}
+
+Value sch_string_from_utf8(RtsCap *cap, const char *s, size_t n)
+{
+    uint32_t *tmp = malloc((n + 1) * sizeof *tmp);
+    if (!tmp) rts_fatal("out of memory");
+    size_t k = 0;
+    for (size_t i = 0; i < n;) {
+        size_t used;
+        tmp[k++] = utf8_decode((const uint8_t *)s + i, n - i, &used);
+        i += used;
+    }
+    Value v = sch_string_from_utf32(cap, tmp, k);
+    free(tmp);
+    return v;
+}
+
+size_t sch_utf8_encode(uint32_t c, char *b)
+{
+    if (c < 0x80) { b[0] = (char)c; return 1; }
+    if (c < 0x800) { b[0] = (char)(0xc0 | c >> 6); b[1] = (char)(0x80 | (c & 0x3f)); return 2; }
+    if (c < 0x10000) {
+        b[0] = (char)(0xe0 | c >> 12); b[1] = (char)(0x80 | ((c >> 6) & 0x3f));
+        b[2] = (char)(0x80 | (c & 0x3f));
+        return 3;
+    }
+    b[0] = (char)(0xf0 | (c >> 18 & 0x07)); b[1] = (char)(0x80 | ((c >> 12) & 0x3f));
+    b[2] = (char)(0x80 | ((c >> 6) & 0x3f)); b[3] = (char)(0x80 | (c & 0x3f));
+    return 4;
+}
+
+char *sch_string_to_utf8(Value s, size_t *n)
+{
+    size_t len = sch_string_len(s);
+    const uint32_t *d = sch_string_data(s);
+    char *out = malloc(len * 4 + 1);
+    if (!out) rts_fatal("out of memory");
+    size_t k = 0;
+    for (size_t i = 0; i < len; i++)
+        k += sch_utf8_encode(d[i], out + k);
+    out[k] = 0;
+    if (n) *n = k;
+    return out;
+}
+
+/* --- symbols -------------------------------------------------------------------------------------
+ * Note [Symbol table]
+ * The table is a heap vector of buckets (lists of symbols), a GC root, with a fixed number
+ * of buckets. Interning may run on any capability: the new symbol and its bucket cell are
+ * allocated first, then the lookup and the insertion happen under sym_lock, which is never
+ * held across an allocation (a GC cannot start while another capability spins on it).
+ */
+#define SYM_BUCKETS 8192
+static Value sym_table = RTS_FALSE;
+static SpinLock sym_lock = { .name = "symbols" };
+
+static uint64_t name_hash(const char *s, size_t n)
+{
+    uint64_t h = 1469598103934665603u;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (uint8_t)s[i]) * 1099511628211u;
+    return h;
+}
+
+Value sch_make_symbol_uninterned(RtsCap *cap, const char *utf8, size_t n)
+{
+    size_t mark = sch_mark(cap);
+    Value *name = sch_protect(cap, rts_make_raw(cap, T_BYTEVECTOR, n));
+    memcpy(raw_bytes(*name), utf8, n);
+    Value sym = rts_make_object(cap, T_SYMBOL, SYM_NFIELDS, RTS_UNDEF);
+    rts_set_field(cap, sym, SYM_NAME, *name);
+    sch_release(cap, mark);
+    return sym;
+}
+
+static Value bucket_find(Value b, const char *s, size_t n)
+{
+    for (; b != RTS_NIL; b = rts_cdr(b)) {
+        size_t len;
+        const char *t = sch_symbol_utf8(rts_car(b), &len);
+        if (len == n && memcmp(s, t, n) == 0)
+            return rts_car(b);
+    }
+    return RTS_FALSE;
+}
+
+Value sch_intern(RtsCap *cap, const char *utf8, size_t n)
+{
+    size_t i = name_hash(utf8, n) % SYM_BUCKETS;
+    /* The common case, an existing symbol, allocates nothing. A GC may move objects but
+     * cannot run in this window: nothing here allocates or reaches a safe point. */
+    spin_lock(&sym_lock);
+    Value found = bucket_find(rts_field(sym_table, i), utf8, n);
+    spin_unlock(&sym_lock);
+    if (found != RTS_FALSE)
+        return found;
+    /* utf8 may point into the heap (a string's contents): copy it before allocating. */
+    char *copy = malloc(n + 1);
+    if (!copy) rts_fatal("out of memory");
+    memcpy(copy, utf8, n);
+    size_t mark = sch_mark(cap);
+    Value *sym = sch_protect(cap, sch_make_symbol_uninterned(cap, copy, n));
+    Value cell = rts_cons(cap, *sym, RTS_NIL);
+    spin_lock(&sym_lock);
+    Value b = rts_field(sym_table, i);
+    found = bucket_find(b, copy, n);
+    if (found == RTS_FALSE) {
+        rts_set_cdr(cap, cell, b);
+        rts_set_field(cap, sym_table, i, cell);
+        found = rts_car(cell);
+    }
+    spin_unlock(&sym_lock);
+    sch_release(cap, mark);
+    free(copy);
+    return found;
+}
+
+/* --- records ------------------------------------------------------------------------------------- */
+
+Value sch_make_rtd(RtsCap *cap, Value name, Value field_names)
+{
+    size_t mark = sch_mark(cap);
+    Value *nm = sch_protect(cap, name), *fn = sch_protect(cap, field_names);
+    Value rtd = rts_make_object(cap, T_RECORD, RTD_SIZE, RTS_FALSE);
+    size_t nf = 0;
+    for (Value p = *fn; sch_is_pair(p); p = rts_cdr(p))
+        nf++;
+    rts_set_field(cap, rtd, RTD_MARK, SCH_RTD_MARK);
+    rts_set_field(cap, rtd, RTD_NAME, *nm);
+    rts_set_field(cap, rtd, RTD_NFIELDS_, rts_fixnum((intptr_t)nf));
+    rts_set_field(cap, rtd, RTD_FIELD_NAMES, *fn);
+    sch_release(cap, mark);
+    return rtd;
+}
+
+Value sch_make_record(RtsCap *cap, Value rtd, size_t n, const Value *fields)
+{
+    size_t mark = sch_mark(cap);
+    Value *r = sch_protect(cap, rtd);
+    Value rec = rts_make_object(cap, T_RECORD, n + 1, RTS_FALSE);
+    rts_set_field(cap, rec, 0, *r);
+    for (size_t i = 0; fields && i < n; i++)
+        rts_set_field(cap, rec, 1 + i, fields[i]);
+    sch_release(cap, mark);
+    return rec;
+}
+
+static Value builtin_rtd(RtsCap *cap, const char *name, Value *root)
+{
+    *root = sch_make_rtd(cap, sch_intern(cap, name, strlen(name)), RTS_NIL);
+    rts_add_root(root);
+    return *root;
+}
+
+/* --- errors --------------------------------------------------------------------------------------- */
+
+/* An error object whose message is "<who>: <msg>" (or msg alone when who is NULL). The
+ * irritants must already be in local roots. */
+static Value make_error(RtsCap *cap, const char *who, const char *msg, Value *irritants, int n)
+{
+    size_t mark = sch_mark(cap);
+    Value *list = sch_protect(cap, RTS_NIL);
+    for (int i = n; i-- > 0;)
+        *list = rts_cons(cap, irritants[i], *list);
+    size_t wl = who ? strlen(who) : 0, ml = strlen(msg);
+    char *text = malloc(wl + ml + 3);
+    if (!text) rts_fatal("out of memory");
+    if (who) {
+        memcpy(text, who, wl);
+        memcpy(text + wl, ": ", 2);
+        wl += 2;
+    }
+    memcpy(text + wl, msg, ml + 1);
+    Value fields[2];
+    fields[ERR_MESSAGE] = sch_string_from_utf8(cap, text, wl + ml);
+    fields[ERR_IRRITANTS] = *list;
+    free(text);
+    Value *f = sch_protect(cap, fields[ERR_MESSAGE]);
+    sch_protect(cap, fields[ERR_IRRITANTS]);
+    Value e = sch_make_record(cap, sch_rtd_error, 2, f);
+    sch_release(cap, mark);
+    return e;
+}
+
+void sch_error(RtsCap *cap, const char *who, const char *msg, int n, ...)
+{
+    Value *irr = cap->lroots + cap->nlroots;
+    va_list ap;
+    va_start(ap, n);
+    for (int i = 0; i < n; i++)
+        sch_protect(cap, va_arg(ap, Value));
+    va_end(ap);
+    sch_raise(cap, make_error(cap, who, msg, irr, n));
+}
+
+void sch_type_error(RtsCap *cap, const char *who, const char *expected, Value got)
+{
+    char msg[128];
+    const char *art = strchr("aeiou", expected[0]) ? "an" : "a";
+    snprintf(msg, sizeof msg, "expected %s %s, got", art, expected);
+    sch_error(cap, who, msg, 1, got);
+}
+
+void sch_range_error(RtsCap *cap, const char *who, Value index, Value object)
+{
+    sch_error(cap, who, "index out of range:", 2, index, object);
+}
+
+void sch_raise(RtsCap *cap, Value obj)
+{
+    vm_raise(cap, obj);
+}
+
+/* --- start-up ---------------------------------------------------------------------------------------- */
+
+void sch_objects_init(RtsCap *cap)
+{
+    sym_table = rts_make_vector(cap, SYM_BUCKETS, RTS_NIL);
+    rts_add_root(&sym_table);
+    builtin_rtd(cap, "values", &sch_rtd_values);
+    builtin_rtd(cap, "error", &sch_rtd_error);
+    builtin_rtd(cap, "promise", &sch_rtd_promise);
+    builtin_rtd(cap, "port", &sch_rtd_port);
+    builtin_rtd(cap, "continuation", &sch_rtd_cont);
+}

@@ -1,0 +1,387 @@
+/* Primitives for control, threads, MVars, errors, time and the process; and the Scheme
+ * layer's start-up (sch_boot). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include "scheme/vm.h"
+#include "sched/thread.h"
+#include "rts/rts.h"
+
+static Value protect_list(RtsCap *cap, Value *items, int n)
+{
+    size_t mark = sch_mark(cap);
+    Value *acc = sch_protect(cap, RTS_NIL);
+    for (int i = n; i-- > 0;)
+        *acc = rts_cons(cap, items[i], *acc);
+    Value r = *acc;
+    sch_release(cap, mark);
+    return r;
+}
+
+/* --- values ------------------------------------------------------------------------------- */
+
+static Value p_values(RtsCap *cap, Value *argv, int argc)
+{
+    if (argc == 1) return argv[0];
+    size_t mark = sch_mark(cap);
+    Value *l = sch_protect(cap, protect_list(cap, argv, argc));
+    Value r = sch_make_record(cap, sch_rtd_values, 1, l);
+    sch_release(cap, mark);
+    return r;
+}
+static Value p_values_p(RtsCap *cap, Value *argv, int argc)
+{ (void)cap; (void)argc; return rts_bool(sch_is_record_of(argv[0], sch_rtd_values)); }
+static Value p_values_list(RtsCap *cap, Value *argv, int argc)
+{
+    (void)argc;
+    if (!sch_is_record_of(argv[0], sch_rtd_values)) sch_type_error(cap, "%values->list", "values", argv[0]);
+    return sch_record_ref(argv[0], 0);
+}
+
+/* --- records ---------------------------------------------------------------------------------- */
+
+/* (%record rtd field ...): the constructor define-record-type expands to. */
+static Value p_record(RtsCap *cap, Value *argv, int argc)
+{
+    if (!sch_is_rtd(argv[0])) sch_type_error(cap, "%record", "record type", argv[0]);
+    return sch_make_record(cap, argv[0], (size_t)argc - 1, argv + 1);
+}
+
+/* --- errors and the dynamic state ------------------------------------------------------------ */
+
+static Value p_make_error(RtsCap *cap, Value *argv, int argc)
+{
+    (void)argc;
+    return sch_make_record(cap, sch_rtd_error, 2, argv);
+}
+static Value p_error_object_p(RtsCap *cap, Value *argv, int argc)
+{ (void)cap; (void)argc; return rts_bool(sch_is_record_of(argv[0], sch_rtd_error)); }
+static Value error_field(RtsCap *cap, Value e, int f, const char *who)
+{
+    if (!sch_is_record_of(e, sch_rtd_error)) sch_type_error(cap, who, "error object", e);
+    return sch_record_ref(e, (size_t)f);
+}
+static Value p_error_message(RtsCap *cap, Value *argv, int argc)
+{ (void)argc; return error_field(cap, argv[0], ERR_MESSAGE, "error-object-message"); }
+static Value p_error_irritants(RtsCap *cap, Value *argv, int argc)
+{ (void)argc; return error_field(cap, argv[0], ERR_IRRITANTS, "error-object-irritants"); }
+static Value p_false1(RtsCap *cap, Value *argv, int argc)
+{ (void)cap; (void)argv; (void)argc; return RTS_FALSE; }
+
+static Value p_uncaught(RtsCap *cap, Value *argv, int argc)
+{
+    (void)argc;
+    vm_uncaught(cap, argv[0]);
+}
+
+/* The REPL reports an error and carries on. */
+static Value p_report_error(RtsCap *cap, Value *argv, int argc)
+{
+    (void)cap; (void)argc;
+    SchPort *err = sch_port_stderr();
+    sch_flush_all();
+    Value e = argv[0];
+    sch_port_puts(err, "error: ");
+    if (sch_is_record_of(e, sch_rtd_error)) {
+        sch_print(err, sch_record_ref(e, ERR_MESSAGE), false);
+        for (Value i = sch_record_ref(e, ERR_IRRITANTS); sch_is_pair(i); i = rts_cdr(i)) {
+            sch_port_putc(err, ' ');
+            sch_print(err, rts_car(i), true);
+        }
+    } else {
+        sch_port_puts(err, "uncaught exception: ");
+        sch_print(err, e, true);
+    }
+    sch_port_putc(err, '\n');
+    sch_port_flush(err);
+    return RTS_UNSPEC;
+}
+
+static Value dyn_get(RtsCap *cap, int f)
+{
+    Value v = tso_get(cap->current, f);
+    return v == RTS_FALSE ? RTS_NIL : v;
+}
+static Value p_handlers(RtsCap *cap, Value *argv, int argc)
+{ (void)argv; (void)argc; return dyn_get(cap, TSO_HANDLERS); }
+static Value p_set_handlers(RtsCap *cap, Value *argv, int argc)
+{ (void)argc; tso_set(cap, cap->current, TSO_HANDLERS, argv[0]); return RTS_UNSPEC; }
+static Value p_winders(RtsCap *cap, Value *argv, int argc)
+{ (void)argv; (void)argc; return dyn_get(cap, TSO_WINDERS); }
+static Value p_set_winders(RtsCap *cap, Value *argv, int argc)
+{ (void)argc; tso_set(cap, cap->current, TSO_WINDERS, argv[0]); return RTS_UNSPEC; }
+
+/* --- threads and MVars -------------------------------------------------------------------------- */
+
+static Value p_fork(RtsCap *cap, Value *argv, int argc)
+{
+    (void)argc;
+    if (!sch_is_procedure(argv[0])) sch_type_error(cap, "fork", "procedure", argv[0]);
+    size_t mark = sch_mark(cap);
+    Value *t = sch_protect(cap, vm_new_thread(cap, argv[0]));
+    rts_thread_start(cap, *t);
+    Value r = *t;
+    sch_release(cap, mark);
+    return r;
+}
+
+static Value p_fork_on(RtsCap *cap, Value *argv, int argc)
+{
+    (void)argc;
+    if (!rts_is_fixnum(argv[0]) || rts_fixnum_val(argv[0]) < 0)
+        sch_type_error(cap, "fork-on", "non-negative fixnum", argv[0]);
+    if (!sch_is_procedure(argv[1])) sch_type_error(cap, "fork-on", "procedure", argv[1]);
+    size_t mark = sch_mark(cap);
+    Value *t = sch_protect(cap, vm_new_thread(cap, argv[1]));
+    rts_thread_start_on(cap, *t, (unsigned)rts_fixnum_val(argv[0]));
+    Value r = *t;
+    sch_release(cap, mark);
+    return r;
+}
+
+static void need_thread(RtsCap *cap, Value t, const char *who)
+{
+    if (!rts_has_type(t, T_THREAD)) sch_type_error(cap, who, "thread", t);
+}
+
+static Value p_thread_join(RtsCap *cap, Value *argv, int argc)
+{
+    (void)argc;
+    need_thread(cap, argv[0], "thread-join");
+    if (argv[0] == cap->current)
+        sch_error(cap, "thread-join", "a thread cannot join itself", 0);
+    return rts_thread_join(cap, argv[0]) ? rts_result(cap) : SCH_BLOCK;
+}
+
+static Value p_thread_p(RtsCap *cap, Value *argv, int argc)
+{ (void)cap; (void)argc; return rts_bool(rts_has_type(argv[0], T_THREAD)); }
+static Value p_current_thread(RtsCap *cap, Value *argv, int argc)
+{ (void)argv; (void)argc; return rts_current_thread(cap); }
+static Value p_thread_id(RtsCap *cap, Value *argv, int argc)
+{
+    (void)argc;
+    need_thread(cap, argv[0], "thread-id");
+    return rts_fixnum(rts_thread_id(argv[0]));
+}
+
+static Value p_yield(RtsCap *cap, Value *argv, int argc)
+{
+    (void)argv; (void)argc;
+    rts_set_result(cap, RTS_UNSPEC);
+    return SCH_YIELD;
+}
+
+static Value p_sleep(RtsCap *cap, Value *argv, int argc)
+{
+    (void)argc;
+    double secs;
+    if (rts_is_fixnum(argv[0])) secs = (double)rts_fixnum_val(argv[0]);
+    else if (sch_is_flonum(argv[0])) secs = rts_flonum_val(argv[0]);
+    else sch_type_error(cap, "sleep", "real number", argv[0]);
+    if (!(secs >= 0)) sch_error(cap, "sleep", "negative duration:", 1, argv[0]);
+    rts_set_result(cap, RTS_UNSPEC);
+    rts_sleep(cap, secs);
+    return SCH_BLOCK;
+}
+
+static Value p_make_mvar(RtsCap *cap, Value *argv, int argc)
+{
+    Value m = rts_new_mvar(cap);
+    if (argc == 1 && !rts_mvar_try_put(cap, m, argv[0]))
+        rts_fatal("a new MVar is full");
+    return m;
+}
+
+static void need_mvar(RtsCap *cap, Value m, const char *who)
+{
+    if (!rts_has_type(m, T_MVAR)) sch_type_error(cap, who, "MVar", m);
+}
+
+static Value p_mvar_take(RtsCap *cap, Value *argv, int argc)
+{
+    (void)argc;
+    need_mvar(cap, argv[0], "mvar-take!");
+    Value out;
+    return rts_mvar_take(cap, argv[0], &out) ? out : SCH_BLOCK;
+}
+static Value p_mvar_read(RtsCap *cap, Value *argv, int argc)
+{
+    (void)argc;
+    need_mvar(cap, argv[0], "mvar-read");
+    Value out;
+    return rts_mvar_read(cap, argv[0], &out) ? out : SCH_BLOCK;
+}
+static Value p_mvar_put(RtsCap *cap, Value *argv, int argc)
+{
+    (void)argc;
+    need_mvar(cap, argv[0], "mvar-put!");
+    rts_set_result(cap, RTS_UNSPEC);
+    return rts_mvar_put(cap, argv[0], argv[1]) ? RTS_UNSPEC : SCH_BLOCK;
+}
+static Value p_mvar_try_take(RtsCap *cap, Value *argv, int argc)
+{
+    (void)argc;
+    need_mvar(cap, argv[0], "mvar-try-take!");
+    Value out;
+    return rts_mvar_try_take(cap, argv[0], &out) ? out : RTS_FALSE;
+}
+static Value p_mvar_try_put(RtsCap *cap, Value *argv, int argc)
+{
+    (void)argc;
+    need_mvar(cap, argv[0], "mvar-try-put!");
+    return rts_bool(rts_mvar_try_put(cap, argv[0], argv[1]));
+}
+static Value p_mvar_p(RtsCap *cap, Value *argv, int argc)
+{ (void)cap; (void)argc; return rts_bool(rts_has_type(argv[0], T_MVAR)); }
+
+static Value p_num_caps(RtsCap *cap, Value *argv, int argc)
+{ (void)cap; (void)argv; (void)argc; return rts_fixnum(rts_n_caps()); }
+static Value p_current_cap(RtsCap *cap, Value *argv, int argc)
+{ (void)argv; (void)argc; return rts_fixnum(rts_cap_no(cap)); }
+
+/* --- time and the process ------------------------------------------------------------------------ */
+
+static Value p_current_jiffy(RtsCap *cap, Value *argv, int argc)
+{ (void)cap; (void)argv; (void)argc; return rts_fixnum((intptr_t)rts_now_ns()); }
+static Value p_jiffies_per_second(RtsCap *cap, Value *argv, int argc)
+{ (void)cap; (void)argv; (void)argc; return rts_fixnum(1000000000); }
+static Value p_current_second(RtsCap *cap, Value *argv, int argc)
+{
+    (void)argv; (void)argc;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return rts_make_flonum(cap, (double)ts.tv_sec + ts.tv_nsec * 1e-9);
+}
+
+static int cl_argc;
+static char **cl_argv;
+void sch_set_command_line(int argc, char **argv) { cl_argc = argc; cl_argv = argv; }
+
+static Value p_command_line(RtsCap *cap, Value *argv, int argc)
+{
+    (void)argv; (void)argc;
+    size_t mark = sch_mark(cap);
+    Value *acc = sch_protect(cap, RTS_NIL);
+    for (int i = cl_argc; i-- > 0;) {
+        Value s = sch_string_from_utf8(cap, cl_argv[i], strlen(cl_argv[i]));
+        *acc = rts_cons(cap, s, *acc);
+    }
+    Value r = *acc;
+    sch_release(cap, mark);
+    return r;
+}
+
+static int exit_status(Value v)
+{
+    if (v == RTS_TRUE || v == RTS_UNSPEC) return 0;
+    if (v == RTS_FALSE) return 1;
+    if (rts_is_fixnum(v)) return (int)(rts_fixnum_val(v) & 0xff);
+    return 1;
+}
+static Value p_exit(RtsCap *cap, Value *argv, int argc)
+{
+    (void)cap;
+    sch_flush_all();
+    rts_exit(exit_status(argc ? argv[0] : RTS_UNSPEC));
+}
+static Value p_emergency_exit(RtsCap *cap, Value *argv, int argc)
+{
+    (void)cap;
+    sch_flush_all();
+    _Exit(exit_status(argc ? argv[0] : RTS_UNSPEC));
+}
+
+static Value p_getenv(RtsCap *cap, Value *argv, int argc)
+{
+    (void)argc;
+    if (!sch_is_string(argv[0])) sch_type_error(cap, "get-environment-variable", "string", argv[0]);
+    char *name = sch_string_to_utf8(argv[0], NULL);
+    const char *v = getenv(name);
+    free(name);
+    return v ? sch_string_from_utf8(cap, v, strlen(v)) : RTS_FALSE;
+}
+
+static Value p_gc(RtsCap *cap, Value *argv, int argc)
+{
+    rts_gc(cap, argc == 0 || argv[0] != RTS_FALSE);
+    return RTS_UNSPEC;
+}
+
+const SchPrimDef sch_prims_ctl[] = {
+    { "values", p_values, 0, -1 },
+    { "%values", p_values, 0, -1 },
+    { "%values?", p_values_p, 1, 1 },
+    { "%values->list", p_values_list, 1, 1 },
+    { "%record", p_record, 1, -1 },
+    { "%make-error", p_make_error, 2, 2 },
+    { "error-object?", p_error_object_p, 1, 1 },
+    { "error-object-message", p_error_message, 1, 1 },
+    { "error-object-irritants", p_error_irritants, 1, 1 },
+    { "file-error?", p_false1, 1, 1 },
+    { "read-error?", p_false1, 1, 1 },
+    { "%uncaught", p_uncaught, 1, 1 },
+    { "%report-error", p_report_error, 1, 1 },
+    { "%handlers", p_handlers, 0, 0 },
+    { "%set-handlers!", p_set_handlers, 1, 1 },
+    { "%winders", p_winders, 0, 0 },
+    { "%set-winders!", p_set_winders, 1, 1 },
+    { "fork", p_fork, 1, 1 },
+    { "fork-on", p_fork_on, 2, 2 },
+    { "thread-join", p_thread_join, 1, 1 },
+    { "thread?", p_thread_p, 1, 1 },
+    { "current-thread", p_current_thread, 0, 0 },
+    { "thread-id", p_thread_id, 1, 1 },
+    { "yield", p_yield, 0, 0 },
+    { "sleep", p_sleep, 1, 1 },
+    { "make-mvar", p_make_mvar, 0, 1 },
+    { "mvar?", p_mvar_p, 1, 1 },
+    { "mvar-take!", p_mvar_take, 1, 1 },
+    { "mvar-read", p_mvar_read, 1, 1 },
+    { "mvar-put!", p_mvar_put, 2, 2 },
+    { "mvar-try-take!", p_mvar_try_take, 1, 1 },
+    { "mvar-try-put!", p_mvar_try_put, 2, 2 },
+    { "num-capabilities", p_num_caps, 0, 0 },
+    { "current-capability", p_current_cap, 0, 0 },
+    { "current-jiffy", p_current_jiffy, 0, 0 },
+    { "jiffies-per-second", p_jiffies_per_second, 0, 0 },
+    { "current-second", p_current_second, 0, 0 },
+    { "command-line", p_command_line, 0, 0 },
+    { "exit", p_exit, 0, 1 },
+    { "%exit", p_exit, 0, 1 },
+    { "emergency-exit", p_emergency_exit, 0, 1 },
+    { "get-environment-variable", p_getenv, 1, 1 },
+    { "gc", p_gc, 0, 1 },
+    { NULL, NULL, 0, 0 }
+};
+
+/* --- start-up -------------------------------------------------------------------------------------- */
+
+static const char prelude_text[] = {
+#include "scheme_prelude.inc"
+};
+
+Value sch_boot(RtsCap *cap)
+{
+    sch_objects_init(cap);
+    vm_init(cap);
+    sch_prims_init(cap);
+    DArena *a = datum_arena_new();
+    SchPort *in = sch_port_open_utf8_in(prelude_text, sizeof prelude_text - 1, "prelude.scm");
+    Datum *forms = DNIL, **tail = &forms;
+    SchReadError rerr;
+    for (;;) {
+        Datum *d = sch_read(a, in, &rerr);
+        if (!d) break;
+        *tail = datum_cons(a, d, DNIL);
+        tail = &(*tail)->u.pair.cdr;
+    }
+    sch_port_close(in);
+    if (rerr.msg[0])
+        rts_fatal("prelude.scm:%d:%d: %s", rerr.line, rerr.col, rerr.msg);
+    SchCompileError cerr;
+    Proto *p = sch_compile_toplevel(forms, "prelude.scm", true, &cerr);
+    datum_arena_free(a);
+    if (!p)
+        rts_fatal("%s", cerr.msg);
+    return vm_make_closure0(cap, p);
+}

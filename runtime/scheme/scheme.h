@@ -1,0 +1,268 @@
+/* The Scheme layer: object representations, local roots, errors, primitives, ports, the
+ * reader's datums and the printer. One header for the whole of runtime/scheme/ so that its
+ * modules agree on representations; each module's own state stays in its .c file.
+ *
+ * Modules (prefix sch_ unless noted):
+ *   object.c    symbols, strings, records and the built-in record types, errors, primitives'
+ *               registration
+ *   datum.c     datums: the reader's C-side syntax trees (with source positions), datum_
+ *   read.c      the reader (datums from a port), number syntax
+ *   print.c     write/display, number formatting
+ *   port.c      ports (files, strings, the standard streams) and their primitives
+ *   prim_num.c  numbers;  prim_data.c  lists, vectors, strings, chars, symbols, bytevectors
+ *   prim_ctl.c  control, threads, MVars, errors, time, the process
+ *   expand.c    derived forms to core forms;  compile.c  core forms to bytecode (vm.h)
+ *   vm.c        the bytecode VM, whose frames live on the runtime's thread stacks
+ *   prelude.scm the library written in Scheme, compiled at start-up
+ *
+ * Note [Scheme values]
+ *   fixnum         rts_fixnum (63 bits; arithmetic that overflows is an error, never wraps)
+ *   #t #f () eof   the runtime's immediates; RTS_UNSPEC is the unspecified value, RTS_UNDEF
+ *                  marks an unbound global or a letrec variable read before its definition
+ *   char           rts_char (a Unicode code point)
+ *   flonum         T_FLONUM (raw: one double)
+ *   string         T_STRING (raw: UTF-32 code points; raw_len is 4 x the length); mutable
+ *   bytevector     T_BYTEVECTOR (raw bytes)
+ *   symbol         T_SYMBOL [name: a T_BYTEVECTOR of UTF-8, global value]; interned
+ *   pair, vector   T_PAIR [car, cdr], T_VECTOR
+ *   box            T_BOX [value]: a captured variable that is assigned (compile.c)
+ *   procedure      T_CLOSURE [proto as a fixnum address, free variables...]; primitives too
+ *                  (their Proto has prim set and no free variables)
+ *   record         T_RECORD [rtd, fields...]; a record type descriptor is itself a T_RECORD
+ *                  [SCH_RTD_MARK, name symbol, field count, field names list]
+ *   values         a record of sch_rtd_values [list]: zero or two or more values
+ *   error object   a record of sch_rtd_error [message string, irritants list]
+ *   promise, port, continuation: records of the built-in rtds below
+ *   MVar, thread   the runtime's T_MVAR and T_THREAD
+ *
+ * Note [GC safety in primitives]
+ * Every allocation may move every heap object. A primitive's arguments (argv) live in the
+ * capability's local roots, so argv[i] is current after any allocation; any other Value a
+ * primitive keeps across an allocation must be held in a local root (sch_protect) and read
+ * back through the pointer it returns. Release the roots (sch_release) before returning.
+ * Errors (sch_error and friends) unwind to the VM, which releases the roots itself.
+ */
+#ifndef RTS_SCHEME_SCHEME_H
+#define RTS_SCHEME_SCHEME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include "rtslab.h"
+#include "sched/capability.h"
+
+/* --- immediates and type tests ------------------------------------------------------------ */
+
+#define SCH_RTD_MARK  RTS_IMM(16)   /* field 0 of a record type descriptor */
+#define SCH_BLOCK     RTS_IMM(17)   /* a primitive's result: the thread blocked (see below) */
+#define SCH_YIELD     RTS_IMM(18)   /* a primitive's result: the thread yields */
+
+static inline bool sch_is_pair(Value v)    { return rts_has_type(v, T_PAIR); }
+static inline bool sch_is_vector(Value v)  { return rts_has_type(v, T_VECTOR); }
+static inline bool sch_is_string(Value v)  { return rts_has_type(v, T_STRING); }
+static inline bool sch_is_symbol(Value v)  { return rts_has_type(v, T_SYMBOL); }
+static inline bool sch_is_flonum(Value v)  { return rts_has_type(v, T_FLONUM); }
+static inline bool sch_is_bytevector(Value v) { return rts_has_type(v, T_BYTEVECTOR); }
+static inline bool sch_is_procedure(Value v)  { return rts_has_type(v, T_CLOSURE); }
+static inline bool sch_is_number(Value v)  { return rts_is_fixnum(v) || sch_is_flonum(v); }
+
+/* --- strings (UTF-32) ----------------------------------------------------------------------- */
+
+static inline size_t    sch_string_len(Value s)  { return raw_len(s) / 4; }
+static inline uint32_t *sch_string_data(Value s) { return (uint32_t *)raw_bytes(s); }
+Value sch_make_string(RtsCap *cap, size_t n, uint32_t fill);
+Value sch_string_from_utf8(RtsCap *cap, const char *s, size_t n);   /* s need not be in the heap */
+Value sch_string_from_utf32(RtsCap *cap, const uint32_t *s, size_t n);
+/* UTF-8 encoding of a string (malloc'd, NUL-terminated; *n gets the byte length if n). */
+char *sch_string_to_utf8(Value s, size_t *n);
+/* Appends the UTF-8 encoding of c to buf (at most 4 bytes); returns the bytes written. */
+size_t sch_utf8_encode(uint32_t c, char *buf);
+
+/* --- symbols ---------------------------------------------------------------------------------- */
+
+enum { SYM_NAME, SYM_VALUE, SYM_NFIELDS };
+Value sch_intern(RtsCap *cap, const char *utf8, size_t n);
+static inline const char *sch_symbol_utf8(Value sym, size_t *n)      /* valid until a GC */
+{
+    Value b = obj_payload(sym)[SYM_NAME];
+    if (n) *n = raw_len(b);
+    return (const char *)raw_bytes(b);
+}
+static inline Value sch_symbol_value(Value sym) { return obj_payload(sym)[SYM_VALUE]; }
+/* A gensym: a fresh uninterned symbol (utf8 must not point into the heap). */
+Value sch_make_symbol_uninterned(RtsCap *cap, const char *utf8, size_t n);
+
+/* --- records ---------------------------------------------------------------------------------- */
+
+enum { RTD_MARK, RTD_NAME, RTD_NFIELDS_, RTD_FIELD_NAMES, RTD_SIZE };
+static inline bool sch_is_record(Value v)  { return rts_has_type(v, T_RECORD); }
+static inline bool sch_is_rtd(Value v)     { return sch_is_record(v) && obj_payload(v)[0] == SCH_RTD_MARK; }
+static inline bool sch_is_record_of(Value v, Value rtd)
+{ return sch_is_record(v) && obj_payload(v)[0] == rtd; }
+static inline Value sch_record_rtd(Value v) { return obj_payload(v)[0]; }
+/* Field i of a record (0 = the first field after the rtd). */
+static inline Value sch_record_ref(Value v, size_t i) { return obj_payload(v)[1 + i]; }
+Value sch_make_rtd(RtsCap *cap, Value name, Value field_names);
+/* A record of rtd with n fields (taken from fields[], which may be local roots, or all #f
+ * when fields is NULL). */
+Value sch_make_record(RtsCap *cap, Value rtd, size_t n, const Value *fields);
+
+/* Built-in record types; GC roots. */
+extern Value sch_rtd_values, sch_rtd_error, sch_rtd_promise, sch_rtd_port, sch_rtd_cont;
+
+enum { ERR_MESSAGE, ERR_IRRITANTS };   /* fields of an error object */
+
+/* --- local roots (Note [GC safety in primitives]) --------------------------------------------- */
+
+static inline size_t sch_mark(RtsCap *cap)                  { return cap_lroots_mark(cap); }
+static inline Value *sch_protect(RtsCap *cap, Value v)      { return cap_lroot(cap, v); }
+static inline void   sch_release(RtsCap *cap, size_t mark)  { cap_lroots_release(cap, mark); }
+
+/* --- errors ---------------------------------------------------------------------------------------
+ * Each raises a Scheme error object (catchable by guard / with-exception-handler) and does
+ * not return. The message is "<who>: <msg>" and the irritants follow it when printed, e.g.
+ *   sch_type_error(cap, "car", "pair", v)       car: expected a pair, got: 5
+ *   sch_error(cap, "vector-ref", "index out of range", 2, idx, vec)
+ */
+void sch_error(RtsCap *cap, const char *who, const char *msg, int nirritants, ...)
+    __attribute__((noreturn));
+void sch_type_error(RtsCap *cap, const char *who, const char *expected, Value got)
+    __attribute__((noreturn));
+void sch_range_error(RtsCap *cap, const char *who, Value index, Value object)
+    __attribute__((noreturn));
+/* Raises obj (any value) as an exception. */
+void sch_raise(RtsCap *cap, Value obj) __attribute__((noreturn));
+
+/* --- primitives ------------------------------------------------------------------------------------
+ * A primitive gets its arguments in argv[0..argc) (local roots; Note [GC safety in
+ * primitives]); the VM has checked min_args <= argc <= max_args (max_args -1: any number).
+ * It returns its result, or SCH_BLOCK when the runtime call it made (MVar take/read/put,
+ * join, sleep) blocked the thread: the value the thread finds in the result register
+ * (rts_result) when it resumes is then the primitive's result. SCH_YIELD: likewise, after
+ * the thread has been put at the back of the run queue. */
+typedef Value (*SchPrimFn)(RtsCap *cap, Value *argv, int argc);
+typedef struct SchPrimDef {
+    const char *name;
+    SchPrimFn   fn;
+    int         min_args, max_args;
+} SchPrimDef;
+/* Each table ends with an entry whose name is NULL. */
+extern const SchPrimDef sch_prims_num[], sch_prims_data[], sch_prims_port[], sch_prims_ctl[];
+
+/* Shared by the VM's inline fast paths and the primitives (prim_num.c): the slow paths
+ * of generic arithmetic on two numbers (flonums, overflow and type errors). */
+Value sch_add(RtsCap *cap, Value a, Value b);
+Value sch_sub(RtsCap *cap, Value a, Value b);
+Value sch_mul(RtsCap *cap, Value a, Value b);
+Value sch_div(RtsCap *cap, Value a, Value b);          /* `/`: exact when exact */
+/* Numeric comparison; op is one of '<' 'l' (<=) '=' 'g' (>=) '>'; `who` names the
+ * procedure in a type error. */
+bool  sch_num_cmp(RtsCap *cap, int op, Value a, Value b, const char *who);
+bool  sch_eqv(Value a, Value b);
+bool  sch_equal(Value a, Value b);
+
+/* --- ports (port.c) -------------------------------------------------------------------------------- */
+
+typedef struct SchPort SchPort;
+SchPort *sch_port_stdin(void);
+SchPort *sch_port_stdout(void);
+SchPort *sch_port_stderr(void);
+SchPort *sch_port_open_string_in(const uint32_t *s, size_t n);  /* copies s */
+SchPort *sch_port_open_utf8_in(const char *s, size_t n, const char *name);  /* copies s */
+SchPort *sch_port_open_file_in(const char *path);               /* NULL on failure (errno) */
+SchPort *sch_port_open_string_out(void);
+int32_t  sch_port_getc(SchPort *p);    /* a code point, or -1 at end of input */
+int32_t  sch_port_peekc(SchPort *p);
+void     sch_port_putc(SchPort *p, uint32_t c);
+void     sch_port_puts(SchPort *p, const char *utf8);
+void     sch_port_flush(SchPort *p);
+/* Contents of a string output port so far (malloc'd UTF-8, NUL-terminated). */
+char    *sch_port_out_utf8(SchPort *p, size_t *n);
+/* Position of the next character of an input port (1-based line and column) and its name
+ * (a file name, or "<string>"/"<stdin>"). */
+int      sch_port_line(SchPort *p);
+int      sch_port_col(SchPort *p);
+const char *sch_port_name(SchPort *p);
+void     sch_port_close(SchPort *p);
+/* A port object wraps a SchPort (a record of sch_rtd_port). */
+Value    sch_port_value(RtsCap *cap, SchPort *p);
+bool     sch_is_port(Value v);
+SchPort *sch_port_of(Value v);
+void     sch_flush_all(void);          /* flushes stdout and stderr (at exit, before errors) */
+
+/* --- datums (datum.c): what the reader produces and the compiler consumes ----------------------------- */
+
+typedef enum {
+    D_NIL, D_BOOL, D_FIX, D_FLO, D_CHAR, D_STR, D_SYM, D_PAIR, D_VEC, D_BYTEVEC, D_UNSPEC
+} DatumKind;
+
+typedef struct Datum Datum;
+struct Datum {
+    DatumKind kind;
+    int line, col;                  /* 0 when made by the expander */
+    union {
+        bool      b;
+        intptr_t  fix;
+        double    flo;
+        uint32_t  ch;
+        struct { uint32_t *s; size_t n; } str;
+        const char *sym;            /* interned by datum_intern: compare pointers */
+        struct { Datum *car, *cdr; } pair;
+        struct { Datum **items; size_t n; } vec;
+        struct { uint8_t *bytes; size_t n; } bv;
+    } u;
+};
+
+/* All datums of one read or compile live in an arena, freed at once. */
+typedef struct DArena DArena;
+DArena *datum_arena_new(void);
+void    datum_arena_free(DArena *a);
+void   *datum_alloc(DArena *a, size_t bytes);          /* zeroed */
+/* The canonical copy of a symbol name (NUL-terminated, lives forever; thread-safe). */
+const char *datum_intern(const char *s, size_t n);
+
+Datum *datum_new(DArena *a, DatumKind k, int line, int col);
+Datum *datum_cons(DArena *a, Datum *car, Datum *cdr);
+Datum *datum_sym(DArena *a, const char *name);         /* name is interned here */
+Datum *datum_fix(DArena *a, intptr_t n);
+extern Datum datum_nil_, datum_true_, datum_false_, datum_unspec_;
+#define DNIL    (&datum_nil_)
+#define DTRUE   (&datum_true_)
+#define DFALSE  (&datum_false_)
+#define DUNSPEC (&datum_unspec_)
+static inline bool datum_is_pair(const Datum *d) { return d->kind == D_PAIR; }
+static inline bool datum_is_sym(const Datum *d, const char *interned)
+{ return d->kind == D_SYM && d->u.sym == interned; }
+static inline Datum *dcar(const Datum *d) { return d->u.pair.car; }
+static inline Datum *dcdr(const Datum *d) { return d->u.pair.cdr; }
+size_t datum_list_length(const Datum *d);              /* (size_t)-1 if not a proper list */
+/* The heap value a datum denotes (allocates; symbols are interned). */
+Value  sch_datum_to_value(RtsCap *cap, const Datum *d);
+/* The datum of a heap value (for the compiler: eval of data). */
+Datum *sch_value_to_datum(DArena *a, Value v);
+
+/* --- the reader (read.c) -------------------------------------------------------------------------- */
+
+typedef struct SchReadError {
+    char msg[200];
+    int line, col;
+} SchReadError;
+/* Reads one datum. Returns NULL at the end of the input with err->msg empty, or NULL with
+ * err->msg set (and its position) on a syntax error. Datums carry their positions. */
+Datum *sch_read(DArena *a, SchPort *in, SchReadError *err);
+/* Number syntax (R7RS, without exactness prefixes beyond #e/#i, radix prefixes #x #b #o #d):
+ * returns 0 if s is not a number, 1 with *fix set for an exact integer (fixnum range),
+ * 2 with *flo set for an inexact real. */
+int    sch_parse_number(const uint32_t *s, size_t n, int radix, intptr_t *fix, double *flo);
+
+/* --- the printer (print.c) --------------------------------------------------------------------------- */
+
+/* Prints v on p: as `write` does when write is true, else as `display`. Never allocates in
+ * the heap (safe to call anywhere). */
+void   sch_print(SchPort *p, Value v, bool write);
+/* Shortest text that reads back as the same number (flonums: round-trip, "+inf.0",
+ * "+nan.0", a ".0" on integral values); radix 10 for flonums. Returns the length. */
+size_t sch_format_number(Value v, int radix, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,784 @@
+/* The bytecode VM (Note [VM frames], Note [VM safe points] in vm.h). */
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "scheme/vm.h"
+#include "sched/thread.h"
+#include "sm/storage.h"
+#include "rts/rts.h"
+
+const int vm_op_operands[OP_COUNT] = {
+#define VM_N(name, n) n,
+    VM_OPS(VM_N)
+#undef VM_N
+};
+const char *const vm_op_names[OP_COUNT] = {
+#define VM_S(name, n) #name,
+    VM_OPS(VM_S)
+#undef VM_S
+};
+
+/* Where vm_raise unwinds to: the vm_run active on this OS thread. */
+static __thread jmp_buf *vm_escape;
+
+static Value sym_raise = RTS_FALSE;       /* the global `raise` (prelude) */
+static Value tramp_closure = RTS_FALSE;   /* calls slot 2 with no arguments */
+static Value tramp1_closure = RTS_FALSE;  /* calls slot 2 with slot 3 */
+static Value cc_closure = RTS_FALSE;      /* the call/cc marker frame's procedure */
+
+/* The trampoline: frame [tramp, pc, thunk]; tail-calls the thunk. */
+static int32_t tramp_code[] = { OP_TAILCALL, 2, 0, OP_HALT };
+static Proto tramp_proto = { .code = tramp_code, .ncode = 4, .consts = RTS_FALSE,
+    .frame_size = 3, .nparams = 1, .name = "thread", .system = true };
+
+/* The same for one argument: frame [tramp1, pc, f, x]. */
+static int32_t tramp1_code[] = { OP_TAILCALL, 2, 1, OP_HALT };
+static Proto tramp1_proto = { .code = tramp1_code, .ncode = 4, .consts = RTS_FALSE,
+    .frame_size = 4, .nparams = 2, .name = "call", .system = true };
+
+/* The call/cc marker frame [cc, pc, k, f, f', k']: calls f with k, returns its result.
+ * %throw to k returns into this frame at CC_RET with the value in slot CC_VAL. */
+enum { CC_FS = 6, CC_VAL = 4, CC_RET = 10 };
+static int32_t cc_code[] = { OP_MOV, 4, 3, OP_MOV, 5, 2, OP_CALL, 4, 1, CC_VAL,
+                             OP_RET, CC_VAL, OP_HALT };
+static Proto cc_proto = { .code = cc_code, .ncode = 13, .consts = RTS_FALSE,
+    .frame_size = CC_FS, .nparams = 2, .name = "call/cc", .system = true };
+
+/* A frame that resumes here after `raise` returns: that never happens (the prelude's raise
+ * does not return), and HALT says so if it does. Delivers into slot 1, then halts. */
+static const int32_t raise_trap[] = { 1, OP_HALT };
+/* A tail call of a primitive resumes here: the result lands in slot 2 and is returned. */
+static const int32_t tail_ret[] = { 2, OP_RET, 2 };
+
+static inline Value pc_value(const int32_t *pc, bool exec)
+{ return rts_fixnum((intptr_t)(uintptr_t)pc | (exec ? 1 : 0)); }
+
+static inline Value *consts_of(const Proto *p)
+{ return p->consts == RTS_FALSE ? NULL : obj_payload(p->consts); }
+
+Value vm_make_closure0(RtsCap *cap, const Proto *p)
+{
+    Value *o = sm_alloc(cap, 2);
+    o[0] = obj_make_header(T_CLOSURE, 1);
+    o[1] = rts_fixnum((intptr_t)(uintptr_t)p);
+    return (Value)o;
+}
+
+const char *vm_proc_name(Value c)
+{
+    const Proto *p = closure_proto(c);
+    return p->name ? p->name : "anonymous";
+}
+
+void vm_raise(RtsCap *cap, Value obj)
+{
+    if (!vm_escape)
+        rts_fatal("a Scheme error outside the VM");
+    rts_set_result(cap, obj);
+    longjmp(*vm_escape, 1);
+}
+
+/* --- errors the VM raises itself ------------------------------------------------------------ */
+
+static void __attribute__((noreturn)) err_not_procedure(RtsCap *cap, Value f)
+{
+    sch_error(cap, NULL, "attempt to call a non-procedure:", 1, f);
+}
+
+static void __attribute__((noreturn)) err_arity(RtsCap *cap, Value f, int n)
+{
+    const Proto *p = closure_proto(f);
+    char msg[160];
+    int max = p->prim ? p->max_args : p->rest ? -1 : p->nparams;
+    int min = p->prim ? p->min_args : p->nparams;
+    if (max < 0)
+        snprintf(msg, sizeof msg, "wrong number of arguments: expected at least %d, got %d", min, n);
+    else if (min == max)
+        snprintf(msg, sizeof msg, "wrong number of arguments: expected %d, got %d", min, n);
+    else
+        snprintf(msg, sizeof msg, "wrong number of arguments: expected %d to %d, got %d", min, max, n);
+    sch_error(cap, vm_proc_name(f), msg, 0);
+}
+
+/* --- the uncaught-exception report ------------------------------------------------------------ */
+
+void vm_uncaught(RtsCap *cap, Value obj)
+{
+    SchPort *out = sch_port_open_string_out();
+    sch_port_puts(out, "error: ");
+    if (sch_is_record_of(obj, sch_rtd_error)) {
+        sch_print(out, sch_record_ref(obj, ERR_MESSAGE), false);
+        for (Value i = sch_record_ref(obj, ERR_IRRITANTS); sch_is_pair(i); i = rts_cdr(i)) {
+            sch_port_putc(out, ' ');
+            sch_print(out, rts_car(i), true);
+        }
+    } else {
+        sch_port_puts(out, "uncaught exception: ");
+        sch_print(out, obj, true);
+    }
+    /* The backtrace: the Scheme frames from the top, after the raising machinery. */
+    Value stk = tso_stack(cap->current);
+    Value *slots = stack_slots(stk);
+    size_t sp = stack_sp(stk);
+    bool top = true;
+    int shown = 0, more = 0;
+    while (sp) {
+        size_t n = (size_t)rts_fixnum_val(slots[sp - 1]);
+        Value *b = slots + sp - 2 - n;
+        if (slots[sp - 2] == code_value(vm_run) && sch_is_procedure(b[0])) {
+            const Proto *p = closure_proto(b[0]);
+            if (!(top && p->system) && p != &cc_proto && p != &tramp_proto && p != &tramp1_proto) {
+                top = false;
+                if (shown < 20) {
+                    char line[400];
+                    if (p->file)
+                        snprintf(line, sizeof line, "\n  in %s (%s:%d:%d)",
+                                 p->name ? p->name : "anonymous procedure", p->file, p->line, p->col);
+                    else
+                        snprintf(line, sizeof line, "\n  in %s", p->name ? p->name : "anonymous procedure");
+                    sch_port_puts(out, line);
+                    shown++;
+                } else {
+                    more++;
+                }
+            }
+        }
+        sp = (size_t)(b - slots);
+    }
+    if (more) {
+        char line[64];
+        snprintf(line, sizeof line, "\n  ... and %d more", more);
+        sch_port_puts(out, line);
+    }
+    char *text = sch_port_out_utf8(out, NULL);
+    sch_port_close(out);
+    sch_flush_all();
+    rts_thread_error(cap, "%s", text);
+}
+
+/* --- frames made from C ----------------------------------------------------------------------- */
+
+void vm_push_call0(RtsCap *cap, Value f)
+{
+    size_t mark = sch_mark(cap);
+    Value *fp = sch_protect(cap, f);
+    rts_push_frame(cap, vm_run, (size_t)tramp_proto.frame_size);
+    rts_set_slot(cap, 0, tramp_closure);
+    rts_set_slot(cap, 1, pc_value(tramp_code, true));
+    rts_set_slot(cap, 2, *fp);
+    sch_release(cap, mark);
+}
+
+void vm_push_call1(RtsCap *cap, Value f, Value x)
+{
+    size_t mark = sch_mark(cap);
+    Value *fp = sch_protect(cap, f), *xp = sch_protect(cap, x);
+    rts_push_frame(cap, vm_run, (size_t)tramp1_proto.frame_size);
+    rts_set_slot(cap, 0, tramp1_closure);
+    rts_set_slot(cap, 1, pc_value(tramp1_code, true));
+    rts_set_slot(cap, 2, *fp);
+    rts_set_slot(cap, 3, *xp);
+    sch_release(cap, mark);
+}
+
+Value vm_new_thread(RtsCap *cap, Value thunk)
+{
+    size_t mark = sch_mark(cap);
+    Value *fp = sch_protect(cap, thunk);
+    Value *t = sch_protect(cap, rts_thread_new(cap, vm_run, (size_t)tramp_proto.frame_size));
+    rts_thread_set_slot(cap, *t, 0, tramp_closure);
+    rts_thread_set_slot(cap, *t, 1, pc_value(tramp_code, true));
+    rts_thread_set_slot(cap, *t, 2, *fp);
+    Value r = *t;
+    sch_release(cap, mark);
+    return r;
+}
+
+/* --- the interpreter ----------------------------------------------------------------------------- */
+
+enum { ENTER_RESUME, ENTER_RAISE };
+
+static RtsStep vm_loop(RtsCap *cap, int mode);
+
+RtsStep vm_run(RtsCap *cap)
+{
+    jmp_buf jb;
+    jmp_buf *outer = vm_escape;
+    size_t mark = sch_mark(cap);
+    vm_escape = &jb;
+    int mode = setjmp(jb) ? ENTER_RAISE : ENTER_RESUME;
+    if (mode == ENTER_RAISE)
+        sch_release(cap, mark);
+    RtsStep r = vm_loop(cap, mode);
+    vm_escape = outer;
+    return r;
+}
+
+#define VM_DISPATCH() goto *labels[*pc++]
+/* The slots of the current stack (after anything that may GC). */
+#define RELOAD() do {                                                   \
+        size_t off_ = (size_t)(b - slots);                              \
+        slots = stack_slots(tso_stack(cap->current));                   \
+        b = slots + off_;                                               \
+        K = consts_of(P);                                               \
+    } while (0)
+#define SAVE_PC() (b[1] = pc_value(pc, false))
+#define SET_SP(n) (slots[-1] = rts_fixnum((intptr_t)(n)))
+#define CAPACITY() (stack_capacity(tso_stack(cap->current)))
+
+static RtsStep vm_loop(RtsCap *cap, int mode)
+{
+    static void *const labels[OP_COUNT] = {
+#define VM_L(name, n) &&L_##name,
+        VM_OPS(VM_L)
+#undef VM_L
+    };
+    Value *slots = stack_slots(tso_stack(cap->current));
+    size_t sp0 = stack_sp(tso_stack(cap->current));
+    int fs = (int)rts_fixnum_val(slots[sp0 - 1]);
+    Value *b = slots + sp0 - 2 - fs;
+    const Proto *P = closure_proto(b[0]);
+    Value *K = consts_of(P);
+    const int32_t *pc;
+    /* A generic call: the procedure and its arguments are in local roots argv[-1..argc);
+     * tail says whether it replaces the current frame; retpc is where the caller resumes. */
+    Value *argv;
+    size_t gmark;              /* the local roots' mark before argv[-1] */
+    int argc;
+    bool tail;
+    const int32_t *retpc;
+
+    if (mode == ENTER_RAISE)
+        goto raise;
+    {
+        intptr_t a = rts_fixnum_val(b[1]);
+        pc = (const int32_t *)(uintptr_t)(a & ~(intptr_t)1);
+        if (!(a & 1))
+            b[*pc++] = rts_result(cap);
+    }
+    VM_DISPATCH();
+
+L_MOV:   b[pc[0]] = b[pc[1]]; pc += 2; VM_DISPATCH();
+L_CONST: b[pc[0]] = K[pc[1]]; pc += 2; VM_DISPATCH();
+L_IMM:   b[pc[0]] = (Value)(intptr_t)pc[1]; pc += 2; VM_DISPATCH();
+L_GLOBAL: {
+    Value v = obj_payload(K[pc[1]])[SYM_VALUE];
+    if (__builtin_expect(v == RTS_UNDEF, 0)) {
+        SAVE_PC();
+        sch_error(cap, NULL, "unbound variable:", 1, K[pc[1]]);
+    }
+    b[pc[0]] = v;
+    pc += 2;
+    VM_DISPATCH();
+}
+L_SETGLOBAL: {
+    Value sym = K[pc[0]];
+    SAVE_PC();
+    if (obj_payload(sym)[SYM_VALUE] == RTS_UNDEF)
+        sch_error(cap, NULL, "set! of an unbound variable:", 1, sym);
+    rts_set_field(cap, sym, SYM_VALUE, b[pc[1]]);
+    pc += 2;
+    VM_DISPATCH();
+}
+L_DEFGLOBAL:
+    rts_set_field(cap, K[pc[0]], SYM_VALUE, b[pc[1]]);
+    pc += 2;
+    VM_DISPATCH();
+L_FREE: b[pc[0]] = obj_payload(b[0])[1 + pc[1]]; pc += 2; VM_DISPATCH();
+L_BOX: {
+    Value *o = cap->hp;
+    if ((uintptr_t)(o + 2) <= (uintptr_t)__atomic_load_n(&cap->hplim, __ATOMIC_RELAXED)) {
+        cap->hp = o + 2;
+    } else {
+        SAVE_PC();
+        o = sm_alloc_slow(cap, 2);
+        RELOAD();
+    }
+    o[0] = obj_make_header(T_BOX, 1);
+    o[1] = b[pc[0]];
+    b[pc[0]] = (Value)o;
+    pc += 1;
+    VM_DISPATCH();
+}
+L_UNBOX: b[pc[0]] = obj_payload(b[pc[1]])[0]; pc += 2; VM_DISPATCH();
+L_SETBOX: rts_set_field(cap, b[pc[0]], 0, b[pc[1]]); pc += 2; VM_DISPATCH();
+L_CHECKDEF:
+    if (__builtin_expect(b[pc[0]] == RTS_UNDEF, 0)) {
+        SAVE_PC();
+        sch_error(cap, NULL, "variable used before its definition:", 1, K[pc[1]]);
+    }
+    pc += 2;
+    VM_DISPATCH();
+L_CLOSURE: {
+    const Proto *child = P->children[pc[1]];
+    int n = pc[2];
+    Value *o = cap->hp;
+    if ((uintptr_t)(o + 2 + n) <= (uintptr_t)__atomic_load_n(&cap->hplim, __ATOMIC_RELAXED)) {
+        cap->hp = o + 2 + n;
+    } else {
+        SAVE_PC();
+        o = sm_alloc_slow(cap, (size_t)(2 + n));
+        RELOAD();
+    }
+    o[0] = obj_make_header(T_CLOSURE, (size_t)(1 + n));
+    o[1] = rts_fixnum((intptr_t)(uintptr_t)child);
+    for (int i = 0; i < n; i++)
+        o[2 + i] = b[pc[3 + i]];
+    b[pc[0]] = (Value)o;
+    pc += 3 + n;
+    VM_DISPATCH();
+}
+L_SETFREE: rts_set_field(cap, b[pc[0]], (size_t)(1 + pc[1]), b[pc[2]]); pc += 3; VM_DISPATCH();
+L_JMP: pc += 1 + pc[0]; VM_DISPATCH();
+L_JF:
+    if (b[pc[0]] == RTS_FALSE) pc += 2 + pc[1];
+    else pc += 2;
+    VM_DISPATCH();
+
+L_CALL: {
+    Value f = b[pc[0]];
+    int n = pc[1];
+    if (__builtin_expect(__atomic_load_n(&cap->hplim, __ATOMIC_RELAXED) == NULL, 0))
+        goto suspend;
+    if (__builtin_expect(!sch_is_procedure(f), 0)) { SAVE_PC(); err_not_procedure(cap, f); }
+    const Proto *q = closure_proto(f);
+    if (__builtin_expect(q->code != NULL && !q->rest && q->nparams == n, 1)) {
+        Value *nb = b + fs + 2;
+        int nfs = q->frame_size;
+        if (__builtin_expect((size_t)(nb - slots) + (size_t)nfs + 2 > CAPACITY(), 0)) {
+            SAVE_PC();
+            thread_grow_stack(cap, (size_t)(nb - slots) + (size_t)nfs + 2);
+            RELOAD();
+            nb = b + fs + 2;
+            f = b[pc[0]];
+        }
+        nb[0] = f;
+        nb[1] = RTS_FALSE;
+        const Value *args = b + pc[0] + 1;
+        for (int i = 0; i < n; i++)
+            nb[2 + i] = args[i];
+        for (int i = 2 + n; i < nfs; i++)
+            nb[i] = RTS_UNSPEC;
+        nb[nfs] = code_value(vm_run);
+        nb[nfs + 1] = rts_fixnum(nfs);
+        b[1] = pc_value(pc + 2, false);
+        SET_SP((size_t)(nb - slots) + (size_t)nfs + 2);
+        b = nb;
+        fs = nfs;
+        P = q;
+        K = consts_of(P);
+        pc = P->code;
+        VM_DISPATCH();
+    }
+    SAVE_PC();
+    gmark = sch_mark(cap);
+    argv = cap->lroots + gmark + 1;
+    for (int i = 0; i <= n; i++)
+        sch_protect(cap, b[pc[0] + i]);
+    argc = n;
+    tail = false;
+    retpc = pc + 2;
+    goto call_generic;
+}
+L_TAILCALL: {
+    Value f = b[pc[0]];
+    int n = pc[1];
+    if (__builtin_expect(__atomic_load_n(&cap->hplim, __ATOMIC_RELAXED) == NULL, 0))
+        goto suspend;
+    if (__builtin_expect(!sch_is_procedure(f), 0)) { SAVE_PC(); err_not_procedure(cap, f); }
+    const Proto *q = closure_proto(f);
+    if (__builtin_expect(q->code != NULL && !q->rest && q->nparams == n, 1)) {
+        int nfs = q->frame_size;
+        if (__builtin_expect((size_t)(b - slots) + (size_t)nfs + 2 > CAPACITY(), 0)) {
+            SAVE_PC();
+            thread_grow_stack(cap, (size_t)(b - slots) + (size_t)nfs + 2);
+            RELOAD();
+            f = b[pc[0]];
+        }
+        const Value *args = b + pc[0] + 1;    /* above slot 2: a forward copy is safe */
+        b[0] = f;
+        for (int i = 0; i < n; i++)
+            b[2 + i] = args[i];
+        for (int i = 2 + n; i < nfs; i++)
+            b[i] = RTS_UNSPEC;
+        b[nfs] = code_value(vm_run);
+        b[nfs + 1] = rts_fixnum(nfs);
+        SET_SP((size_t)(b - slots) + (size_t)nfs + 2);
+        fs = nfs;
+        P = q;
+        K = consts_of(P);
+        pc = P->code;
+        VM_DISPATCH();
+    }
+    SAVE_PC();
+    gmark = sch_mark(cap);
+    argv = cap->lroots + gmark + 1;
+    for (int i = 0; i <= n; i++)
+        sch_protect(cap, b[pc[0] + i]);
+    argc = n;
+    tail = true;
+    retpc = tail_ret;
+    goto call_generic;
+}
+L_RET: {
+    Value v = b[pc[0]];
+    size_t base = (size_t)(b - slots);
+    SET_SP(base);
+    if (base == 0 || slots[base - 2] != code_value(vm_run)) {
+        rts_set_result(cap, v);                 /* to a C frame, or the thread's end */
+        return RTS_NEXT;
+    }
+    fs = (int)rts_fixnum_val(slots[base - 1]);
+    b = slots + base - 2 - fs;
+    P = closure_proto(b[0]);
+    K = consts_of(P);
+    pc = (const int32_t *)(uintptr_t)rts_fixnum_val(b[1]);
+    b[*pc++] = v;
+    VM_DISPATCH();
+}
+
+#define ARITH(NAME, EXPR, SLOW)                                         \
+L_##NAME: {                                                             \
+    Value x = b[pc[1]], y = b[pc[2]];                                   \
+    intptr_t r;                                                         \
+    if (__builtin_expect((x & y & 1) && !(EXPR), 1)) {                  \
+        b[pc[0]] = (Value)r;                                            \
+    } else {                                                            \
+        SAVE_PC();                                                      \
+        Value v = SLOW(cap, x, y);                                      \
+        RELOAD();                                                       \
+        b[pc[0]] = v;                                                   \
+    }                                                                   \
+    pc += 3;                                                            \
+    VM_DISPATCH();                                                      \
+}
+    ARITH(ADD, __builtin_add_overflow((intptr_t)x, (intptr_t)(y - 1), &r), sch_add)
+    ARITH(SUB, __builtin_sub_overflow((intptr_t)x, (intptr_t)(y - 1), &r), sch_sub)
+    ARITH(MUL, (__builtin_mul_overflow(rts_fixnum_val(x), (intptr_t)(y - 1), &r) || ((r |= 1), 0)), sch_mul)
+#undef ARITH
+L_ADDI: {
+    Value x = b[pc[1]];
+    intptr_t r;
+    if (__builtin_expect(rts_is_fixnum(x) && !__builtin_add_overflow((intptr_t)x, (intptr_t)pc[2] * 2, &r), 1)) {
+        b[pc[0]] = (Value)r;
+    } else {
+        SAVE_PC();
+        Value v = sch_add(cap, x, rts_fixnum(pc[2]));
+        RELOAD();
+        b[pc[0]] = v;
+    }
+    pc += 3;
+    VM_DISPATCH();
+}
+
+#define CMP(NAME, OPC, CH)                                              \
+L_##NAME: {                                                             \
+    Value x = b[pc[1]], y = b[pc[2]];                                   \
+    bool t;                                                             \
+    if (__builtin_expect(x & y & 1, 1)) t = (intptr_t)x OPC (intptr_t)y;\
+    else { SAVE_PC(); t = sch_num_cmp(cap, CH, x, y, vm_cmp_name(CH)); RELOAD(); } \
+    b[pc[0]] = rts_bool(t);                                             \
+    pc += 3;                                                            \
+    VM_DISPATCH();                                                      \
+}                                                                       \
+L_JN##NAME: {                                                           \
+    Value x = b[pc[0]], y = b[pc[1]];                                   \
+    bool t;                                                             \
+    if (__builtin_expect(x & y & 1, 1)) t = (intptr_t)x OPC (intptr_t)y;\
+    else { SAVE_PC(); t = sch_num_cmp(cap, CH, x, y, vm_cmp_name(CH)); RELOAD(); } \
+    pc += t ? 3 : 3 + pc[2];                                            \
+    VM_DISPATCH();                                                      \
+}
+#define vm_cmp_name(ch) ((ch) == '<' ? "<" : (ch) == 'l' ? "<=" : (ch) == '>' ? ">" : (ch) == 'g' ? ">=" : "=")
+    CMP(LT, <, '<')
+    CMP(LE, <=, 'l')
+    CMP(GT, >, '>')
+    CMP(GE, >=, 'g')
+    CMP(NUMEQ, ==, '=')
+#undef CMP
+
+L_EQ: b[pc[0]] = rts_bool(b[pc[1]] == b[pc[2]]); pc += 3; VM_DISPATCH();
+L_CONS: {
+    Value *o = cap->hp;
+    if ((uintptr_t)(o + 3) <= (uintptr_t)__atomic_load_n(&cap->hplim, __ATOMIC_RELAXED)) {
+        cap->hp = o + 3;
+    } else {
+        SAVE_PC();
+        o = sm_alloc_slow(cap, 3);
+        RELOAD();
+    }
+    o[0] = obj_make_header(T_PAIR, 2);
+    o[1] = b[pc[1]];
+    o[2] = b[pc[2]];
+    b[pc[0]] = (Value)o;
+    pc += 3;
+    VM_DISPATCH();
+}
+L_CAR: {
+    Value x = b[pc[1]];
+    if (__builtin_expect(!sch_is_pair(x), 0)) { SAVE_PC(); sch_type_error(cap, "car", "pair", x); }
+    b[pc[0]] = rts_car(x);
+    pc += 2;
+    VM_DISPATCH();
+}
+L_CDR: {
+    Value x = b[pc[1]];
+    if (__builtin_expect(!sch_is_pair(x), 0)) { SAVE_PC(); sch_type_error(cap, "cdr", "pair", x); }
+    b[pc[0]] = rts_cdr(x);
+    pc += 2;
+    VM_DISPATCH();
+}
+L_NOT:   b[pc[0]] = rts_bool(b[pc[1]] == RTS_FALSE); pc += 2; VM_DISPATCH();
+L_NULLP: b[pc[0]] = rts_bool(b[pc[1]] == RTS_NIL); pc += 2; VM_DISPATCH();
+L_PAIRP: b[pc[0]] = rts_bool(sch_is_pair(b[pc[1]])); pc += 2; VM_DISPATCH();
+L_ZEROP: {
+    Value x = b[pc[1]];
+    bool t;
+    if (rts_is_fixnum(x)) t = x == rts_fixnum(0);
+    else { SAVE_PC(); t = sch_num_cmp(cap, '=', x, rts_fixnum(0), "zero?"); RELOAD(); }
+    b[pc[0]] = rts_bool(t);
+    pc += 2;
+    VM_DISPATCH();
+}
+L_VREF: {
+    Value v = b[pc[1]], i = b[pc[2]];
+    if (__builtin_expect(!sch_is_vector(v), 0)) { SAVE_PC(); sch_type_error(cap, "vector-ref", "vector", v); }
+    if (__builtin_expect(!rts_is_fixnum(i), 0)) { SAVE_PC(); sch_type_error(cap, "vector-ref", "exact integer", i); }
+    if (__builtin_expect((uintptr_t)rts_fixnum_val(i) >= rts_vector_length(v), 0)) { SAVE_PC(); sch_range_error(cap, "vector-ref", i, v); }
+    b[pc[0]] = rts_field(v, (size_t)rts_fixnum_val(i));
+    pc += 3;
+    VM_DISPATCH();
+}
+L_VSET: {
+    Value v = b[pc[0]], i = b[pc[1]];
+    if (__builtin_expect(!sch_is_vector(v), 0)) { SAVE_PC(); sch_type_error(cap, "vector-set!", "vector", v); }
+    if (__builtin_expect(!rts_is_fixnum(i), 0)) { SAVE_PC(); sch_type_error(cap, "vector-set!", "exact integer", i); }
+    if (__builtin_expect((uintptr_t)rts_fixnum_val(i) >= rts_vector_length(v), 0)) { SAVE_PC(); sch_range_error(cap, "vector-set!", i, v); }
+    rts_set_field(cap, v, (size_t)rts_fixnum_val(i), b[pc[2]]);
+    pc += 3;
+    VM_DISPATCH();
+}
+L_SETCAR: {
+    Value p = b[pc[0]];
+    if (__builtin_expect(!sch_is_pair(p), 0)) { SAVE_PC(); sch_type_error(cap, "set-car!", "pair", p); }
+    rts_set_car(cap, p, b[pc[1]]);
+    pc += 2;
+    VM_DISPATCH();
+}
+L_SETCDR: {
+    Value p = b[pc[0]];
+    if (__builtin_expect(!sch_is_pair(p), 0)) { SAVE_PC(); sch_type_error(cap, "set-cdr!", "pair", p); }
+    rts_set_cdr(cap, p, b[pc[1]]);
+    pc += 2;
+    VM_DISPATCH();
+}
+L_HALT:
+    rts_thread_error(cap, "internal error: a Scheme frame resumed after raise");
+
+suspend:
+    /* Note [VM safe points]: resume at this call; the scheduler joins a GC or switches. */
+    b[1] = pc_value(pc - 1, true);
+    __atomic_store_n(&cap->hplim, cap->hplim_real, __ATOMIC_RELAXED);
+    return RTS_NEXT;
+
+raise: {
+    /* An error was raised (its object is in the result register): call `raise` with it
+     * in a new frame above the current one. */
+    Value handler = obj_payload(sym_raise)[SYM_VALUE];
+    if (!sch_is_procedure(handler))
+        vm_uncaught(cap, rts_result(cap));
+    b[1] = pc_value(raise_trap, false);
+    gmark = sch_mark(cap);
+    argv = cap->lroots + gmark + 1;
+    sch_protect(cap, handler);
+    sch_protect(cap, rts_result(cap));
+    argc = 1;
+    tail = false;
+    retpc = raise_trap;
+    goto call_generic;
+}
+
+call_generic: {
+    /* argv[-1] is the procedure, argv[0..argc) its arguments, all local roots; b[1] holds
+     * the caller's pc (saved). */
+    Value f = argv[-1];
+    if (!sch_is_procedure(f))
+        err_not_procedure(cap, f);
+    const Proto *q = closure_proto(f);
+    if (q->prim) {
+        if (argc < q->min_args || (q->max_args >= 0 && argc > q->max_args))
+            err_arity(cap, f, argc);
+        b[1] = pc_value(retpc, false);
+        Value r = q->prim(cap, argv, argc);
+        RELOAD();
+        sch_release(cap, gmark);
+        if (r == SCH_BLOCK)
+            return RTS_BLOCK;
+        if (r == SCH_YIELD)
+            return RTS_YIELD;
+        pc = retpc;
+        b[*pc++] = r;
+        VM_DISPATCH();
+    }
+    if (q->special == SP_APPLY) {
+        if (argc < 2) err_arity(cap, f, argc);
+        /* (apply g a ... lst): spread into a new argument vector above this one. */
+        Value *nargv = cap->lroots + cap->nlroots + 1;
+        for (int i = 0; i < argc - 1; i++)
+            sch_protect(cap, argv[i]);
+        int nargc = argc - 2;
+        Value l = argv[argc - 1];
+        for (; sch_is_pair(l); l = rts_cdr(l), nargc++)
+            sch_protect(cap, rts_car(l));
+        if (l != RTS_NIL)
+            sch_type_error(cap, "apply", "proper list", argv[argc - 1]);
+        argv = nargv;
+        argc = nargc;
+        goto call_generic;
+    }
+    if (q->special == SP_CALLCC) {
+        if (argc != 1) err_arity(cap, f, argc);
+        size_t base = (size_t)(b - slots) + (tail ? 0 : (size_t)fs + 2);
+        /* k = [the marker frame's base, the thread]: valid while that frame holds k. */
+        Value k = sch_make_record(cap, sch_rtd_cont, 2, NULL);
+        rts_set_field(cap, k, 1, rts_fixnum((intptr_t)base));
+        rts_set_field(cap, k, 2, cap->current);
+        RELOAD();
+        Value g = argv[0];
+        argv = cap->lroots + cap->nlroots + 1;
+        sch_protect(cap, cc_closure);
+        sch_protect(cap, k);
+        sch_protect(cap, g);
+        argc = 2;
+        goto call_generic;
+    }
+    if (q->special == SP_THROW) {
+        if (argc != 2) err_arity(cap, f, argc);
+        Value k = argv[0];
+        if (!sch_is_record_of(k, sch_rtd_cont))
+            sch_type_error(cap, "%throw", "continuation", k);
+        size_t base = (size_t)rts_fixnum_val(sch_record_ref(k, 0));
+        size_t sp = (size_t)(b - slots) + (size_t)fs + 2;
+        if (sch_record_ref(k, 1) != cap->current || base + CC_FS + 2 > sp
+            || slots[base] != cc_closure || slots[base + 2] != k
+            || slots[base + CC_FS] != code_value(vm_run))
+            sch_error(cap, NULL, "a continuation was invoked outside its extent (call/cc is escape-only)", 0);
+        Value v = argv[1];
+        sch_release(cap, gmark);
+        b = slots + base;
+        fs = CC_FS;
+        SET_SP(base + CC_FS + 2);
+        P = &cc_proto;
+        K = NULL;
+        b[CC_VAL] = v;
+        pc = cc_code + CC_RET;
+        VM_DISPATCH();
+    }
+    /* A VM procedure. */
+    if (argc < q->nparams || (!q->rest && argc > q->nparams))
+        err_arity(cap, f, argc);
+    int nfs = q->frame_size;
+    size_t base = (size_t)(b - slots) + (tail ? 0 : (size_t)fs + 2);
+    if (base + (size_t)nfs + 2 > CAPACITY()) {
+        thread_grow_stack(cap, base + (size_t)nfs + 2);
+        RELOAD();
+    }
+    if (!tail)
+        b[1] = pc_value(retpc, false);
+    Value *nb = slots + base;
+    nb[0] = argv[-1];
+    nb[1] = RTS_FALSE;
+    for (int i = 0; i < q->nparams; i++)
+        nb[2 + i] = argv[i];
+    for (int i = 2 + q->nparams; i < nfs; i++)
+        nb[i] = RTS_UNSPEC;
+    nb[nfs] = code_value(vm_run);
+    nb[nfs + 1] = rts_fixnum(nfs);
+    SET_SP(base + (size_t)nfs + 2);
+    b = nb;
+    fs = nfs;
+    P = q;
+    if (q->rest) {
+        /* The rest list, built back to front; the new frame is complete, so a GC here
+         * sees well-formed slots. */
+        Value *acc = sch_protect(cap, RTS_NIL);
+        for (int i = argc; i-- > q->nparams;)
+            *acc = rts_cons(cap, argv[i], *acc);
+        RELOAD();
+        b[2 + q->nparams] = *acc;
+    }
+    sch_release(cap, gmark);
+    K = consts_of(P);
+    pc = P->code;
+    VM_DISPATCH();
+}
+}
+
+/* --- start-up ------------------------------------------------------------------------------------- */
+
+static const Proto special_apply  = { .name = "apply", .special = SP_APPLY, .consts = RTS_FALSE };
+static const Proto special_callcc = { .name = "%call/cc", .special = SP_CALLCC, .consts = RTS_FALSE };
+static const Proto special_throw  = { .name = "%throw", .special = SP_THROW, .consts = RTS_FALSE };
+
+static void define_global(RtsCap *cap, const char *name, Value v)
+{
+    size_t mark = sch_mark(cap);
+    Value *vp = sch_protect(cap, v);
+    Value sym = sch_intern(cap, name, strlen(name));
+    rts_set_field(cap, sym, SYM_VALUE, *vp);
+    sch_release(cap, mark);
+}
+
+void vm_init(RtsCap *cap)
+{
+    tramp_closure = vm_make_closure0(cap, &tramp_proto);
+    rts_add_root(&tramp_closure);
+    tramp1_closure = vm_make_closure0(cap, &tramp1_proto);
+    rts_add_root(&tramp1_closure);
+    cc_closure = vm_make_closure0(cap, &cc_proto);
+    rts_add_root(&cc_closure);
+    sym_raise = sch_intern(cap, "raise", 5);
+    rts_add_root(&sym_raise);
+    define_global(cap, "apply", vm_make_closure0(cap, &special_apply));
+    define_global(cap, "%call/cc", vm_make_closure0(cap, &special_callcc));
+    define_global(cap, "%throw", vm_make_closure0(cap, &special_throw));
+}
+
+void sch_prims_init(RtsCap *cap)
+{
+    const SchPrimDef *tables[] = { sch_prims_num, sch_prims_data, sch_prims_port, sch_prims_ctl };
+    for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
+        for (const SchPrimDef *d = tables[t]; d->name; d++) {
+            Proto *p = calloc(1, sizeof *p);
+            if (!p) rts_fatal("out of memory");
+            p->name = d->name;
+            p->prim = d->fn;
+            p->min_args = d->min_args;
+            p->max_args = d->max_args;
+            p->consts = RTS_FALSE;
+            p->system = true;
+            define_global(cap, d->name, vm_make_closure0(cap, p));
+        }
+}
+
+/* --- the disassembler --------------------------------------------------------------------------------- */
+
+void vm_disassemble(const Proto *p, int depth)
+{
+    fprintf(stderr, "%*s%s: %d params%s, frame %d, %d free\n", depth * 2, "",
+            p->name ? p->name : "anonymous", p->nparams, p->rest ? " + rest" : "",
+            p->frame_size, p->nfree);
+    for (size_t i = 0; i < p->ncode;) {
+        int op = p->code[i];
+        fprintf(stderr, "%*s  %4zu %-9s", depth * 2, "", i, vm_op_names[op]);
+        int n = vm_op_operands[op];
+        if (op == OP_CLOSURE)
+            n += p->code[i + 3];
+        for (int k = 1; k <= n; k++)
+            fprintf(stderr, " %d", p->code[i + k]);
+        fputc('\n', stderr);
+        i += 1 + (size_t)n;
+    }
+    for (int c = 0; c < p->nchildren; c++)
+        vm_disassemble(p->children[c], depth + 1);
+}
