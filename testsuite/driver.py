@@ -80,9 +80,14 @@ class Test:
         self.env = {}
         self.parallel = False
         self.timeout = DEFAULT_TIMEOUT
+        self.stdin_file = None            # default: /dev/null
+        self.cwd = None                   # default: the build directory
+        self.expected_stdout = None       # default: NAME.stdout next to the manifest
 
     @property
     def stdout_file(self):
+        if self.expected_stdout:
+            return self.expected_stdout
         return os.path.join(self.manifest_dir, self.name.rsplit("/", 1)[-1] + ".stdout")
 
 
@@ -161,6 +166,60 @@ def read_manifests(src):
     return tests, errors
 
 
+# Scheme programs (testsuite/scheme/README.md): every NAME.scm with a NAME.stdout runs in
+# each of these configurations, as `rtslab NAME.scm +RTS OPTIONS [the program's own] -RTS`.
+SCHEME_RUNS = [("N1", "-N1"), ("N4", "-N4"), ("sanity", "-N1 -DS -A4k")]
+
+
+def scheme_tests(src, subdir="scheme"):
+    """Tests for the Scheme programs in testsuite/SUBDIR, three runs each."""
+    root = os.path.join(src, "testsuite", subdir)
+    tests = []
+    if not os.path.isdir(root):
+        return tests
+    for fname in sorted(os.listdir(root)):
+        if not fname.endswith(".scm"):
+            continue
+        base = fname[:-4]
+        path = os.path.join(root, base)
+        if not os.path.exists(path + ".stdout"):
+            continue
+        with open(path + ".scm", encoding="utf-8") as f:
+            text = f.read()
+        header = []
+        for line in text.splitlines():
+            if not line.startswith(";"):
+                break
+            header.append(line.strip())
+        own_opts = [h[len(";; rts:"):].split() for h in header if h.startswith(";; rts:")]
+        own_opts = [o for opts in own_opts for o in opts]
+        slow = ";; slow-under-sanity" in header
+        uses_threads = "(fork" in text
+        exit_code = 0
+        if os.path.exists(path + ".exit"):
+            with open(path + ".exit", encoding="utf-8") as f:
+                exit_code = int(f.read().strip())
+        stderr_has = []
+        if os.path.exists(path + ".stderr"):
+            with open(path + ".stderr", encoding="utf-8") as f:
+                stderr_has = [l for l in f.read().splitlines() if l.strip()]
+        for run, opts in SCHEME_RUNS:
+            if run == "sanity" and slow:
+                continue
+            command = ["rtslab", fname, "+RTS"] + opts.split() + own_opts + ["-RTS"]
+            test = Test(f"{subdir}/{base}.{run}", root, command)
+            test.command[0] = "$BUILD/rtslab"
+            test.cwd = root
+            test.exit = exit_code
+            test.stderr_has = stderr_has
+            test.expected_stdout = path + ".stdout"
+            if os.path.exists(path + ".stdin"):
+                test.stdin_file = path + ".stdin"
+            test.parallel = run == "N4" and uses_threads
+            tests.append(test)
+    return tests
+
+
 def expand(word, src, build):
     return word.replace("$SRC", src).replace("$BUILD", build)
 
@@ -189,7 +248,9 @@ class Runner:
     def run(self, test):
         """Returns None if the test passed, else (reason, stderr text)."""
         argv = [expand(w, self.src, self.build) for w in test.command]
-        if "/" in argv[0]:
+        if os.path.isabs(argv[0]):
+            program = argv[0]
+        elif "/" in argv[0]:
             program = os.path.join(self.build, argv[0])
         else:
             program = shutil.which(argv[0]) or argv[0]
@@ -201,11 +262,15 @@ class Runner:
         env.update({k: expand(v, self.src, self.build) for k, v in test.env.items()})
         timeout = test.timeout * self.timeout_factor
         try:
-            proc = subprocess.Popen(argv, cwd=self.build, env=env, stdin=subprocess.DEVNULL,
+            stdin = open(test.stdin_file, "rb") if test.stdin_file else subprocess.DEVNULL
+            proc = subprocess.Popen(argv, cwd=test.cwd or self.build, env=env, stdin=stdin,
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                     start_new_session=True)
         except OSError as e:
             return f"cannot run {argv[0]}: {e.strerror}", ""
+        finally:
+            if test.stdin_file and stdin is not subprocess.DEVNULL:
+                stdin.close()
         with self.lock:
             self.running.add(proc)
         try:
@@ -279,6 +344,7 @@ def main():
 
     src, build = os.path.abspath(args.src), os.path.abspath(args.build)
     tests, errors = read_manifests(src)
+    tests += scheme_tests(src)
     tests = [t for t in tests
              if args.filter in t.name and (t.parallel or not args.only_parallel)]
 

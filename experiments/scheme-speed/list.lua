@@ -1,5 +1,5 @@
 -- List-heavy: build a list of 1 000 000 integers, map (x + 1) over it, reverse it and sum
--- it; 10 times; print the total. Lists are cons cells, each a 2-element table {head, tail}
+-- it; twice; print the total. Lists are cons cells, each a 2-element table {head, tail}
 -- with nil as the empty list, as in list.scm (not Lua arrays), so each step allocates the
 -- same number of cells as the Scheme program.
 
@@ -9,8 +9,10 @@ local function build(n)            -- (1 2 ... n)
   return l
 end
 
-local function map(f, l)           -- in order, iteratively (a million-deep recursion
-  if l == nil then return nil end  -- would overflow Lua's stack), as Scheme's map does
+-- In order and iteratively, filling in each new cell's tail: a recursion a million deep
+-- would overflow Lua's stack.
+local function map(f, l)
+  if l == nil then return nil end
   local head = {f(l[1]), nil}
   local last = head
   l = l[2]
@@ -36,7 +38,7 @@ local function sum(l)
 end
 
 local total = 0
-for _ = 1, 10 do
+for _ = 1, 2 do
   total = total + sum(reverse(map(function(x) return x + 1 end, build(1000000))))
 end
 print(total)

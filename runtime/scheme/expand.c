@@ -377,7 +377,8 @@ static Datum *guard(Ex *x, Datum *d)
     return expand(x, list1(x, outer));
 }
 
-/* let-values / let*-values / receive: nested call-with-values. */
+/* let*-values / receive: nested call-with-values, each binding in the scope of the ones
+ * before it. */
 static Datum *let_values(Ex *x, Datum *bindings, Datum *body, const Datum *at)
 {
     if (bindings == DNIL)
@@ -389,6 +390,32 @@ static Datum *let_values(Ex *x, Datum *bindings, Datum *body, const Datum *at)
     Datum *producer = list3(x, sym(x, S_lambda), DNIL, expand(x, dcar(dcdr(b))));
     Datum *consumer = list3(x, sym(x, S_lambda), dcar(b), inner);
     return list3(x, isym(x, "%call-with-values"), producer, consumer);
+}
+
+/* let-values: every init in the outer scope. The values are received into temporaries of
+ * the same shape, then bound to the real names all at once. */
+static Datum *let_values_parallel(Ex *x, Datum *bindings, Datum *body, const Datum *at)
+{
+    Datum *renamed = DNIL, **rt = &renamed, *lets = DNIL, **lt = &lets;
+    for (Datum *bs = bindings; bs != DNIL; bs = dcdr(bs)) {
+        Datum *b = dcar(bs);
+        if (datum_list_length(b) != 2 || !is_formals(dcar(b)))
+            fail(x, b, "%s: bad binding", "let-values");
+        Datum *formals = DNIL, **ft = &formals, *f = dcar(b);
+        for (; f->kind == D_PAIR; f = dcdr(f)) {
+            Datum *t = gensym(x);
+            *ft = cons(x, t, DNIL); ft = &(*ft)->u.pair.cdr;
+            *lt = cons(x, list2(x, dcar(f), t), DNIL); lt = &(*lt)->u.pair.cdr;
+        }
+        if (f->kind == D_SYM) {
+            Datum *t = gensym(x);
+            *ft = t;
+            *lt = cons(x, list2(x, f, t), DNIL); lt = &(*lt)->u.pair.cdr;
+        }
+        *rt = cons(x, list2(x, formals, dcar(dcdr(b))), DNIL);
+        rt = &(*rt)->u.pair.cdr;
+    }
+    return let_values(x, renamed, list1(x, cons(x, sym(x, S_let), cons(x, lets, body))), at);
 }
 
 /* (do ((var init step) ...) (test expr ...) body ...) */
@@ -549,7 +576,8 @@ static Datum *expand_pair(Ex *x, Datum *d)
     if (s == S_guard) return guard(x, d);
     if (s == S_let_values || s == S_letstar_values) {
         if (n < 3 || datum_list_length(a1) == (size_t)-1) fail(x, d, "%s: bad syntax", s);
-        return let_values(x, a1, dcdr(dcdr(d)), d);
+        return s == S_let_values ? let_values_parallel(x, a1, dcdr(dcdr(d)), d)
+                                 : let_values(x, a1, dcdr(dcdr(d)), d);
     }
     if (s == S_receive) {                  /* (receive formals expr body ...) */
         if (n < 4) fail(x, d, "%s: bad syntax", s);

@@ -579,8 +579,8 @@ PRIM(p_char_ready) { return rts_bool(char_ready(in_arg(cap, argv, argc, 0, "char
  * "\r\n") is dropped. Returns the string, or the eof object when nothing was left. */
 static Value read_chars(RtsCap *cap, SchPort *p, size_t max, bool line)
 {
-    uint32_t *buf = NULL;
-    size_t n = 0, size = 0;
+    size_t n = 0, size = 80;
+    uint32_t *buf = xrealloc(NULL, size * sizeof *buf);
     bool any = false;
     pthread_mutex_lock(&p->lock);
     while (n < max) {
@@ -592,7 +592,7 @@ static Value read_chars(RtsCap *cap, SchPort *p, size_t max, bool line)
             break;
         }
         if (n == size) {
-            size = size ? 2 * size : 80;
+            size *= 2;
             buf = xrealloc(buf, size * sizeof *buf);
         }
         buf[n++] = (uint32_t)c;

@@ -238,7 +238,7 @@ static Token read_string(Reader *r, Datum **out, int line, int col)
     Datum *d = new_datum(r, D_STR, line, col);
     d->u.str.n = r->len;
     d->u.str.s = datum_alloc(r->a, (r->len + 1) * sizeof(uint32_t));
-    memcpy(d->u.str.s, r->buf, r->len * sizeof(uint32_t));
+    if (r->len) memcpy(d->u.str.s, r->buf, r->len * sizeof(uint32_t));
     *out = d;
     return TK_DATUM;
 }

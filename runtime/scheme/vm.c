@@ -463,7 +463,9 @@ L_ADDI: {
         b[pc[0]] = (Value)r;
     } else {
         SAVE_PC();
-        Value v = sch_add(cap, x, rts_fixnum(pc[2]));
+        /* (- x k) compiles to x + -k: name the procedure the program called */
+        Value v = pc[2] < 0 ? sch_sub(cap, x, rts_fixnum(-(intptr_t)pc[2]))
+                            : sch_add(cap, x, rts_fixnum(pc[2]));
         RELOAD();
         b[pc[0]] = v;
     }

@@ -59,7 +59,7 @@
 ;; many escapes in a loop: the stack does not grow
 (define (escape-loop n acc)
   (if (= n 0) acc (escape-loop (- n 1) (+ acc (call/cc (lambda (k) (k 1)))))))
-(show "100000 escapes" (escape-loop 100000 0))
+(show "20000 escapes" (escape-loop 20000 0))
 ;; call/cc in tail position
 (define (tail-cc n) (if (= n 0) 'done (call/cc (lambda (k) (tail-cc (- n 1))))))
 (show "tail call/cc" (tail-cc 1000))

@@ -1,4 +1,6 @@
-;; Promises: delay, force, delay-force, make-promise, promise?.
+;; rts: -K1m
+;; Promises: delay, force, delay-force, make-promise, promise?. (The 1 MiB stack limit
+;; checks that a chain of delay-force runs in constant space.)
 
 (define (show label x) (display label) (display ": ") (write x) (newline))
 
@@ -52,8 +54,8 @@
              (delay (cons (car v) (stream-filter pred (cdr v))))
              (stream-filter pred (cdr v)))))))
 (define (lazy-range a b) (delay (if (>= a b) '() (cons a (lazy-range (+ a 1) b)))))
-(define evens-above (stream-filter (lambda (n) (and (even? n) (> n 19990))) (lazy-range 0 20000)))
-(show "stream-filter over 20000" (let ((v (force evens-above))) (list (car v) (car (force (cdr v))))))
+(define evens-above (stream-filter (lambda (n) (and (even? n) (> n 1990))) (lazy-range 0 2000)))
+(show "stream-filter over 2000" (let ((v (force evens-above))) (list (car v) (car (force (cdr v))))))
 
 ;; delay evaluates in the environment of the delay expression, when forced
 (define counter 0)
