@@ -38,7 +38,8 @@ typedef RtsStep (*RtsCode)(RtsCap *cap);
  * prints the message and exits 1; -? and --info print and exit 0. */
 void rts_init(int *argc, char ***argv);
 /* Runs `code` as the main thread with an nslots frame; returns when it finishes (0), or exits
- * the process on a deadlock of the main thread (1) or a fatal error in it (1). */
+ * the process on a deadlock of the main thread (1) or a fatal error in it (1). May be called
+ * again after it has returned, to run another main thread. */
 int  rts_run_main(RtsCode code, size_t nslots);
 /* Prints statistics, releases the runtime and exits with `status`. */
 void rts_exit(int status) __attribute__((noreturn));

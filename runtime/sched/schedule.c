@@ -218,15 +218,23 @@ static void sched_start_workers(void)
             rts_fatal("cannot start the worker thread of capability %u", i);
 }
 
+/* May be called again once it has returned (the fuzzing harness runs one main thread per
+ * input): the workers are started by the first call only, and main_finished is cleared only
+ * after the new main thread counts as runnable, so no idle capability sees a deadlock. */
 int rts_run_main(RtsCode code, size_t nslots)
 {
+    static bool workers_started;
     Capability *cap = &caps[0];
     my_cap = cap;
     if (rts_opts.pin_caps)
         affinity_pin_self(0);
     main_thread = rts_thread_new(cap, code, nslots);
     rts_thread_start(cap, main_thread);
-    sched_start_workers();
+    __atomic_store_n(&main_finished, 0, __ATOMIC_SEQ_CST);
+    if (!workers_started) {
+        sched_start_workers();
+        workers_started = true;
+    }
     schedule(cap);
     main_thread = RTS_FALSE;
     return 0;

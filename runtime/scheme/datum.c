@@ -66,6 +66,13 @@ static uint64_t hash_bytes(const char *s, size_t n)
     return h;
 }
 
+static size_t interned_len(const char *name)
+{
+    size_t len;
+    memcpy(&len, name - sizeof len, sizeof len);
+    return len;
+}
+
 static void names_grow(void)
 {
     size_t ncap = names_cap ? 2 * names_cap : 1024;
@@ -73,7 +80,7 @@ static void names_grow(void)
     if (!nn) rts_fatal("out of memory (symbol names)");
     for (size_t i = 0; i < names_cap; i++) {
         if (!names[i]) continue;
-        size_t j = hash_bytes(names[i], strlen(names[i])) & (ncap - 1);
+        size_t j = hash_bytes(names[i], interned_len(names[i])) & (ncap - 1);
         while (nn[j]) j = (j + 1) & (ncap - 1);
         nn[j] = names[i];
     }
@@ -109,12 +116,6 @@ const char *datum_intern(const char *s, size_t n)
     return names[j];
 }
 
-static size_t interned_len(const char *name)
-{
-    size_t len;
-    memcpy(&len, name - sizeof len, sizeof len);
-    return len;
-}
 
 /* --- constructors ------------------------------------------------------------------------------ */
 

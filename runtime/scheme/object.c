@@ -25,7 +25,7 @@ Value sch_make_string(RtsCap *cap, size_t n, uint32_t fill)
 Value sch_string_from_utf32(RtsCap *cap, const uint32_t *s, size_t n)
 {
     Value v = rts_make_raw(cap, T_STRING, n * 4);
-    memcpy(sch_string_data(v), s, n * 4);
+    if (n) memcpy(sch_string_data(v), s, n * 4);
     return v;
 }
 

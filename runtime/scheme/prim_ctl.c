@@ -139,9 +139,14 @@ static Value p_fork_on(RtsCap *cap, Value *argv, int argc)
     return r;
 }
 
+/* A thread's header also holds its lock bit, which other capabilities set: read it atomically. */
+static bool is_thread(Value t)
+{
+    return rts_is_ptr(t) && hdr_type(__atomic_load_n(obj_ptr(t), __ATOMIC_RELAXED)) == T_THREAD;
+}
 static void need_thread(RtsCap *cap, Value t, const char *who)
 {
-    if (!rts_has_type(t, T_THREAD)) sch_type_error(cap, who, "thread", t);
+    if (!is_thread(t)) sch_type_error(cap, who, "thread", t);
 }
 
 static Value p_thread_join(RtsCap *cap, Value *argv, int argc)
@@ -154,7 +159,7 @@ static Value p_thread_join(RtsCap *cap, Value *argv, int argc)
 }
 
 static Value p_thread_p(RtsCap *cap, Value *argv, int argc)
-{ (void)cap; (void)argc; return rts_bool(rts_has_type(argv[0], T_THREAD)); }
+{ (void)cap; (void)argc; return rts_bool(is_thread(argv[0])); }
 static Value p_current_thread(RtsCap *cap, Value *argv, int argc)
 { (void)argv; (void)argc; return rts_current_thread(cap); }
 static Value p_thread_id(RtsCap *cap, Value *argv, int argc)
@@ -192,9 +197,13 @@ static Value p_make_mvar(RtsCap *cap, Value *argv, int argc)
     return m;
 }
 
+static bool is_mvar(Value m)          /* likewise for an MVar's lock bit */
+{
+    return rts_is_ptr(m) && hdr_type(__atomic_load_n(obj_ptr(m), __ATOMIC_RELAXED)) == T_MVAR;
+}
 static void need_mvar(RtsCap *cap, Value m, const char *who)
 {
-    if (!rts_has_type(m, T_MVAR)) sch_type_error(cap, who, "MVar", m);
+    if (!is_mvar(m)) sch_type_error(cap, who, "MVar", m);
 }
 
 static Value p_mvar_take(RtsCap *cap, Value *argv, int argc)
@@ -232,7 +241,7 @@ static Value p_mvar_try_put(RtsCap *cap, Value *argv, int argc)
     return rts_bool(rts_mvar_try_put(cap, argv[0], argv[1]));
 }
 static Value p_mvar_p(RtsCap *cap, Value *argv, int argc)
-{ (void)cap; (void)argc; return rts_bool(rts_has_type(argv[0], T_MVAR)); }
+{ (void)cap; (void)argc; return rts_bool(is_mvar(argv[0])); }
 
 static Value p_num_caps(RtsCap *cap, Value *argv, int argc)
 { (void)cap; (void)argv; (void)argc; return rts_fixnum(rts_n_caps()); }

@@ -51,8 +51,7 @@ typedef struct Reader {
 typedef enum { TK_DATUM, TK_OPEN, TK_CLOSE, TK_DOT, TK_END, TK_SKIP, TK_ERROR } Token;
 
 /* Records a syntax error (the first one wins); returns TK_ERROR for the callers' tails. */
-static Token fail(Reader *r, int line, int col, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+__attribute__((format(printf, 4, 5)))
 static Token fail(Reader *r, int line, int col, const char *fmt, ...)
 {
     if (!r->err->msg[0]) {
@@ -95,7 +94,7 @@ static bool is_space(int32_t c)
  * symbol between bars when its name holds one of these. */
 static bool is_delimiter(int32_t c)
 {
-    return c < 0 || is_space(c) || (c < 0x80 && strchr("()[]\";'`,|", (int)c) && c != 0);
+    return c < 0 || is_space(c) || (c > 0 && c < 0x80 && strchr("()[]\";'`,|", (int)c));
 }
 
 static bool is_digit(uint32_t c) { return c >= '0' && c <= '9'; }

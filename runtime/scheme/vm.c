@@ -66,8 +66,7 @@ Value vm_make_closure0(RtsCap *cap, const Proto *p)
 
 const char *vm_proc_name(Value c)
 {
-    const Proto *p = closure_proto(c);
-    return p->name ? p->name : "anonymous";
+    return closure_proto(c)->name;
 }
 
 void vm_raise(RtsCap *cap, Value obj)
@@ -97,7 +96,7 @@ static void __attribute__((noreturn)) err_arity(RtsCap *cap, Value f, int n)
         snprintf(msg, sizeof msg, "wrong number of arguments: expected %d, got %d", min, n);
     else
         snprintf(msg, sizeof msg, "wrong number of arguments: expected %d to %d, got %d", min, max, n);
-    sch_error(cap, vm_proc_name(f), msg, 0);
+    sch_error(cap, p->name ? p->name : "anonymous procedure", msg, 0);
 }
 
 /* --- the uncaught-exception report ------------------------------------------------------------ */
@@ -202,15 +201,17 @@ static RtsStep vm_loop(RtsCap *cap, int mode);
 
 RtsStep vm_run(RtsCap *cap)
 {
+    /* vm_run never nests (primitives do not call back into Scheme), so one jmp_buf per OS
+     * thread suffices; a thread killed by rts_thread_error leaves it stale, but it is only
+     * used from inside the next vm_run, which sets it first. */
     jmp_buf jb;
-    jmp_buf *outer = vm_escape;
     size_t mark = sch_mark(cap);
     vm_escape = &jb;
     int mode = setjmp(jb) ? ENTER_RAISE : ENTER_RESUME;
     if (mode == ENTER_RAISE)
         sch_release(cap, mark);
     RtsStep r = vm_loop(cap, mode);
-    vm_escape = outer;
+    vm_escape = NULL;
     return r;
 }
 

@@ -122,7 +122,7 @@ Value vm_new_thread(RtsCap *cap, Value thunk);
 /* Kills the running thread after an uncaught exception: prints "error: <message>" for
  * obj and a backtrace of the Scheme frames on stderr (exit 1 if it is the main thread). */
 void vm_uncaught(RtsCap *cap, Value obj) __attribute__((noreturn));
-/* The name of a procedure, for printing ("fib", "car", or "anonymous"). */
+/* The name of a procedure, for printing ("fib", "car"), or NULL when it has none. */
 const char *vm_proc_name(Value closure);
 void vm_init(RtsCap *cap);
 /* Prints a prototype's code (and its children's) on stderr: `rtslab --disassemble`. */

@@ -12,15 +12,20 @@
 
 static Value **global_roots;
 static size_t n_global_roots, cap_global_roots;
+/* Mutators on any capability may add roots (the Scheme layer does, for its compiled code);
+ * a GC reads the table only with the world stopped, when no mutator holds this lock. */
+static pthread_mutex_t roots_mu = PTHREAD_MUTEX_INITIALIZER;
 
 void gc_add_root(Value *root)
 {
+    pthread_mutex_lock(&roots_mu);
     if (n_global_roots == cap_global_roots) {
         cap_global_roots = cap_global_roots ? 2 * cap_global_roots : 64;
         global_roots = realloc(global_roots, cap_global_roots * sizeof *global_roots);
         if (!global_roots) rts_fatal("out of memory (roots)");
     }
     global_roots[n_global_roots++] = root;
+    pthread_mutex_unlock(&roots_mu);
 }
 
 void rts_add_root(Value *root) { gc_add_root(root); }

@@ -170,6 +170,10 @@ static size_t arena_used;
 
 static Value fake(ObjType t, size_t size)
 {
+    if (arena_used + 1 + size > sizeof arena / sizeof *arena) {
+        fprintf(stderr, "test_reader: out of static object space\n");
+        exit(2);
+    }
     Value *w = &arena[arena_used];
     arena_used += 1 + size;
     w[0] = obj_make_header(t, size);
@@ -214,7 +218,10 @@ static Value sym(const char *name, size_t n)
 static const char *fmt(double d)
 {
     static char buf[64];
-    sch_format_number(flo(d), 10, buf, sizeof buf);
+    static Value f;
+    if (!f) f = flo(0);
+    memcpy(raw_bytes(f), &d, sizeof d);
+    sch_format_number(f, 10, buf, sizeof buf);
     return buf;
 }
 
@@ -942,7 +949,9 @@ static void test_write_read(void)
     uint64_t x = 0x2545f4914f6cdd1du;
     int bad = 0;
     DArena *a = datum_arena_new();
+    size_t mark = arena_used;
     for (int iter = 0; iter < 20000; iter++) {
+        arena_used = mark;
         uint32_t cps[12];
         char name[64];
         size_t n = 0, len = 0;
