@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""rtslab test driver: runs the tests that the TESTS manifests under testsuite/ list.
+"""rtslab test driver: runs the tests that the TESTS manifests under testsuite/ list, and
+the Scheme programs in testsuite/scheme/ (see SCHEME_RUNS and testsuite/scheme/README.md).
 
     python3 testsuite/driver.py --build BUILDDIR --src SRCDIR [--only-parallel]
                                 [--filter SUBSTR] [-j N] [--timeout-factor F]

@@ -13,7 +13,8 @@ cache), so the timed Guile runs execute compiled code.
 
 Exact commands, each run from this directory:
   rtslab     RTSLAB NAME.scm [ARGS]              (RTSLAB: --rtslab, default ./rtslab in the
-                                                  repository root; ARGS: --rtslab-args)
+                                                  repository root, copied to a temporary
+                                                  directory first; ARGS: --rtslab-args)
   lua5.4     lua5.4 NAME.lua
   guile-3.0  guile-3.0 NAME.scm                  (with GUILE_AUTO_COMPILE=1: Guile's normal
                                                   mode, compiled to bytecode + JIT)
@@ -32,12 +33,14 @@ import datetime
 import json
 import os
 import platform
+import re
 import resource
 import shlex
 import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -103,6 +106,17 @@ def version(argv):
         return ""
 
 
+def rtslab_version(rtslab):
+    """'Version 0.1.0, patches: none' from GHC-style `+RTS --info` output."""
+    try:
+        p = subprocess.run([rtslab, "+RTS", "--info", "-RTS"], stdin=subprocess.DEVNULL,
+                           capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    info = dict(re.findall(r'\("([^"]*)","([^"]*)"\)', p.stdout))
+    return "version %s, patches: %s" % (info.get("Version", "?"), info.get("Patches", "?"))
+
+
 def fmt(x, nd=3):
     return "-" if x is None else "%.*f" % (nd, x)
 
@@ -135,8 +149,15 @@ def main():
     for p in progs:
         if p not in PROGRAMS:
             ap.error("unknown program %r (known: %s)" % (p, ", ".join(PROGRAMS)))
-    rtslab = os.path.abspath(args.rtslab)
     rtslab_args = shlex.split(args.rtslab_args)
+    # A copy in a temporary directory: a rebuild of the tree during the run cannot change
+    # what is measured.
+    tmp = tempfile.mkdtemp(prefix="scheme-speed-")
+    rtslab = os.path.join(tmp, "rtslab")
+    try:
+        shutil.copy2(os.path.abspath(args.rtslab), rtslab)
+    except OSError:
+        rtslab = os.path.abspath(args.rtslab)
 
     impls, missing = [], {}
     for impl in IMPLS:
@@ -144,8 +165,8 @@ def main():
         if exe and os.path.isfile(exe) and os.access(exe, os.X_OK):
             impls.append(impl)
         else:
-            missing[impl] = "not found" + (" at %s" % rtslab if impl == "rtslab" else
-                                           " on PATH")
+            missing[impl] = "not found" + (" at %s" % os.path.abspath(args.rtslab)
+                                           if impl == "rtslab" else " on PATH")
             print("%s is missing (%s): its column is left empty" % (impl, missing[impl]),
                   file=sys.stderr)
 
@@ -161,10 +182,11 @@ def main():
         "cpus": os.cpu_count(),
         "loadavg_before": open("/proc/loadavg").read().strip(),
         "reps": args.reps,
-        "commands": {impl: " ".join(command(impl, "NAME", rtslab, rtslab_args))
+        "rtslab": os.path.abspath(args.rtslab),
+        "commands": {impl: " ".join(command(impl, "NAME", "rtslab", rtslab_args))
                      for impl in IMPLS},
         "versions": {
-            "rtslab": version([rtslab, "+RTS", "--info", "-RTS"]) if "rtslab" in impls else "",
+            "rtslab": rtslab_version(rtslab) if "rtslab" in impls else "",
             "lua5.4": version(["lua5.4", "-v"]) if "lua5.4" in impls else "",
             "guile-3.0": version(["guile-3.0", "--version"]) if "guile-3.0" in impls else "",
         },
@@ -200,6 +222,7 @@ def main():
                           file=sys.stderr)
         print("rep %d/%d done" % (rep + 1, args.reps), file=sys.stderr)
     ctx["loadavg_after"] = open("/proc/loadavg").read().strip()
+    shutil.rmtree(tmp, ignore_errors=True)
 
     def summary(impl, prog, key, f):
         r = runs.get((impl, prog))

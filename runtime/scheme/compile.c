@@ -779,6 +779,7 @@ static Proto *gen_lambda(Comp *c, Lam *l)
 
     Proto *p = calloc(1, sizeof *p);
     if (!p) rts_fatal("out of memory (compiler)");
+    vm_register_proto(p);
     p->code = g.code;
     p->ncode = g.n;
     p->nparams = l->nparams;

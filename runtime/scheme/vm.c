@@ -1,4 +1,5 @@
 /* The bytecode VM (Note [VM frames], Note [VM safe points] in vm.h). */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +50,22 @@ static Proto cc_proto = { .code = cc_code, .ncode = 13, .consts = RTS_FALSE,
 static const int32_t raise_trap[] = { 1, OP_HALT };
 /* A tail call of a primitive resumes here: the result lands in slot 2 and is returned. */
 static const int32_t tail_ret[] = { 2, OP_RET, 2 };
+
+static pthread_mutex_t protos_mu = PTHREAD_MUTEX_INITIALIZER;
+static Proto **protos;
+static size_t nprotos, protos_cap;
+
+void vm_register_proto(Proto *p)
+{
+    pthread_mutex_lock(&protos_mu);
+    if (nprotos == protos_cap) {
+        protos_cap = protos_cap ? 2 * protos_cap : 1024;
+        protos = realloc(protos, protos_cap * sizeof *protos);
+        if (!protos) rts_fatal("out of memory");
+    }
+    protos[nprotos++] = p;
+    pthread_mutex_unlock(&protos_mu);
+}
 
 static inline Value pc_value(const int32_t *pc, bool exec)
 { return rts_fixnum((intptr_t)(uintptr_t)pc | (exec ? 1 : 0)); }
@@ -151,8 +168,11 @@ void vm_uncaught(RtsCap *cap, Value obj)
     }
     char *text = sch_port_out_utf8(out, NULL);
     sch_port_close(out);
+    char report[8192];
+    snprintf(report, sizeof report, "%s", text);
+    free(text);
     sch_flush_all();
-    rts_thread_error(cap, "%s", text);
+    rts_thread_error(cap, "%s", report);
 }
 
 /* --- frames made from C ----------------------------------------------------------------------- */
@@ -226,6 +246,10 @@ RtsStep vm_run(RtsCap *cap)
 #define SAVE_PC() (b[1] = pc_value(pc, false))
 #define SET_SP(n) (slots[-1] = rts_fixnum((intptr_t)(n)))
 #define CAPACITY() (stack_capacity(tso_stack(cap->current)))
+/* Note [VM safe points]: a GC or the timer cleared the heap limit, or the timer asked for
+ * a context switch (an allocation's slow path may already have restored the limit). */
+#define SAFE_POINT_DUE() (__atomic_load_n(&cap->hplim, __ATOMIC_RELAXED) == NULL \
+                          || __atomic_load_n(&cap->context_switch, __ATOMIC_RELAXED))
 
 static RtsStep vm_loop(RtsCap *cap, int mode)
 {
@@ -339,7 +363,7 @@ L_JF:
 L_CALL: {
     Value f = b[pc[0]];
     int n = pc[1];
-    if (__builtin_expect(__atomic_load_n(&cap->hplim, __ATOMIC_RELAXED) == NULL, 0))
+    if (__builtin_expect(SAFE_POINT_DUE(), 0))
         goto suspend;
     if (__builtin_expect(!sch_is_procedure(f), 0)) { SAVE_PC(); err_not_procedure(cap, f); }
     const Proto *q = closure_proto(f);
@@ -384,7 +408,7 @@ L_CALL: {
 L_TAILCALL: {
     Value f = b[pc[0]];
     int n = pc[1];
-    if (__builtin_expect(__atomic_load_n(&cap->hplim, __ATOMIC_RELAXED) == NULL, 0))
+    if (__builtin_expect(SAFE_POINT_DUE(), 0))
         goto suspend;
     if (__builtin_expect(!sch_is_procedure(f), 0)) { SAVE_PC(); err_not_procedure(cap, f); }
     const Proto *q = closure_proto(f);
@@ -760,6 +784,7 @@ void sch_prims_init(RtsCap *cap)
             p->max_args = d->max_args;
             p->consts = RTS_FALSE;
             p->system = true;
+            vm_register_proto(p);
             define_global(cap, d->name, vm_make_closure0(cap, p));
         }
 }

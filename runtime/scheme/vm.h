@@ -105,6 +105,10 @@ struct Proto {
 static inline const Proto *closure_proto(Value c)
 { return (const Proto *)(uintptr_t)rts_fixnum_val(obj_payload(c)[0]); }
 
+/* Prototypes live forever (closures in the heap point to them): every one made is
+ * registered here, which also keeps them visible to leak checkers. */
+void vm_register_proto(Proto *p);
+
 /* The RtsCode of every VM frame. */
 RtsStep vm_run(RtsCap *cap);
 /* Raises obj in the running Scheme thread (does not return): unwinds to the VM, which

@@ -8,8 +8,13 @@
 
 (define datums (read-all))
 
-(define (count pred lst) (let loop ((l lst) (n 0)) (if (null? l) n (loop (cdr l) (if (pred (car l)) (+ n 1) n)))))
-(define (filter pred lst) (cond ((null? lst) '()) ((pred (car lst)) (cons (car lst) (filter pred (cdr lst)))) (else (filter pred (cdr lst)))))
+(define (count pred lst)
+  (let loop ((l lst) (n 0))
+    (if (null? l) n (loop (cdr l) (if (pred (car l)) (+ n 1) n)))))
+(define (filter pred lst)
+  (cond ((null? lst) '())
+        ((pred (car lst)) (cons (car lst) (filter pred (cdr lst))))
+        (else (filter pred (cdr lst)))))
 (define (tree-sum x)
   (cond ((number? x) x)
         ((pair? x) (+ (tree-sum (car x)) (tree-sum (cdr x))))

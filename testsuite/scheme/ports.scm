@@ -10,7 +10,10 @@
 (define c3 (peek-char in))
 (define c4 (read-char in))
 (show "peek/read-char" (list c1 c2 c3 c4))
-(define rest-chars (let loop ((acc '())) (let ((c (read-char in))) (if (eof-object? c) (reverse acc) (loop (cons c acc))))))
+(define rest-chars
+  (let loop ((acc '()))
+    (let ((c (read-char in)))
+      (if (eof-object? c) (reverse acc) (loop (cons c acc))))))
 (show "remaining chars" rest-chars)
 (show "at eof" (list (eof-object? (read-char in)) (eof-object? (peek-char in)) (eof-object? 'x)))
 (show "eof-object" (eof-object? (eof-object)))

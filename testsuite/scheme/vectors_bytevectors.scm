@@ -34,7 +34,8 @@
 (vector-fill! f 'z 1 3)
 (show "vector-fill! with a range" f)
 (show "vector->string/string->vector" (list (vector->string #(#\a #\b)) (string->vector "xyz")))
-(show "equal? on vectors" (list (equal? #(1 (2) "3") (vector 1 (list 2) "3")) (equal? #(1) #(2)) (equal? #() #())))
+(show "equal? on vectors" (list (equal? #(1 (2) "3") (vector 1 (list 2) "3")) (equal? #(1) #(2))
+                                (equal? #() #())))
 
 ;; a vector of vectors: a small matrix product
 (define (make-matrix rows cols init)
