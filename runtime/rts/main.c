@@ -108,7 +108,7 @@ static RtsStep repl_read(RtsCap *cap)
             continue;
         size_t mark = cap_lroots_mark(cap);
         Value *t = cap_lroot(cap, thunk);
-        Value run = sch_symbol_value(sch_intern(cap, "%repl-run", 9));
+        Value run = sch_symbol_value(sch_intern(cap, "%sys:%repl-run", 14));
         set_state(cap, ST_REPL_PRINT);
         vm_push_call1(cap, run, *t);
         cap_lroots_release(cap, mark);

@@ -414,8 +414,27 @@ static int const_index(Gen *g, Datum *d)
     return g->nconsts++;
 }
 
+/* Note [System globals]
+ * Code compiled with `system` set (the prelude) names every global X as "%sys:X", and its
+ * definitions define both "%sys:X" and X; primitives are defined under both names too
+ * (vm.c). A program can then redefine any global without changing what the prelude's
+ * procedures call. */
+static const char *system_name(const char *name)
+{
+    size_t n = strlen(name);
+    char *buf = malloc(n + 6);
+    if (!buf) rts_fatal("out of memory (compiler)");
+    memcpy(buf, "%sys:", 5);
+    memcpy(buf + 5, name, n + 1);
+    const char *r = datum_intern(buf, n + 5);
+    free(buf);
+    return r;
+}
+
 static int global_index(Gen *g, const char *name)
 {
+    if (g->c->system)
+        name = system_name(name);
     Datum *d = datum_new(g->c->a, D_SYM, 0, 0);
     d->u.sym = name;
     return const_index(g, d);
@@ -651,6 +670,11 @@ static void gen_to(Gen *g, Node *n, int dst)
     case N_GDEF: {
         int t = operand(g, n->a);
         emit2(g, n->kind == N_GSET ? OP_SETGLOBAL : OP_DEFGLOBAL, global_index(g, n->gname), t);
+        if (n->kind == N_GDEF && g->c->system) {      /* Note [System globals] */
+            Datum *d = datum_new(g->c->a, D_SYM, 0, 0);
+            d->u.sym = n->gname;
+            emit2(g, OP_DEFGLOBAL, const_index(g, d), t);
+        }
         emit2(g, OP_IMM, dst, (int32_t)(intptr_t)RTS_UNSPEC);
         break;
     }

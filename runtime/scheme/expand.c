@@ -361,7 +361,7 @@ static Datum *guard(Ex *x, Datum *d)
         if (dcar(cl)->kind == D_PAIR && datum_is_sym(dcar(dcar(cl)), S_else)) has_else = true;
     if (!has_else)
         clauses = append2(x, clauses, list1(x, list2(x, sym(x, S_else),
-                                                     list2(x, isym(x, "raise-continuable"), c))));
+                                                     list2(x, isym(x, "%raise-continuable"), c))));
     Datum *handler_body = list3(x, sym(x, S_let), list1(x, list2(x, var, c)),
                                 cons(x, sym(x, S_cond), clauses));
     Datum *handler = list3(x, sym(x, S_lambda), list1(x, c),
@@ -373,7 +373,7 @@ static Datum *guard(Ex *x, Datum *d)
     Datum *thunk = list3(x, sym(x, S_lambda), DNIL,
                          list3(x, isym(x, "%call-with-values"), producer, consumer));
     Datum *weh = list3(x, isym(x, "%with-exception-handler"), handler, thunk);
-    Datum *outer = list2(x, isym(x, "call/cc"), list3(x, sym(x, S_lambda), list1(x, k), weh));
+    Datum *outer = list2(x, isym(x, "%call/cc*"), list3(x, sym(x, S_lambda), list1(x, k), weh));
     return expand(x, list1(x, outer));
 }
 
@@ -458,13 +458,13 @@ static Datum *case_lambda(Ex *x, Datum *d)
         *ct = cons(x, list2(x, test, call), DNIL);
         ct = &(*ct)->u.pair.cdr;
     }
-    Datum *err = list3(x, isym(x, "error"), datum_new(x->a, D_STR, 0, 0), args);
+    Datum *err = list3(x, isym(x, "%error"), datum_new(x->a, D_STR, 0, 0), args);
     static uint32_t msg[] = { 'c','a','s','e','-','l','a','m','b','d','a',':',' ','n','o',' ',
                               'c','l','a','u','s','e',' ','m','a','t','c','h','e','s' };
     dcar(dcdr(err))->u.str.s = msg;
     dcar(dcdr(err))->u.str.n = sizeof msg / sizeof msg[0];
     *ct = list1(x, list2(x, sym(x, S_else), err));
-    Datum *body = list3(x, sym(x, S_let), list1(x, list2(x, n, list2(x, isym(x, "length"), args))),
+    Datum *body = list3(x, sym(x, S_let), list1(x, list2(x, n, list2(x, isym(x, "%length"), args))),
                         cons(x, sym(x, S_cond), clauses));
     return expand(x, list3(x, sym(x, S_lambda), args, body));
 }
@@ -623,7 +623,7 @@ static Datum *expand_pair(Ex *x, Datum *d)
         Datum *m = datum_new(x->a, D_STR, 0, 0);
         m->u.str.s = msg;
         m->u.str.n = sizeof msg / sizeof msg[0];
-        return expand(x, list4(x, sym(x, S_if), a1, DUNSPEC, list3(x, isym(x, "error"), m, quote(x, a1))));
+        return expand(x, list4(x, sym(x, S_if), a1, DUNSPEC, list3(x, isym(x, "%error"), m, quote(x, a1))));
     }
     if (s == S_import) return DUNSPEC;
     if (s == S_define_syntax) fail(x, d, "%s: macros are not supported", s);

@@ -1,6 +1,9 @@
 ;;; The prelude: the part of the library written in Scheme. Compiled at start-up, before the
 ;;; program. Names starting with % are internal: the expander's output calls them, so a
 ;;; program that redefines `list` or `memv` does not break its own quasiquotes and cases.
+;;; The prelude's own references to globals go to private copies (compile.c, Note [System
+;;; globals]), so a program that defines its own `reverse` or `fold` does not break `map`
+;;; or `reduce`.
 
 ;;; --- aliases for the expander ------------------------------------------------------------
 
@@ -304,6 +307,13 @@
 ;;; A future: the value of thunk, computed by a thread of its own.
 (define (future thunk) (fork thunk))
 (define (touch f) (thread-join f))
+
+;;; --- more aliases for the expander ------------------------------------------------------------
+
+(define %call/cc* call/cc)
+(define %raise-continuable raise-continuable)
+(define %error error)
+(define %length length)
 
 ;;; --- the process and the REPL ------------------------------------------------------------------------
 

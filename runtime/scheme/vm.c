@@ -747,11 +747,16 @@ static const Proto special_apply  = { .name = "apply", .special = SP_APPLY, .con
 static const Proto special_callcc = { .name = "%call/cc", .special = SP_CALLCC, .consts = RTS_FALSE };
 static const Proto special_throw  = { .name = "%throw", .special = SP_THROW, .consts = RTS_FALSE };
 
+/* Defines name, and "%sys:name" for the prelude (compile.c, Note [System globals]). */
 static void define_global(RtsCap *cap, const char *name, Value v)
 {
     size_t mark = sch_mark(cap);
     Value *vp = sch_protect(cap, v);
     Value sym = sch_intern(cap, name, strlen(name));
+    rts_set_field(cap, sym, SYM_VALUE, *vp);
+    char sys[128];
+    int n = snprintf(sys, sizeof sys, "%%sys:%s", name);
+    sym = sch_intern(cap, sys, (size_t)n);
     rts_set_field(cap, sym, SYM_VALUE, *vp);
     sch_release(cap, mark);
 }
@@ -764,7 +769,7 @@ void vm_init(RtsCap *cap)
     rts_add_root(&tramp1_closure);
     cc_closure = vm_make_closure0(cap, &cc_proto);
     rts_add_root(&cc_closure);
-    sym_raise = sch_intern(cap, "raise", 5);
+    sym_raise = sch_intern(cap, "%sys:raise", 10);
     rts_add_root(&sym_raise);
     define_global(cap, "apply", vm_make_closure0(cap, &special_apply));
     define_global(cap, "%call/cc", vm_make_closure0(cap, &special_callcc));
