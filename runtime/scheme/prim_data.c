@@ -155,13 +155,17 @@ bool sch_eqv(Value a, Value b)
 }
 
 /* Note [equal? without recursion]
- * equal? walks both structures with an explicit stack of pending pairs of values, so deep
- * nesting (in cars or vectors, not just cdrs) cannot overflow the C stack. It may run into
- * circular structure, so after EQUAL_BUDGET steps it starts recording the pairs of
- * pairs/vectors it has compared and takes a pair met again as equal: the walk then visits
- * each pair of nodes once and terminates, and the answer is equality of the (possibly
- * infinite) unfoldings, as R7RS asks. Nothing here allocates in the heap or reaches a safe
- * point, so addresses are stable throughout. */
+ * equal? keeps the pairs of values still to compare on an explicit stack, so deep nesting
+ * (in cars or vectors) cannot overflow the C stack, and walks cdr chains in a loop that
+ * pushes only the cars that are not atoms. It must terminate on circular data too, with the
+ * answer R7RS asks for (equality of the possibly infinite unfoldings):
+ *   - a cycle of cdrs alone: each chain walk looks for a repeated pair of positions with
+ *     Brent's algorithm; from a repeat on, the rest was compared already;
+ *   - any other cycle passes through pushed pairs: after EQUAL_BUDGET steps, each pushed
+ *     pair of pairs/vectors is recorded when popped, and one met again is taken as equal
+ *     (it has been or is being compared), so each is expanded once and the walk ends.
+ * Acyclic data of modest size never pays for the recording. Nothing here allocates in the
+ * heap or reaches a safe point, so addresses are stable throughout. */
 #define EQUAL_BUDGET 100000
 #define EQUAL_INLINE 64
 
@@ -172,6 +176,7 @@ typedef struct {
     size_t n, cap;
     ValuePair *seen;           /* open addressing; a.a == 0 marks a free slot */
     size_t seen_n, seen_cap;
+    size_t steps;
 } EqualWalk;
 
 static void *xrealloc(void *p, size_t n)
@@ -227,30 +232,60 @@ static bool walk_first_visit(EqualWalk *w, Value a, Value b)
     return true;
 }
 
-/* Compares one pair of values, pushing what remains to compare; false on a difference. */
-static bool equal_step(EqualWalk *w, Value a, Value b, bool record)
+/* Whether a and b may be equal without looking inside: then both are heap objects of one
+ * type that equal? looks into. */
+static bool same_shape(Value a, Value b)
+{
+    return rts_is_ptr(a) && rts_is_ptr(b) && obj_type(a) == obj_type(b);
+}
+
+/* Compares a popped pair of values: walks the cdr chain from it, pushing the pairs of cars
+ * and vector elements still to compare; false on a difference. */
+static bool equal_step(EqualWalk *w, Value a, Value b)
 {
     if (sch_eqv(a, b)) return true;
-    if (!rts_is_ptr(a) || !rts_is_ptr(b) || obj_type(a) != obj_type(b)) return false;
-    switch (obj_type(a)) {
-    case T_PAIR:
-        if (record && !walk_first_visit(w, a, b)) return true;
-        walk_push(w, rts_cdr(a), rts_cdr(b));   /* popped last: the cars go first */
-        walk_push(w, rts_car(a), rts_car(b));
+    if (!same_shape(a, b)) return false;
+    if (w->steps >= EQUAL_BUDGET && (obj_type(a) == T_PAIR || obj_type(a) == T_VECTOR)
+        && !walk_first_visit(w, a, b))
         return true;
-    case T_VECTOR: {
-        size_t n = rts_vector_length(a);
-        if (n != rts_vector_length(b)) return false;
-        if (record && !walk_first_visit(w, a, b)) return true;
-        for (size_t i = n; i-- > 0;)
-            walk_push(w, rts_field(a, i), rts_field(b, i));
-        return true;
-    }
-    case T_STRING:
-    case T_BYTEVECTOR:
-        return raw_len(a) == raw_len(b) && memcmp(raw_bytes(a), raw_bytes(b), raw_len(a)) == 0;
-    default:
-        return false;
+    /* Brent: (ca, cb) is the pair of positions saved at step `power` of the chain. */
+    Value ca = a, cb = b;
+    size_t power = 1, lam = 0;
+    for (;;) {
+        w->steps++;
+        switch (obj_type(a)) {
+        case T_PAIR: {
+            Value x = rts_car(a), y = rts_car(b);
+            if (!sch_eqv(x, y)) {
+                if (!same_shape(x, y)) return false;
+                walk_push(w, x, y);
+            }
+            a = rts_cdr(a);
+            b = rts_cdr(b);
+            if (sch_eqv(a, b)) return true;
+            if (!same_shape(a, b)) return false;
+            if (a == ca && b == cb) return true;
+            if (++lam == power) {
+                ca = a;
+                cb = b;
+                power *= 2;
+                lam = 0;
+            }
+            continue;
+        }
+        case T_VECTOR: {
+            size_t n = rts_vector_length(a);
+            if (n != rts_vector_length(b)) return false;
+            for (size_t i = n; i-- > 0;)
+                walk_push(w, rts_field(a, i), rts_field(b, i));
+            return true;
+        }
+        case T_STRING:
+        case T_BYTEVECTOR:
+            return raw_len(a) == raw_len(b) && memcmp(raw_bytes(a), raw_bytes(b), raw_len(a)) == 0;
+        default:
+            return false;
+        }
     }
 }
 
@@ -258,11 +293,10 @@ bool sch_equal(Value a, Value b)
 {
     EqualWalk w = { .cap = EQUAL_INLINE };
     w.stack = w.inline_stack;
-    walk_push(&w, a, b);
-    bool same = true;
-    for (size_t steps = 0; same && w.n > 0; steps++) {
+    bool same = equal_step(&w, a, b);
+    while (same && w.n > 0) {
         ValuePair p = w.stack[--w.n];
-        same = equal_step(&w, p.a, p.b, steps >= EQUAL_BUDGET);
+        same = equal_step(&w, p.a, p.b);
     }
     if (w.stack != w.inline_stack) free(w.stack);
     free(w.seen);

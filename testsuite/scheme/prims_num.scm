@@ -1,5 +1,8 @@
 ;; Numeric primitives (runtime/scheme/prim_num.c): fixnums and flonums only, so `/` is exact
 ;; only when the division is, and exact overflow is an error.
+;; Checked against guile-3.0 --r7rs (with SRFI 151 names bound to logand etc.); the expected
+;; output departs from Guile only where rtslab's number model does (no bignums or rationals,
+;; (/ 1.0 0) is +inf.0) and in (< 2 1 'b), where rtslab checks every argument's type.
 
 (import (scheme base) (scheme inexact) (scheme write))
 
@@ -7,21 +10,17 @@
   (for-each (lambda (x) (write x) (display " ")) xs)
   (newline))
 
-;; The error's message, or the value when there is none.
+;; The thunk's value, or `error` when it raises an error object (the messages of errors
+;; raised by primitives are rtslab's own, so they are not compared here).
 (define (try thunk)
   (call-with-current-continuation
    (lambda (k)
      (with-exception-handler
-      (lambda (e) (k (if (error-object? e) (error-object-message e) (list 'raised e))))
+      (lambda (e) (k (if (error-object? e) 'error (list 'raised e))))
       thunk))))
 
 (define (vals thunk) (call-with-values thunk list))
 
-;; The irritants of the error raised by thunk.
-(define (irritants thunk)
-  (call-with-current-continuation
-   (lambda (k)
-     (with-exception-handler (lambda (e) (k (error-object-irritants e))) thunk))))
 
 (display "arithmetic") (newline)
 (show (+) (+ 7) (+ 1 2 3) (+ 1 2.5) (+ 0.5 0.25))
@@ -99,7 +98,6 @@
 
 (display "errors") (newline)
 (show (try (lambda () (+ 4611686018427387903 1))))
-(show (irritants (lambda () (+ 4611686018427387903 1))) (irritants (lambda () (/ 5 0))))
 (show (try (lambda () (- -4611686018427387904 1))))
 (show (try (lambda () (* 4611686018427387903 2))))
 (show (try (lambda () (- -4611686018427387904))))
