@@ -8,7 +8,7 @@
 #include "sync/spinlock.h"
 #include "rts/rts.h"
 
-Value sch_rtd_values = RTS_FALSE, sch_rtd_error = RTS_FALSE, sch_rtd_promise = RTS_FALSE,
+Value sch_rtd_values = RTS_FALSE, sch_rtd_error = RTS_FALSE,
       sch_rtd_port = RTS_FALSE, sch_rtd_cont = RTS_FALSE;
 
 /* --- strings -------------------------------------------------------------------------------- */
@@ -264,7 +264,6 @@ void sch_objects_init(RtsCap *cap)
     rts_add_root(&sym_table);
     builtin_rtd(cap, "values", &sch_rtd_values);
     builtin_rtd(cap, "error", &sch_rtd_error);
-    builtin_rtd(cap, "promise", &sch_rtd_promise);
     builtin_rtd(cap, "port", &sch_rtd_port);
     builtin_rtd(cap, "continuation", &sch_rtd_cont);
 }

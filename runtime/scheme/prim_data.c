@@ -1332,14 +1332,6 @@ static Value p_make_rtd(RtsCap *cap, Value *argv, int argc)
     return sch_make_rtd(cap, argv[0], argv[1]);
 }
 
-/* (%make-record rtd field-count): every field #f. */
-static Value p_make_record(RtsCap *cap, Value *argv, int argc)
-{
-    (void)argc;
-    check_rtd(cap, "%make-record", argv[0]);
-    return sch_make_record(cap, argv[0], size_arg(cap, "%make-record", argv[1]), NULL);
-}
-
 static Value p_record_p(RtsCap *cap, Value *argv, int argc)
 {
     (void)argc;
@@ -1506,7 +1498,6 @@ const SchPrimDef sch_prims_data[] = {
     { "procedure?", p_procedure_p, 1, 1 },
 
     { "%make-rtd", p_make_rtd, 2, 2 },
-    { "%make-record", p_make_record, 2, 2 },
     { "%record?", p_record_p, 2, 2 },
     { "%record-ref", p_record_ref, 4, 4 },
     { "%record-set!", p_record_set, 5, 5 },

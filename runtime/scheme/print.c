@@ -358,7 +358,6 @@ static void print_record(Out *o, Value v, bool write, int depth)
         out_byte(o, '>');
         return;
     }
-    if (rtd == sch_rtd_promise) { out_str(o, "#<promise>"); return; }
     if (rtd == sch_rtd_port)    { out_str(o, "#<port>"); return; }
     if (rtd == sch_rtd_cont)    { out_str(o, "#<continuation>"); return; }
     out_str(o, "#<");

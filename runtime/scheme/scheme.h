@@ -32,7 +32,8 @@
  *                  [SCH_RTD_MARK, name symbol, field count, field names list]
  *   values         a record of sch_rtd_values [list]: zero or two or more values
  *   error object   a record of sch_rtd_error [message string, irritants list]
- *   promise, port, continuation: records of the built-in rtds below
+ *   port, continuation: records of the built-in rtds below (promises are records
+ *                  defined in the prelude)
  *   MVar, thread   the runtime's T_MVAR and T_THREAD
  *
  * Note [GC safety in primitives]
@@ -72,7 +73,8 @@ static inline bool sch_is_number(Value v)  { return rts_is_fixnum(v) || sch_is_f
 static inline size_t    sch_string_len(Value s)  { return raw_len(s) / 4; }
 static inline uint32_t *sch_string_data(Value s) { return (uint32_t *)raw_bytes(s); }
 Value sch_make_string(RtsCap *cap, size_t n, uint32_t fill);
-Value sch_string_from_utf8(RtsCap *cap, const char *s, size_t n);   /* s need not be in the heap */
+/* s may point into the heap: it is decoded before anything is allocated. */
+Value sch_string_from_utf8(RtsCap *cap, const char *s, size_t n);
 Value sch_string_from_utf32(RtsCap *cap, const uint32_t *s, size_t n);
 /* UTF-8 encoding of a string (malloc'd, NUL-terminated; *n gets the byte length if n). */
 char *sch_string_to_utf8(Value s, size_t *n);
@@ -109,7 +111,7 @@ Value sch_make_rtd(RtsCap *cap, Value name, Value field_names);
 Value sch_make_record(RtsCap *cap, Value rtd, size_t n, const Value *fields);
 
 /* Built-in record types; GC roots. */
-extern Value sch_rtd_values, sch_rtd_error, sch_rtd_promise, sch_rtd_port, sch_rtd_cont;
+extern Value sch_rtd_values, sch_rtd_error, sch_rtd_port, sch_rtd_cont;
 
 enum { ERR_MESSAGE, ERR_IRRITANTS };   /* fields of an error object */
 
@@ -120,7 +122,9 @@ static inline Value *sch_protect(RtsCap *cap, Value v)      { return cap_lroot(c
 static inline void   sch_release(RtsCap *cap, size_t mark)  { cap_lroots_release(cap, mark); }
 
 /* --- errors ---------------------------------------------------------------------------------------
- * Each raises a Scheme error object (catchable by guard / with-exception-handler) and does
+ * `who` and `msg` must not point into the heap (an allocation precedes their copy); the
+ * Value arguments are protected by the calls themselves, as the allocating sch_ and rts_
+ * functions all protect their Value arguments. Each raises a Scheme error object (catchable by guard / with-exception-handler) and does
  * not return. The message is "<who>: <msg>" and the irritants follow it when printed, e.g.
  *   sch_type_error(cap, "car", "pair", v)       car: expected a pair, got: 5
  *   sch_error(cap, "vector-ref", "index out of range", 2, idx, vec)
