@@ -507,6 +507,20 @@ static size_t gen_branch_false(Gen *g, Node *test)
     if (test->kind == N_PRIM && test->nitems == 2) {
         int jop = test->op == OP_LT ? OP_JNLT : test->op == OP_LE ? OP_JNLE : test->op == OP_GT ? OP_JNGT
                 : test->op == OP_GE ? OP_JNGE : test->op == OP_NUMEQ ? OP_JNNUMEQ : -1;
+        int32_t k;
+        if (jop >= 0 && small_fix(test->items[1], &k)) {
+            int a = operand(g, test->items[0]);
+            g->next = mark;
+            emit2(g, jop - OP_JNLT + OP_JNLTI, a, k);
+            return emit_jump(g);
+        }
+        if (jop >= 0 && small_fix(test->items[0], &k)) {      /* (< k x) is (> x k) */
+            static const int swapped[] = { OP_JNGTI, OP_JNGEI, OP_JNLTI, OP_JNLEI, OP_JNNUMEQI };
+            int b = operand(g, test->items[1]);
+            g->next = mark;
+            emit2(g, swapped[jop - OP_JNLT], b, k);
+            return emit_jump(g);
+        }
         if (jop >= 0) {
             int a = operand(g, test->items[0]);
             int b = operand(g, test->items[1]);
@@ -808,6 +822,7 @@ static Proto *gen_lambda(Comp *c, Lam *l)
     p->ncode = g.n;
     p->nparams = l->nparams;
     p->rest = l->rest;
+    p->fast_nargs1 = l->rest ? 0 : l->nparams + 1;
     p->system = c->system;
     p->frame_size = g.max < 3 ? 3 : g.max;
     p->nfree = l->nfree;

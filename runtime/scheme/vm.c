@@ -239,13 +239,15 @@ RtsStep vm_run(RtsCap *cap)
 /* The slots of the current stack (after anything that may GC). */
 #define RELOAD() do {                                                   \
         size_t off_ = (size_t)(b - slots);                              \
-        slots = stack_slots(tso_stack(cap->current));                   \
+        Value stk_ = tso_stack(cap->current);                           \
+        slots = stack_slots(stk_);                                      \
+        send = slots + stack_capacity(stk_);                            \
         b = slots + off_;                                               \
         K = consts_of(P);                                               \
     } while (0)
 #define SAVE_PC() (b[1] = pc_value(pc, false))
 #define SET_SP(n) (slots[-1] = rts_fixnum((intptr_t)(n)))
-#define CAPACITY() (stack_capacity(tso_stack(cap->current)))
+#define CAPACITY() ((size_t)(send - slots))
 /* Note [VM safe points]: a GC or the timer cleared the heap limit, or the timer asked for
  * a context switch (an allocation's slow path may already have restored the limit). */
 #define SAFE_POINT_DUE() (__atomic_load_n(&cap->hplim, __ATOMIC_RELAXED) == NULL \
@@ -259,6 +261,7 @@ static RtsStep vm_loop(RtsCap *cap, int mode)
 #undef VM_L
     };
     Value *slots = stack_slots(tso_stack(cap->current));
+    Value *send = slots + stack_capacity(tso_stack(cap->current));   /* end of the stack */
     size_t sp0 = stack_sp(tso_stack(cap->current));
     int fs = (int)rts_fixnum_val(slots[sp0 - 1]);
     Value *b = slots + sp0 - 2 - fs;
@@ -367,10 +370,10 @@ L_CALL: {
         goto suspend;
     if (__builtin_expect(!sch_is_procedure(f), 0)) { SAVE_PC(); err_not_procedure(cap, f); }
     const Proto *q = closure_proto(f);
-    if (__builtin_expect(q->code != NULL && !q->rest && q->nparams == n, 1)) {
+    if (__builtin_expect(q->fast_nargs1 == n + 1, 1)) {
         Value *nb = b + fs + 2;
         int nfs = q->frame_size;
-        if (__builtin_expect((size_t)(nb - slots) + (size_t)nfs + 2 > CAPACITY(), 0)) {
+        if (__builtin_expect(nb + nfs + 2 > send, 0)) {
             SAVE_PC();
             thread_grow_stack(cap, (size_t)(nb - slots) + (size_t)nfs + 2);
             RELOAD();
@@ -412,9 +415,9 @@ L_TAILCALL: {
         goto suspend;
     if (__builtin_expect(!sch_is_procedure(f), 0)) { SAVE_PC(); err_not_procedure(cap, f); }
     const Proto *q = closure_proto(f);
-    if (__builtin_expect(q->code != NULL && !q->rest && q->nparams == n, 1)) {
+    if (__builtin_expect(q->fast_nargs1 == n + 1, 1)) {
         int nfs = q->frame_size;
-        if (__builtin_expect((size_t)(b - slots) + (size_t)nfs + 2 > CAPACITY(), 0)) {
+        if (__builtin_expect(b + nfs + 2 > send, 0)) {
             SAVE_PC();
             thread_grow_stack(cap, (size_t)(b - slots) + (size_t)nfs + 2);
             RELOAD();
@@ -506,6 +509,14 @@ L_##NAME: {                                                             \
     else { SAVE_PC(); t = sch_num_cmp(cap, CH, x, y, vm_cmp_name(CH)); RELOAD(); } \
     b[pc[0]] = rts_bool(t);                                             \
     pc += 3;                                                            \
+    VM_DISPATCH();                                                      \
+}                                                                       \
+L_JN##NAME##I: {                                                        \
+    Value x = b[pc[0]], y = rts_fixnum(pc[1]);                          \
+    bool t;                                                             \
+    if (__builtin_expect(x & 1, 1)) t = (intptr_t)x OPC (intptr_t)y;    \
+    else { SAVE_PC(); t = sch_num_cmp(cap, CH, x, y, vm_cmp_name(CH)); RELOAD(); } \
+    pc += t ? 3 : 3 + pc[2];                                            \
     VM_DISPATCH();                                                      \
 }                                                                       \
 L_JN##NAME: {                                                           \

@@ -61,6 +61,8 @@
     X(LT, 3)   X(LE, 3)   X(GT, 3)  X(GE, 3)  X(NUMEQ, 3) \
     X(JNLT, 3)      /* a b off      jump unless b[a] < b[b] (likewise below) */ \
     X(JNLE, 3) X(JNGT, 3) X(JNGE, 3) X(JNNUMEQ, 3) \
+    X(JNLTI, 3)     /* a imm off    jump unless b[a] < imm (likewise below) */ \
+    X(JNLEI, 3) X(JNGTI, 3) X(JNGEI, 3) X(JNNUMEQI, 3) \
     X(EQ, 3)   X(CONS, 3) \
     X(CAR, 2)  X(CDR, 2)  X(NOT, 2)  X(NULLP, 2)  X(PAIRP, 2)  X(ZEROP, 2) \
     X(VREF, 3)      /* d v i */ \
@@ -89,6 +91,8 @@ struct Proto {
     int         nparams;       /* required parameters */
     bool        rest;          /* a rest list after them */
     bool        system;        /* from the prelude: left out of the top of backtraces */
+    int         fast_nargs1;   /* 1 + nparams for a VM procedure without rest, else 0:
+                                  the calls that take the VM's fast path */
     int         frame_size;    /* slots, header slots included */
     int         nfree;
     Proto     **children;      /* the lambdas inside, for CLOSURE */
