@@ -78,7 +78,18 @@ typedef struct Comp {
     int line, col;
     const char **redefined;     /* globals this unit defines or assigns */
     int nredefined;
+    int depth;                  /* Note [Compiler depth] */
 } Comp;
+
+/* Note [Compiler depth]
+ * Both passes recurse on the nesting of the code: convert on the forms, generate (and
+ * mark_boxes) on the nodes convert made, as deep as its recursion went. So convert counts
+ * its depth, and past MAX_DEPTH the unit is a syntax error, not a C stack overflow. The
+ * expander (Note [Expander depth]) bounds the forms it makes from its input, but the code
+ * it makes nests deeper than that input (a cond clause becomes a let and an if). */
+#define MAX_DEPTH 4000
+#define STR_(n) #n
+#define STR(n) STR_(n)
 
 static void __attribute__((noreturn)) cfail(Comp *c, const char *fmt, const char *what)
 {
@@ -292,6 +303,8 @@ static Node *convert(Comp *c, Datum *d, Scope *s, Lam *cur, bool toplevel)
 {
     int line = c->line, col = c->col;
     if (d->line) { c->line = d->line; c->col = d->col; }
+    if (++c->depth > MAX_DEPTH)
+        cfail(c, "%s", "nesting too deep (more than " STR(MAX_DEPTH) " levels of expressions)");
     Node *r;
     if (d->kind == D_SYM) {
         Var *v = lookup(s, d->u.sym);
@@ -361,6 +374,7 @@ static Node *convert(Comp *c, Datum *d, Scope *s, Lam *cur, bool toplevel)
             if (in) r->op = in->op;
         }
     }
+    c->depth--;
     c->line = line;
     c->col = col;
     return r;

@@ -9,6 +9,14 @@
  * named " t<n>" (a name no program can write), and they call library procedures through
  * %-prefixed aliases (%memv, %cons, ...) that programs do not redefine; the expander is not
  * hygienic otherwise (a local variable named like a special form shadows nothing).
+ *
+ * Note [Expander depth]
+ * The expander recurses on the nesting of the forms it expands (expand) and on the chains
+ * that become nested code (cond and case clauses, let-values bindings, quasiquote
+ * templates); it goes along plain lists with loops. Every such recursion counts in
+ * Ex.depth, and past MAX_DEPTH the form is a syntax error, not a C stack overflow: the
+ * reader admits 10000 levels of datums, more than the C stack holds here under ASan. The
+ * compiler (compile.c) bounds the nesting of what it is given likewise.
  */
 #include <setjmp.h>
 #include <stdio.h>
@@ -20,7 +28,12 @@ typedef struct Ex {
     const char *file;
     jmp_buf fail;
     int line, col;              /* the position of the form being expanded */
+    int depth;                  /* Note [Expander depth] */
 } Ex;
+
+#define MAX_DEPTH 1000
+#define STR_(n) #n
+#define STR(n) STR_(n)
 
 static const char *S_quote, *S_quasiquote, *S_unquote, *S_unquote_splicing, *S_lambda,
     *S_define, *S_set, *S_if, *S_begin, *S_let, *S_letstar, *S_letrec, *S_letrecstar,
@@ -55,6 +68,13 @@ static void __attribute__((noreturn)) fail(Ex *x, const Datum *at, const char *f
     snprintf(msg, sizeof msg, fmt, what);
     snprintf(x->err->msg, sizeof x->err->msg, "%s:%d:%d: %s", x->file, line, col, msg);
     longjmp(x->fail, 1);
+}
+
+/* One level deeper (Note [Expander depth]); the caller decrements x->depth when done. */
+static void deeper(Ex *x, const Datum *at)
+{
+    if (++x->depth > MAX_DEPTH)
+        fail(x, at, "%s", "nesting too deep (more than " STR(MAX_DEPTH) " levels of expressions)");
 }
 
 /* --- building datums ---------------------------------------------------------------------------- */
@@ -97,8 +117,12 @@ static Datum *seq(Ex *x, Datum *forms)       /* a list of forms as one expressio
 
 static Datum *append2(Ex *x, Datum *l1, Datum *l2)
 {
-    if (l1 == DNIL) return l2;
-    return cons(x, dcar(l1), append2(x, dcdr(l1), l2));
+    Datum *r = l2, **t = &r;
+    for (; l1 != DNIL; l1 = dcdr(l1)) {
+        *t = cons(x, dcar(l1), l2);
+        t = &(*t)->u.pair.cdr;
+    }
+    return r;
 }
 
 /* Checks that d is a proper list of at least min elements. */
@@ -117,9 +141,13 @@ static Datum *expand_body(Ex *x, Datum *forms, const Datum *at);
 
 static Datum *expand_list(Ex *x, Datum *l)
 {
-    if (l == DNIL) return DNIL;
-    Datum *h = expand(x, dcar(l));
-    return cons(x, h, expand_list(x, dcdr(l)));
+    Datum *r = DNIL, **t = &r;
+    for (; l != DNIL; l = dcdr(l)) {
+        Datum *h = expand(x, dcar(l));
+        *t = cons(x, h, DNIL);
+        t = &(*t)->u.pair.cdr;
+    }
+    return r;
 }
 
 static bool is_formals(const Datum *f)
@@ -151,10 +179,14 @@ static Datum *binding_init(Datum *b) { return dcdr(b) == DNIL ? DUNSPEC : dcar(d
 
 static Datum *expand_bindings(Ex *x, Datum *b)
 {
-    if (b == DNIL) return DNIL;
-    Datum *e = dcar(b);
-    Datum *nb = list2(x, dcar(e), expand(x, binding_init(e)));
-    return cons(x, nb, expand_bindings(x, dcdr(b)));
+    Datum *r = DNIL, **t = &r;
+    for (; b != DNIL; b = dcdr(b)) {
+        Datum *e = dcar(b);
+        Datum *nb = list2(x, dcar(e), expand(x, binding_init(e)));
+        *t = cons(x, nb, DNIL);
+        t = &(*t)->u.pair.cdr;
+    }
+    return r;
 }
 
 /* (let name ((v e) ...) body): ((letrec* ((name (lambda (v ...) body))) name) e ...) */
@@ -179,7 +211,9 @@ static Datum *expand_cond(Ex *x, Datum *clauses)
         if (dcdr(clauses) != DNIL) fail(x, c, "%s: else must be the last clause", "cond");
         return expand(x, seq(x, dcdr(c)));
     }
+    deeper(x, c);
     Datum *rest = expand_cond(x, dcdr(clauses));
+    x->depth--;
     Datum *test = expand(x, dcar(c));
     if (dcdr(c) == DNIL) {                          /* (test): its value if true */
         Datum *t = gensym(x);
@@ -225,8 +259,11 @@ static Datum *expand_case_clauses(Ex *x, Datum *clauses, Datum *key)
         test = list3(x, isym(x, "eq?"), key, quote(x, dcar(data)));
     else
         test = list3(x, isym(x, "%memv"), key, quote(x, data));
-    return list4(x, sym(x, S_if), test, case_body(x, dcdr(c), key),
-                 expand_case_clauses(x, dcdr(clauses), key));
+    Datum *then = case_body(x, dcdr(c), key);
+    deeper(x, c);
+    Datum *rest = expand_case_clauses(x, dcdr(clauses), key);
+    x->depth--;
+    return list4(x, sym(x, S_if), test, then, rest);
 }
 
 static Datum *qq(Ex *x, Datum *d, int depth);
@@ -246,7 +283,17 @@ static bool has_unquote(const Datum *d)
     return false;
 }
 
+static Datum *qq_template(Ex *x, Datum *d, int depth);
+
 static Datum *qq(Ex *x, Datum *d, int depth)
+{
+    deeper(x, d);
+    Datum *r = qq_template(x, d, depth);
+    x->depth--;
+    return r;
+}
+
+static Datum *qq_template(Ex *x, Datum *d, int depth)
 {
     if (!has_unquote(d) && !(d->kind == D_PAIR && datum_is_sym(dcar(d), S_quasiquote)))
         return quote(x, d);
@@ -386,7 +433,9 @@ static Datum *let_values(Ex *x, Datum *bindings, Datum *body, const Datum *at)
     Datum *b = dcar(bindings);
     if (datum_list_length(b) != 2 || !is_formals(dcar(b)))
         fail(x, b, "%s: bad binding", "let-values");
+    deeper(x, b);
     Datum *inner = let_values(x, dcdr(bindings), body, at);
+    x->depth--;
     Datum *producer = list3(x, sym(x, S_lambda), DNIL, expand(x, dcar(dcdr(b))));
     Datum *consumer = list3(x, sym(x, S_lambda), dcar(b), inner);
     return list3(x, isym(x, "%call-with-values"), producer, consumer);
@@ -634,6 +683,7 @@ static Datum *expand(Ex *x, Datum *d)
 {
     int line = x->line, col = x->col;
     if (d->line) { x->line = d->line; x->col = d->col; }
+    deeper(x, d);
     Datum *r;
     switch (d->kind) {
     case D_PAIR: r = expand_pair(x, d); break;
@@ -641,6 +691,7 @@ static Datum *expand(Ex *x, Datum *d)
     case D_NIL:  fail(x, d, "%s", "empty combination ()");
     default:     r = d; break;
     }
+    x->depth--;
     x->line = line;
     x->col = col;
     return r;

@@ -34,22 +34,18 @@ static const uint8_t *input;
 static size_t input_size;
 static bool booted;
 
-/* Frees what a compiled prototype owns, keeping only what the runtime still points to:
- * a prototype with constants registered &p->consts as a GC root (compile.c) and so must
- * stay allocated; its constants become garbage once consts is #f. Without this the
- * fuzzer's memory would grow by every program it compiles. */
+/* Frees what a compiled prototype owns, keeping the Proto itself: prototypes live forever
+ * by design (vm_register_proto keeps every one, and one with constants registered
+ * &p->consts as a GC root), so the struct stays, emptied; the constants become garbage once
+ * consts is #f. Without this the fuzzer's memory would grow by every program it compiles. */
 static void release_proto(Proto *p)
 {
     for (int i = 0; i < p->nchildren; i++)
         release_proto(p->children[i]);
     free(p->children);
     free(p->code);
-    if (p->consts != RTS_FALSE) {
-        memset(p, 0, sizeof *p);
-        p->consts = RTS_FALSE;
-    } else {
-        free(p);
-    }
+    memset(p, 0, sizeof *p);
+    p->consts = RTS_FALSE;
 }
 
 static void __attribute__((noreturn)) bad(const char *what, const char *msg)
