@@ -45,6 +45,8 @@ struct Lam {
     bool  rest;
     Var **free;
     int   nfree, freecap;
+    int  *fhash;           /* free_index's table once there are many: index + 1, or 0 */
+    int   fhashcap;
     Node *body;
 };
 
@@ -194,10 +196,23 @@ static Var *new_var(Comp *c, const char *name, Lam *owner)
     return v;
 }
 
+static size_t fhash_slot(const Lam *l, const Var *v)
+{
+    return (size_t)(((uintptr_t)v >> 4) * 0x9e3779b97f4a7c15u) & (size_t)(l->fhashcap - 1);
+}
+
+/* The index of v among l's free variables, adding it if it is new. Past a few variables a
+ * hash table finds them: the lambdas of deeply nested code can have thousands, and a
+ * linear search here made compiling such code cubic. */
 static int free_index(Comp *c, Lam *l, Var *v)
 {
-    for (int i = 0; i < l->nfree; i++)
-        if (l->free[i] == v) return i;
+    if (l->fhash) {
+        for (size_t h = fhash_slot(l, v); l->fhash[h]; h = (h + 1) & (size_t)(l->fhashcap - 1))
+            if (l->free[l->fhash[h] - 1] == v) return l->fhash[h] - 1;
+    } else {
+        for (int i = 0; i < l->nfree; i++)
+            if (l->free[i] == v) return i;
+    }
     if (l->nfree == l->freecap) {
         int ncap = l->freecap ? 2 * l->freecap : 8;
         Var **nf = cnew(c, (size_t)ncap * sizeof *nf);
@@ -205,16 +220,33 @@ static int free_index(Comp *c, Lam *l, Var *v)
         l->free = nf;
         l->freecap = ncap;
     }
-    l->free[l->nfree] = v;
-    return l->nfree++;
+    int i = l->nfree++;
+    l->free[i] = v;
+    if (l->nfree > 8 && 2 * l->nfree > l->fhashcap) {    /* (re)build the table */
+        l->fhashcap = l->fhashcap ? 2 * l->fhashcap : 32;
+        l->fhash = cnew(c, (size_t)l->fhashcap * sizeof *l->fhash);
+        for (int k = 0; k < l->nfree; k++) {
+            size_t h = fhash_slot(l, l->free[k]);
+            while (l->fhash[h]) h = (h + 1) & (size_t)(l->fhashcap - 1);
+            l->fhash[h] = k + 1;
+        }
+    } else if (l->fhash) {
+        size_t h = fhash_slot(l, v);
+        while (l->fhash[h]) h = (h + 1) & (size_t)(l->fhashcap - 1);
+        l->fhash[h] = i + 1;
+    }
+    return i;
 }
 
-/* A reference to v from lambda `from`: closure conversion. */
+/* A reference to v from lambda `from`: closure conversion. A lambda that has v already
+ * got it from an earlier reference, together with every lambda from it up to the owner. */
 static void note_reference(Comp *c, Var *v, Lam *from)
 {
     for (Lam *l = from; l != v->owner; l = l->parent) {
         v->captured = true;
+        int n = l->nfree;
         free_index(c, l, v);
+        if (l->nfree == n) break;
     }
 }
 

@@ -31,7 +31,7 @@ typedef struct Ex {
     int depth;                  /* Note [Expander depth] */
 } Ex;
 
-#define MAX_DEPTH 1000
+#define MAX_DEPTH 2000
 #define STR_(n) #n
 #define STR(n) STR_(n)
 
@@ -324,7 +324,7 @@ static Datum *qq_template(Ex *x, Datum *d, int depth)
 /* (define-record-type name (ctor field ...) pred (field accessor [modifier]) ...) */
 static Datum *record_type(Ex *x, Datum *d)
 {
-    need_list(x, d, 3, "define-record-type");
+    need_list(x, d, 4, "define-record-type");           /* name, constructor, predicate */
     Datum *name = dcar(dcdr(d)), *ctor = dcar(dcdr(dcdr(d))), *pred = dcar(dcdr(dcdr(dcdr(d))));
     Datum *fields = dcdr(dcdr(dcdr(dcdr(d))));
     if (name->kind == D_PAIR) name = dcar(name);          /* (name extra ...) in some dialects */

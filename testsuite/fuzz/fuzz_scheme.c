@@ -55,6 +55,112 @@ static void __attribute__((noreturn)) bad(const char *what, const char *msg)
     abort();
 }
 
+/* --- a bytecode check: what the compiler makes, the VM trusts ------------------------------- */
+
+static void __attribute__((noreturn)) bad_code(const Proto *p, size_t at, const char *what)
+{
+    fflush(stdout);
+    fprintf(stderr, "fuzz_scheme: bad bytecode in %s (%s:%d:%d) at %zu: %s\n",
+            p->name ? p->name : "anonymous", p->file ? p->file : "?", p->line, p->col, at, what);
+    vm_disassemble(p, 0);
+    abort();
+}
+
+/* Operand kinds, per instruction (vm.h): a frame slot read or written, a constant naming
+ * a global, a jump offset; others (immediates, counts, indices) are checked apart. */
+enum { K_SLOT = 1, K_SYMK, K_ANYK, K_OFF, K_OTHER };
+
+static void operand_kinds(int op, int kinds[3])
+{
+    kinds[0] = kinds[1] = kinds[2] = K_OTHER;
+    switch (op) {
+    case OP_MOV: case OP_UNBOX: case OP_SETBOX: case OP_CAR: case OP_CDR: case OP_NOT:
+    case OP_NULLP: case OP_PAIRP: case OP_ZEROP: case OP_SETCAR: case OP_SETCDR:
+        kinds[0] = kinds[1] = K_SLOT; break;
+    case OP_ADD: case OP_SUB: case OP_MUL: case OP_LT: case OP_LE: case OP_GT: case OP_GE:
+    case OP_NUMEQ: case OP_EQ: case OP_CONS: case OP_VREF: case OP_VSET:
+        kinds[0] = kinds[1] = kinds[2] = K_SLOT; break;
+    case OP_CONST:     kinds[0] = K_SLOT; kinds[1] = K_ANYK; break;
+    case OP_IMM:       kinds[0] = K_SLOT; break;
+    case OP_GLOBAL:    kinds[0] = K_SLOT; kinds[1] = K_SYMK; break;
+    case OP_SETGLOBAL: case OP_DEFGLOBAL: kinds[0] = K_SYMK; kinds[1] = K_SLOT; break;
+    case OP_FREE:      kinds[0] = K_SLOT; break;
+    case OP_BOX:       kinds[0] = K_SLOT; break;
+    case OP_CHECKDEF:  kinds[0] = K_SLOT; kinds[1] = K_SYMK; break;
+    case OP_CLOSURE:   kinds[0] = K_SLOT; break;
+    case OP_SETFREE:   kinds[0] = K_SLOT; kinds[2] = K_SLOT; break;
+    case OP_JMP:       kinds[0] = K_OFF; break;
+    case OP_JF:        kinds[0] = K_SLOT; kinds[1] = K_OFF; break;
+    case OP_RET:       kinds[0] = K_SLOT; break;
+    case OP_ADDI:      kinds[0] = kinds[1] = K_SLOT; break;
+    case OP_JNLT: case OP_JNLE: case OP_JNGT: case OP_JNGE: case OP_JNNUMEQ:
+        kinds[0] = kinds[1] = K_SLOT; kinds[2] = K_OFF; break;
+    case OP_JNLTI: case OP_JNLEI: case OP_JNGTI: case OP_JNGEI: case OP_JNNUMEQI:
+        kinds[0] = K_SLOT; kinds[2] = K_OFF; break;
+    default:           break;      /* CALL, TAILCALL: below; a new instruction: unchecked */
+    }
+}
+
+/* Every instruction is whole, names slots of the frame (not its two header slots),
+ * constants that exist, children that exist with as many free variables as it gives them,
+ * and jumps to instruction starts; the code ends with HALT. */
+static void check_proto(const Proto *p)
+{
+    size_t nk = p->consts == RTS_FALSE ? 0 : rts_vector_length(p->consts);
+    int fs = p->frame_size;
+    if (fs < 2 + p->nparams + (p->rest ? 1 : 0)) bad_code(p, 0, "frame smaller than the parameters");
+    bool *start = calloc(p->ncode + 1, 1);
+    size_t *jumps = malloc((p->ncode + 1) * sizeof *jumps), njumps = 0;
+    if (!start || !jumps) abort();
+    size_t i = 0, last = 0;
+    while (i < p->ncode) {
+        int op = p->code[i];
+        if (op < 0 || op >= OP_COUNT) bad_code(p, i, "no such instruction");
+        start[i] = true;
+        last = i;
+        size_t n = (size_t)vm_op_operands[op];
+        if (op == OP_CLOSURE) {
+            if (i + 3 >= p->ncode) bad_code(p, i, "truncated CLOSURE");
+            n += (size_t)p->code[i + 3];
+        }
+        if (i + n >= p->ncode) bad_code(p, i, "truncated instruction");
+        const int32_t *a = &p->code[i + 1];
+        int kinds[3];
+        operand_kinds(op, kinds);
+        for (size_t k = 0; k < 3 && k < (size_t)vm_op_operands[op]; k++) {
+            if (kinds[k] == K_SLOT && (a[k] < 2 || a[k] >= fs)) bad_code(p, i, "slot out of the frame");
+            if ((kinds[k] == K_SYMK || kinds[k] == K_ANYK) && (a[k] < 0 || (size_t)a[k] >= nk))
+                bad_code(p, i, "no such constant");
+            if (kinds[k] == K_SYMK && !sch_is_symbol(rts_field(p->consts, (size_t)a[k])))
+                bad_code(p, i, "a global named by a non-symbol");
+            if (kinds[k] == K_OFF) {
+                int64_t to = (int64_t)(i + 1 + n) + a[k];
+                if (to < 0 || to >= (int64_t)p->ncode) bad_code(p, i, "jump out of the code");
+                jumps[njumps++] = (size_t)to;
+            }
+        }
+        if (op == OP_FREE && (a[1] < 0 || a[1] >= p->nfree)) bad_code(p, i, "no such free variable");
+        if (op == OP_CALL || op == OP_TAILCALL) {
+            if (a[0] < 2 || a[1] < 0 || (int64_t)a[0] + a[1] >= fs) bad_code(p, i, "call outside the frame");
+            if (op == OP_CALL && (a[2] < 2 || a[2] >= fs)) bad_code(p, i, "call result outside the frame");
+        }
+        if (op == OP_CLOSURE) {
+            if (a[1] < 0 || a[1] >= p->nchildren) bad_code(p, i, "no such child");
+            if (a[2] != p->children[a[1]]->nfree) bad_code(p, i, "closure of the wrong size");
+            for (int k = 0; k < a[2]; k++)
+                if (a[3 + k] < 2 || a[3 + k] >= fs) bad_code(p, i, "closure slot out of the frame");
+        }
+        i += 1 + n;
+    }
+    if (p->ncode == 0 || p->code[last] != OP_HALT) bad_code(p, last, "code does not end with HALT");
+    for (size_t k = 0; k < njumps; k++)
+        if (!start[jumps[k]]) bad_code(p, jumps[k], "jump into an instruction");
+    free(start);
+    free(jumps);
+    for (int c = 0; c < p->nchildren; c++)
+        check_proto(p->children[c]);
+}
+
 /* "fuzz.scm:LINE:COL: message", as the driver prints syntax errors. */
 static bool well_formed(const char *msg)
 {
@@ -91,6 +197,7 @@ static void run_input(RtsCap *cap)
         memset(&cerr, 0, sizeof cerr);
         Proto *p = sch_compile_toplevel(forms, "fuzz.scm", false, &cerr);
         if (p) {
+            check_proto(p);
             release_proto(p);
         } else if (!cerr.msg[0]) {
             bad("sch_compile_toplevel returned NULL without a message", "");
@@ -270,8 +377,7 @@ int main(int argc, char **argv)
                 alarm(timeout);
                 start_runtime();
                 run_file(names.v[i]);
-                fflush(NULL);
-                _exit(0);
+                exit(0);                      /* (LeakSanitizer checks the child here) */
             }
             int status;
             while (waitpid(pid, &status, 0) < 0)
@@ -288,6 +394,9 @@ int main(int argc, char **argv)
         }
     }
     printf("%zu inputs, %zu crashes\n", names.n, crashes);
+    for (size_t i = 0; i < names.n; i++)
+        free(names.v[i]);
+    free(names.v);
     return crashes ? 1 : 0;
 }
 

@@ -1,0 +1,1 @@
+(define-record-type t())
