@@ -29,6 +29,9 @@ typedef struct Ex {
     jmp_buf fail;
     int line, col;              /* the position of the form being expanded */
     int depth;                  /* Note [Expander depth] */
+    const Datum **uq_key;       /* has_unquote's answers so far (open addressing) */
+    bool *uq_val;
+    size_t uq_cap, uq_n;
 } Ex;
 
 #define MAX_DEPTH 2000
@@ -268,19 +271,76 @@ static Datum *expand_case_clauses(Ex *x, Datum *clauses, Datum *key)
 
 static Datum *qq(Ex *x, Datum *d, int depth);
 
-static bool has_unquote(const Datum *d)
+/* Whether d holds an unquote or unquote-splicing anywhere (as the head of a list, in a
+ * list or vector at any depth). qq asks it of every pair and vector it goes through, each
+ * of which is inside the last, so the answers are remembered per datum (Ex.uq_*): without
+ * that, a template nested n deep took n walks of the whole of it. */
+static size_t uq_slot(const Ex *x, const Datum *d)
 {
+    size_t h = (size_t)(((uintptr_t)d >> 4) * 0x9e3779b97f4a7c15u) & (x->uq_cap - 1);
+    while (x->uq_key[h] && x->uq_key[h] != d) h = (h + 1) & (x->uq_cap - 1);
+    return h;
+}
+
+static bool uq_known(const Ex *x, const Datum *d, bool *val)
+{
+    if (!x->uq_cap) return false;
+    size_t h = uq_slot(x, d);
+    if (!x->uq_key[h]) return false;
+    *val = x->uq_val[h];
+    return true;
+}
+
+static void uq_remember(Ex *x, const Datum *d, bool val)
+{
+    if (2 * (x->uq_n + 1) > x->uq_cap) {
+        const Datum **keys = x->uq_key;
+        bool *vals = x->uq_val;
+        size_t cap = x->uq_cap;
+        x->uq_cap = cap ? 2 * cap : 256;
+        x->uq_key = datum_alloc(x->a, x->uq_cap * sizeof *x->uq_key);
+        x->uq_val = datum_alloc(x->a, x->uq_cap * sizeof *x->uq_val);
+        for (size_t i = 0; i < cap; i++)
+            if (keys[i]) {
+                size_t h = uq_slot(x, keys[i]);
+                x->uq_key[h] = keys[i];
+                x->uq_val[h] = vals[i];
+            }
+    }
+    size_t h = uq_slot(x, d);
+    if (!x->uq_key[h]) x->uq_n++;
+    x->uq_key[h] = d;
+    x->uq_val[h] = val;
+}
+
+static bool has_unquote(Ex *x, const Datum *d)
+{
+    bool v = false;
+    if (d->kind != D_PAIR && d->kind != D_VEC) return false;
+    if (uq_known(x, d, &v)) return v;
     if (d->kind == D_VEC) {
-        for (size_t i = 0; i < d->u.vec.n; i++)
-            if (has_unquote(d->u.vec.items[i])) return true;
-        return false;
+        for (size_t i = 0; i < d->u.vec.n && !v; i++)
+            v = has_unquote(x, d->u.vec.items[i]);
+        uq_remember(x, d, v);
+        return v;
     }
-    for (; d->kind == D_PAIR; d = dcdr(d)) {
-        const Datum *h = dcar(d);
-        if (datum_is_sym(h, S_unquote) || datum_is_sym(h, S_unquote_splicing)) return true;
-        if (has_unquote(h)) return true;
+    /* A list: its cells up to one already known (no recursion along the list), then each
+     * cell's answer from the last to the first. */
+    size_t n = 0;
+    const Datum *p = d;
+    for (; p->kind == D_PAIR && !uq_known(x, p, &v); p = dcdr(p)) n++;
+    if (p->kind != D_PAIR) v = false;
+    const Datum **cells = datum_alloc(x->a, n * sizeof *cells);
+    p = d;
+    for (size_t i = 0; i < n; i++, p = dcdr(p))
+        cells[i] = p;
+    for (size_t i = n; i-- > 0;) {
+        const Datum *h = dcar(cells[i]);
+        v = v || datum_is_sym(h, S_unquote) || datum_is_sym(h, S_unquote_splicing)
+              || has_unquote(x, h);
+        uq_remember(x, cells[i], v);
     }
-    return false;
+    return v;
 }
 
 static Datum *qq_template(Ex *x, Datum *d, int depth);
@@ -295,7 +355,7 @@ static Datum *qq(Ex *x, Datum *d, int depth)
 
 static Datum *qq_template(Ex *x, Datum *d, int depth)
 {
-    if (!has_unquote(d) && !(d->kind == D_PAIR && datum_is_sym(dcar(d), S_quasiquote)))
+    if (!has_unquote(x, d) && !(d->kind == D_PAIR && datum_is_sym(dcar(d), S_quasiquote)))
         return quote(x, d);
     if (d->kind == D_VEC) {
         Datum *l = DNIL;

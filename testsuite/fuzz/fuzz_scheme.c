@@ -3,8 +3,9 @@
  * One input is a program text (any bytes). The harness reads it with the reader
  * (sch_port_open_utf8_in + sch_read until the end or a syntax error) and, when all of it
  * reads, compiles it (sch_compile_toplevel). Either step must end in a result or an error
- * message "fuzz.scm:LINE:COL: ..." -- never a crash, a hang, or a sanitizer report. The
- * compiled code is not run (it could loop forever).
+ * message "fuzz.scm:LINE:COL: ..." -- never a crash, a hang, or a sanitizer report -- and
+ * the bytecode made must pass check_proto (what the VM trusts of it). The compiled code is
+ * not run (it could loop forever).
  *
  * The runtime: the compiler builds its constants in the heap (through my_cap), so it runs
  * on a runtime thread. Every input is one rts_run_main with a C frame (fuzz_frame) that
@@ -15,7 +16,9 @@
  * Two builds of this file:
  *   libFuzzer (clang -fsanitize=fuzzer,...; `make fuzz`): LLVMFuzzerInitialize starts the
  *     runtime once, LLVMFuzzerTestOneInput runs each input. Run it with -detect_leaks=0:
- *     compiled prototypes live forever by design (their constants are GC roots).
+ *     compiled prototypes and the names the expander interns live forever by design, so
+ *     each input leaves more allocated than it found, and libFuzzer's per-input leak check
+ *     would run LeakSanitizer after nearly every input (it finds nothing unreachable).
  *   -DFUZZ_STANDALONE (any C compiler; tests/fuzz/fuzz_scheme_replay, run by `make check`):
  *       fuzz_scheme_replay [--no-fork] [--timeout SECONDS] FILE|DIR...
  *     runs every FILE, and every file in each DIR (names starting with '.' left out), through

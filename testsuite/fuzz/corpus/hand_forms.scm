@@ -19,7 +19,7 @@
 (define pr (delay (+ 1 2))) (force pr) (delay-force pr) (make-promise 1)
 (assert (= 1 1))
 (begin) (begin 1 2) (if 1 2) (set! x 5) (vector-ref (vector 1 2) 0) (car (cons 1 2))
-(define car car) (car '(1))
+(car '(1)) (cdr (cons 1 2)) (< 1 2) (if (< x 3) 1 2) (vector-set! v 0 (+ 1 (vector-ref v 0)))
 (dynamic-wind (lambda () 1) (lambda () 2) (lambda () 3))
 (call/cc (lambda (k) (k 1)))
 (with-exception-handler (lambda (e) 0) (lambda () (raise-continuable 1)))
