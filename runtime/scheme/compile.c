@@ -922,7 +922,8 @@ Proto *sch_compile_toplevel(Datum *forms, const char *file, bool system, SchComp
         *tail = datum_cons(c.a, e, DNIL);
         tail = &(*tail)->u.pair.cdr;
     }
-    scan_redefinitions(expanded, S_define, S_set, S_quote);
+    if (!system)                  /* the prelude defines the %-aliases of inlined names */
+        scan_redefinitions(expanded, S_define, S_set, S_quote);
     Lam *top = cnew(&c, sizeof *top);
     top->name = "<top level>";
     top->line = forms->kind == D_PAIR ? dcar(forms)->line : 1;
