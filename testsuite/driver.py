@@ -55,6 +55,9 @@ import subprocess
 import sys
 import threading
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import benchlib  # noqa: E402
+
 DEFAULT_TIMEOUT = 120.0
 STDERR_LINES_SHOWN = 10
 
@@ -221,6 +224,33 @@ def scheme_tests(src, subdir="scheme"):
     return tests
 
 
+# The benchmark programs (testsuite/bench/README.md) at their quick size, output checked:
+# each at -N1, and those that fork threads also at -N2 (marked parallel, so `make check-tsan`
+# runs them under ThreadSanitizer). Not -N4: with more capabilities than this 2-core CI
+# machine has cores, the baseline's spinlocks (which never yield, seed 003) make MVar-heavy
+# programs orders of magnitude slower; the suite measures that, the tests need not wait.
+BENCH_RUNS = [("quick", ["-N1"], False), ("quick-N2", ["-N2"], True)]
+
+
+def bench_tests(src):
+    tests = []
+    if not os.path.isdir(os.path.join(src, "testsuite", "bench")):
+        return tests
+    for prog in benchlib.discover(src):
+        with open(prog.path, encoding="utf-8") as f:
+            uses_threads = "(fork" in f.read()
+        for run, opts, threaded_only in BENCH_RUNS:
+            if threaded_only and not uses_threads:
+                continue
+            command = benchlib.command("$BUILD/rtslab", prog, "quick", opts)
+            test = Test(f"bench/{prog.id}.{run}", os.path.dirname(prog.path), command)
+            test.cwd = os.path.dirname(prog.path)
+            test.expected_stdout = prog.expected_path("quick")
+            test.parallel = threaded_only
+            tests.append(test)
+    return tests
+
+
 def expand(word, src, build):
     return word.replace("$SRC", src).replace("$BUILD", build)
 
@@ -346,6 +376,10 @@ def main():
     src, build = os.path.abspath(args.src), os.path.abspath(args.build)
     tests, errors = read_manifests(src)
     tests += scheme_tests(src)
+    try:
+        tests += bench_tests(src)
+    except benchlib.HeaderError as e:
+        errors.append(("bench", str(e)))
     tests = [t for t in tests
              if args.filter in t.name and (t.parallel or not args.only_parallel)]
 

@@ -1,0 +1,383 @@
+#!/usr/bin/env python3
+"""rtslab's benchmark runner: builds variant runtimes out of tree, runs the nofib-style suite
+in testsuite/bench/ over configurations (variant x RTS options), checks every output, and
+prints a nofib-analyse-style comparison (testsuite/benchlib.py says how to read it).
+
+    python3 testsuite/bench.py [-c VARIANT[:RTSOPT,...]]... [--size quick|norm|slow]
+                               [--runs K] [-p REGEX]... [--metrics LIST] [--out DIR]
+    python3 testsuite/bench.py --report _bench/latest/runs.json [--metrics LIST]
+
+A configuration is a variant and RTS options: `baseline:-N4` runs the baseline build at -N4,
+`all-patches:-N4,-A64m` the all-patches build at -N4 -A64m. The first configuration is the
+one the others are compared against. Variants:
+
+    baseline        configure with no patch
+    all-patches     configure --enable-all-patches
+    PATCH           configure --enable-PATCH, for each patch in configure.ac's table
+    NAME=FLAGS      configure FLAGS (a comma-separated list), e.g.
+                    'spin100=--enable-spin-yield=100'   (define once, then use NAME)
+
+Each variant is configured and built (only the `rtslab` binary) in SRC/_build/VARIANT/;
+it is reconfigured when its flags change and rebuilt incrementally every time.
+--use-build VARIANT=DIR uses an existing build directory instead (no build step).
+
+Each program runs K times in every configuration, interleaved (run 1 of every
+configuration, then run 2, ...), so that slow drift of a shared machine spreads evenly.
+Runs go one at a time. A run fails if it exits non-zero, times out, or prints anything but
+the program's expected output for the size; failed runs are reported and kept out of the
+table, and the exit status is then 1.
+
+The raw runs, every statistic of `-s --machine-readable` plus the runner's own wall clock
+and the child's rusage, go to OUT/<date>-<size>/runs.json and runs.csv, with the table in
+table.txt; OUT/latest points at the newest.
+"""
+
+import argparse
+import csv
+import datetime
+import json
+import os
+import platform
+import re
+import resource
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import benchlib  # noqa: E402
+
+DEFAULT_CONFIGS = ["baseline:-N1", "baseline:-N2", "baseline:-N4"]
+TIMEOUT = {"quick": 60.0, "norm": 300.0, "slow": 1800.0}
+
+
+def patch_names(src):
+    """The patch names of configure.ac's RTSLAB_PATCH_TABLE."""
+    with open(os.path.join(src, "configure.ac"), encoding="utf-8") as f:
+        text = f.read()
+    return re.findall(r"\[\[([a-z0-9-]+)\],\s*\[RTS_PATCH_", text)
+
+
+def parse_configs(specs, src):
+    """[(label, variant, rts_opts)] and {variant: configure flags}."""
+    patches = patch_names(src)
+    flags = {"baseline": [], "all-patches": ["--enable-all-patches"]}
+    flags.update({p: [f"--enable-{p}"] for p in patches})
+    configs = []
+    for spec in specs:
+        head, _, rts = spec.partition(":")
+        if "=" in head:                             # NAME=FLAGS[:RTS]
+            variant, _, fl = head.partition("=")
+            flags[variant] = [f for f in fl.split(",") if f]
+        else:
+            variant = head
+        if variant not in flags:
+            sys.exit(f"bench: unknown variant '{variant}' (known: "
+                     f"{', '.join(sorted(flags))}; or define one as NAME=FLAGS)")
+        opts = [o for o in rts.split(",") if o]
+        for o in opts:
+            if not o.startswith("-"):
+                sys.exit(f"bench: RTS option '{o}' in '{spec}' does not start with '-'")
+        label = " ".join([variant] + opts)
+        if any(c[0] == label for c in configs):
+            sys.exit(f"bench: configuration '{label}' given twice")
+        configs.append((label, variant, opts))
+    used = {c[1] for c in configs}
+    return configs, {v: f for v, f in flags.items() if v in used}
+
+
+def build_variant(src, variant, flags, jobs, log):
+    bdir = os.path.join(src, "_build", variant)
+    os.makedirs(bdir, exist_ok=True)
+    stamp = os.path.join(bdir, "bench-configure-flags")
+    want = " ".join(flags)
+    have = None
+    if os.path.exists(os.path.join(bdir, "config.status")) and os.path.exists(stamp):
+        with open(stamp, encoding="utf-8") as f:
+            have = f.read().strip()
+    logpath = os.path.join(bdir, "bench-build.log")
+    with open(logpath, "w", encoding="utf-8") as logf:
+        steps = []
+        if have != want:
+            configure = os.path.relpath(os.path.join(src, "configure"), bdir)
+            steps.append([configure] + flags)
+        steps.append(["make", f"-j{jobs}", "rtslab"])
+        for step in steps:
+            log(f"  {variant}: {' '.join(shlex.quote(s) for s in step)}   (in {bdir})")
+            r = subprocess.run(step, cwd=bdir, stdout=logf, stderr=subprocess.STDOUT)
+            if r.returncode != 0:
+                with open(logpath, encoding="utf-8", errors="replace") as f:
+                    tail = f.read().splitlines()[-30:]
+                sys.exit("\n".join(tail) + f"\nbench: building variant '{variant}' failed; "
+                         f"the log is {logpath}")
+            if step[0] != "make":
+                with open(stamp, "w", encoding="utf-8") as f:
+                    f.write(want + "\n")
+    return bdir
+
+
+def rtslab_info(binary):
+    try:
+        r = subprocess.run([binary, "+RTS", "--info", "-RTS"], capture_output=True, text=True,
+                           timeout=30)
+        return r.stdout + r.stderr
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return f"(--info failed: {e})"
+
+
+def run_once(binary, prog, size, opts, timeout):
+    """One run: a dict with ok, why, wall, rusage and the parsed statistics."""
+    with tempfile.NamedTemporaryFile(prefix="rtslab-bench-", suffix=".stats",
+                                     delete=False) as tf:
+        stats_path = tf.name
+    cmd = benchlib.command(binary, prog, size, opts, stats_path)
+    env = dict(os.environ)
+    env.pop("RTSLAB_RTS", None)
+    start = time.perf_counter()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    try:
+        p = subprocess.run(cmd, cwd=os.path.dirname(prog.path), env=env,
+                           stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout)
+        status, out, err = p.returncode, p.stdout, p.stderr
+        why = None
+    except subprocess.TimeoutExpired as e:
+        status, out, err = None, e.stdout or b"", e.stderr or b""
+        why = f"timed out after {timeout:.0f} s"
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    try:
+        with open(stats_path, encoding="utf-8", errors="replace") as f:
+            stats = benchlib.parse_machine_readable(f.read())
+    finally:
+        os.unlink(stats_path)
+    out = out.decode("utf-8", errors="replace")
+    if why is None and status != 0:
+        why = f"exit status {status}"
+    if why is None:
+        with open(prog.expected_path(size), encoding="utf-8") as f:
+            expected = f.read()
+        if out != expected:
+            exp_l, got_l = expected.splitlines(), out.splitlines()
+            for i in range(max(len(exp_l), len(got_l))):
+                e = exp_l[i] if i < len(exp_l) else "<end>"
+                g = got_l[i] if i < len(got_l) else "<end>"
+                if e != g:
+                    why = f"stdout line {i + 1}: expected {e!r}, got {g!r}"
+                    break
+    if why is None and "total_wall_seconds" not in stats:
+        why = "no statistics from -s --machine-readable"
+    return {
+        "ok": why is None, "why": why, "exit": status,
+        "command": cmd, "wall_seconds": wall,
+        "user_seconds": after.ru_utime - before.ru_utime,
+        "sys_seconds": after.ru_stime - before.ru_stime,
+        "maxrss_kb": after.ru_maxrss,
+        "stderr_tail": err.decode("utf-8", errors="replace").splitlines()[-10:] if why else [],
+        "stats": stats,
+    }
+
+
+def machine():
+    info = {"host": platform.node(), "system": platform.platform(),
+            "cpus": os.cpu_count(), "python": platform.python_version()}
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    info["cpu"] = line.split(":", 1)[1].strip()
+                    break
+        with open("/proc/meminfo", encoding="utf-8") as f:
+            info["memory"] = f.readline().split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return info
+
+
+def git_commit(src):
+    try:
+        rev = subprocess.run(["git", "rev-parse", "HEAD"], cwd=src, capture_output=True,
+                             text=True, timeout=10).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+                               cwd=src, capture_output=True, text=True, timeout=10).stdout
+        return rev + ("+dirty" if dirty.strip() else "") if rev else None
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+
+
+def write_outputs(outdir, data, table_lines):
+    os.makedirs(outdir, exist_ok=True)
+    with open(os.path.join(outdir, "runs.json"), "w", encoding="utf-8") as f:
+        json.dump(data, f, indent=1)
+    keys = sorted({k for r in data["runs"] for k in r["stats"]})
+    with open(os.path.join(outdir, "runs.csv"), "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["program", "config", "variant", "rts", "size", "run", "ok", "why",
+                    "wall_seconds", "user_seconds", "sys_seconds", "maxrss_kb"] + keys)
+        for r in data["runs"]:
+            w.writerow([r["program"], r["config"], r["variant"], " ".join(r["rts"]),
+                        data["size"], r["run"], int(r["ok"]), r["why"] or "",
+                        f"{r['wall_seconds']:.6f}", f"{r['user_seconds']:.6f}",
+                        f"{r['sys_seconds']:.6f}", r["maxrss_kb"]]
+                       + [r["stats"].get(k, "") for k in keys])
+    with open(os.path.join(outdir, "table.txt"), "w", encoding="utf-8") as f:
+        f.write("\n".join(table_lines) + "\n")
+    latest = os.path.join(os.path.dirname(outdir), "latest")
+    try:
+        if os.path.islink(latest) or os.path.exists(latest):
+            os.unlink(latest)
+        os.symlink(os.path.basename(outdir), latest)
+    except OSError:
+        pass
+
+
+def print_report(data, metrics):
+    progs = []
+    for r in data["runs"]:
+        if r["program"] not in progs:
+            progs.append(r["program"])
+    configs = [c["label"] for c in data["configs"]]
+    head = [f"rtslab nofib-style suite: size {data['size']}, {data['runs_per_config']} "
+            f"run(s) per configuration, {data['date']}",
+            f"machine: {data['machine'].get('cpu', '?')}, {data['machine'].get('cpus')} CPUs; "
+            f"commit {data.get('commit') or '?'}", ""]
+    return head + benchlib.report(data["runs"], progs, configs, metrics)
+
+
+def main():
+    ap = argparse.ArgumentParser(
+        description="Run rtslab's nofib-style benchmark suite and compare configurations.",
+        formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+    ap.add_argument("--src", default=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                    help="the source tree (default: this script's)")
+    ap.add_argument("-c", "--config", action="append", metavar="VARIANT[:OPT,...]",
+                    help=f"a configuration; repeat (default: {' '.join(DEFAULT_CONFIGS)})")
+    ap.add_argument("--size", choices=benchlib.SIZES, default="quick")
+    ap.add_argument("-k", "--runs", type=int, default=3, help="runs per configuration (3)")
+    ap.add_argument("-p", "--programs", action="append", metavar="REGEX",
+                    help="only programs whose GROUP/NAME matches; repeat or comma-separate")
+    ap.add_argument("--metrics", default=",".join(benchlib.DEFAULT_METRICS),
+                    help="tables to print, from: " + ", ".join(benchlib.METRICS))
+    ap.add_argument("--out", default=None, help="where results go (default SRC/_bench)")
+    ap.add_argument("--use-build", action="append", default=[], metavar="VARIANT=DIR",
+                    help="use the rtslab already built in DIR for VARIANT")
+    ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 2,
+                    help="parallel make jobs when building variants")
+    ap.add_argument("--timeout", type=float, default=None,
+                    help="seconds before a run is killed (default by size: "
+                         + ", ".join(f"{k} {v:.0f}" for k, v in TIMEOUT.items()) + ")")
+    ap.add_argument("--list", action="store_true", help="list the programs and their sizes")
+    ap.add_argument("--report", metavar="RUNS.json", help="print the table of saved runs")
+    args = ap.parse_args()
+    src = os.path.abspath(args.src)
+    metrics = [m for m in args.metrics.split(",") if m]
+    for m in metrics:
+        if m not in benchlib.METRICS:
+            ap.error(f"unknown metric '{m}' (known: {', '.join(benchlib.METRICS)})")
+
+    if args.report:
+        with open(args.report, encoding="utf-8") as f:
+            data = json.load(f)
+        print("\n".join(print_report(data, metrics)))
+        return 0
+
+    try:
+        progs = benchlib.discover(src)
+    except benchlib.HeaderError as e:
+        sys.exit(f"bench: {e}")
+    patterns = [p for spec in (args.programs or []) for p in spec.split(",") if p]
+    progs = benchlib.select(progs, patterns)
+    if not progs:
+        sys.exit("bench: no program matches " + ", ".join(patterns))
+    if args.list:
+        for p in progs:
+            print(f"{p.id:24} quick: {' '.join(p.args['quick']):14} norm: "
+                  f"{' '.join(p.args['norm']):14} slow: {' '.join(p.args['slow']):14} "
+                  f"{' '.join(p.rts)}")
+        return 0
+    if args.runs < 1:
+        ap.error("--runs must be at least 1")
+    for p in progs:
+        if not os.path.exists(p.expected_path(args.size)):
+            sys.exit(f"bench: {p.id} has no expected output {p.expected_path(args.size)}")
+
+    configs, variant_flags = parse_configs(args.config or DEFAULT_CONFIGS, src)
+    use = {}
+    for spec in args.use_build:
+        v, _, d = spec.partition("=")
+        if not d:
+            ap.error(f"--use-build wants VARIANT=DIR, got '{spec}'")
+        use[v] = os.path.abspath(d)
+
+    def log(msg):
+        print(msg, flush=True)
+
+    log(f"bench: {len(progs)} programs, size {args.size}, {args.runs} run(s) x "
+        f"{len(configs)} configuration(s): {'; '.join(c[0] for c in configs)}")
+    binaries, infos = {}, {}
+    for variant, flags in variant_flags.items():
+        if variant in use:
+            bdir = use[variant]
+            log(f"  {variant}: using the build in {bdir}")
+        else:
+            bdir = build_variant(src, variant, flags, args.jobs, log)
+        binaries[variant] = os.path.join(bdir, "rtslab")
+        if not os.access(binaries[variant], os.X_OK):
+            sys.exit(f"bench: no rtslab binary in {bdir}")
+        infos[variant] = rtslab_info(binaries[variant])
+
+    timeout = args.timeout or TIMEOUT[args.size]
+    runs, failures = [], []
+    start = time.time()
+    for i, prog in enumerate(progs, 1):
+        line = f"[{i:2}/{len(progs)}] {prog.id:24}"
+        print(line, end="", flush=True)
+        per_config = {c[0]: [] for c in configs}
+        for k in range(1, args.runs + 1):
+            for label, variant, opts in configs:
+                r = run_once(binaries[variant], prog, args.size, opts, timeout)
+                r.update(program=prog.id, config=label, variant=variant, rts=opts, run=k)
+                runs.append(r)
+                if r["ok"]:
+                    per_config[label].append(r["stats"]["total_wall_seconds"])
+                else:
+                    failures.append(r)
+                print("." if r["ok"] else "F", end="", flush=True)
+        summary = "  ".join(
+            f"{sorted(v)[len(v) // 2]:.3f}s" if v else "FAIL" for v in per_config.values())
+        print(f"  {summary}", flush=True)
+    elapsed = time.time() - start
+
+    data = {
+        "size": args.size, "runs_per_config": args.runs,
+        "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
+        "machine": machine(), "commit": git_commit(src),
+        "configs": [{"label": l, "variant": v, "rts": o, "configure": variant_flags[v]}
+                    for l, v, o in configs],
+        "rtslab_info": infos,
+        "programs": [{"id": p.id, "args": p.args[args.size], "rts": p.rts} for p in progs],
+        "runs": runs,
+    }
+    table_lines = print_report(data, metrics)
+    print()
+    print("\n".join(table_lines))
+    out = args.out or os.path.join(src, "_bench")
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    outdir = os.path.join(out, f"{stamp}-{args.size}")
+    write_outputs(outdir, data, table_lines)
+    print(f"bench: {len(runs)} runs in {elapsed:.0f} s; raw runs in {outdir}/runs.json and "
+          f"runs.csv, the table in table.txt")
+    if failures:
+        print(f"bench: {len(failures)} run(s) FAILED:")
+        for r in failures:
+            print(f"  {r['program']} [{r['config']}] run {r['run']}: {r['why']}")
+            print(f"    command: {' '.join(shlex.quote(c) for c in r['command'])}")
+            for l in r["stderr_tail"]:
+                print(f"    | {l}")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

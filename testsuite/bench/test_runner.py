@@ -1,0 +1,185 @@
+#!/usr/bin/env python3
+"""Tests of the benchmark runner (testsuite/bench.py) and its report (testsuite/benchlib.py).
+
+    python3 testsuite/bench/test_runner.py --build BUILDDIR
+
+1. The report's arithmetic on made-up runs: medians, spreads, % changes, the noise mark,
+   Min/Max/Geometric Mean rows, failed runs, absolute-only metrics.
+2. The runner end to end, with BUILDDIR's rtslab, over a throw-away source tree holding two
+   tiny programs, one of which prints a wrong answer in one configuration: the run must be
+   reported as failed, the exit status must be 1, and runs.json / runs.csv / table.txt must
+   hold every run with its statistics.
+"""
+
+import argparse
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TESTSUITE = os.path.dirname(HERE)
+sys.path.insert(0, TESTSUITE)
+import benchlib  # noqa: E402
+
+failures = 0
+checks = 0
+
+
+def check(cond, what):
+    global failures, checks
+    checks += 1
+    if not cond:
+        failures += 1
+        print(f"FAIL: {what}")
+
+
+def fake_run(prog, config, wall, alloc, ok=True, balance=0.0):
+    return {"program": prog, "config": config, "ok": ok,
+            "stats": {"total_wall_seconds": wall, "allocated_bytes": alloc,
+                      "work_balance": balance, "GC_wall_seconds": 0.0}}
+
+
+def test_report():
+    runs = []
+    # p1: base 1.0 (0.9..1.1), other 0.5 (0.49..0.51): -50%, clearly outside noise
+    for w in (0.9, 1.0, 1.1):
+        runs.append(fake_run("g/p1", "A", w, 1000.0))
+    for w in (0.49, 0.5, 0.51):
+        runs.append(fake_run("g/p1", "B", w, 2000.0, balance=0.5))
+    # p2: base 2.0 (1.8..2.2), other 2.1 (2.0..2.3): +5%, ranges overlap -> noise
+    for w in (1.8, 2.0, 2.2):
+        runs.append(fake_run("g/p2", "A", w, 1000.0))
+    for w in (2.0, 2.1, 2.3):
+        runs.append(fake_run("g/p2", "B", w, 1000.0, balance=0.7))
+    # p3: B failed once
+    runs.append(fake_run("g/p3", "A", 1.0, 10.0))
+    runs.append(fake_run("g/p3", "B", 1.0, 10.0, ok=False))
+
+    el = benchlib.METRICS["elapsed"]
+    grid = benchlib.cells(runs, ["g/p1", "g/p2", "g/p3"], ["A", "B"], el)
+    check(grid[("g/p1", "A")].median == 1.0, "median of 0.9, 1.0, 1.1")
+    check(abs(grid[("g/p1", "A")].spread() - 0.1) < 1e-12, "spread: half range / median")
+    check(not grid[("g/p1", "A")].overlaps(grid[("g/p1", "B")]), "disjoint ranges")
+    check(grid[("g/p2", "A")].overlaps(grid[("g/p2", "B")]), "overlapping ranges")
+    check(grid[("g/p3", "B")] is None, "a failed run makes the cell a failure")
+
+    lines = benchlib.table(runs, ["g/p1", "g/p2", "g/p3"], ["A", "B"], el)
+    text = "\n".join(lines)
+    row = {l.split()[0]: l for l in lines if l.strip().startswith("g/")}
+    check("-50.0%" in row["g/p1"] and "~" not in row["g/p1"], "p1: -50.0%, not noise:\n" + text)
+    check("+5.0%~" in row["g/p2"], "p2: +5.0% marked as noise:\n" + text)
+    check("FAIL" in row["g/p3"], "p3: FAIL shown:\n" + text)
+    summary = {l.strip().split("  ")[0]: l for l in lines
+               if l.strip().startswith(("Min", "Max", "Geometric"))}
+    check("-50.0%" in summary["Min"] and "+5.0%" in summary["Max"], "Min/Max rows:\n" + text)
+    gm = (0.5 * 1.05) ** 0.5 - 1
+    check(f"{gm * 100:+.1f}%" in summary["Geometric Mean"], "geometric mean of ratios:\n" + text)
+    check(f"{(1.0 * 2.0 * 1.0) ** (1 / 3):.3f}" in summary["Geometric Mean"],
+          "geometric mean of the first column:\n" + text)
+
+    al = benchlib.table(runs, ["g/p1", "g/p2"], ["A", "B"], benchlib.METRICS["allocs"])
+    row = {l.split()[0]: l for l in al if l.strip().startswith("g/")}
+    check("+100.0%" in row["g/p1"] and "+0.0%" in row["g/p2"], "allocations:\n" + "\n".join(al))
+
+    wb = benchlib.table(runs, ["g/p1", "g/p2"], ["A", "B"], benchlib.METRICS["balance"])
+    row = {l.split()[0]: l for l in wb if l.strip().startswith("g/")}
+    check("50.0%" in row["g/p1"] and "70.0%" in row["g/p2"], "work balance absolute:\n"
+          + "\n".join(wb))
+
+    check(abs(benchlib.geomean([2.0, 8.0]) - 4.0) < 1e-12, "geomean(2, 8) = 4")
+    check(benchlib.geomean([0.0]) is None, "geomean skips zeros")
+
+    stats = benchlib.parse_machine_readable(
+        ' [("bytes allocated", "134016")\n ,("GC_wall_seconds", "0.25")\n'
+        ' ,("gen_0_max_pause_seconds", "0.001")\n ,("gen_1_max_pause_seconds", "0.004")\n]')
+    check(stats["bytes allocated"] == 134016.0 and stats["GC_wall_seconds"] == 0.25,
+          "machine-readable statistics parse")
+    check(benchlib.METRICS["maxpause"].get(stats) == 0.004, "max pause is the max over gens")
+
+
+PROG = """;; {name}: a test program for the runner
+;; quick: 20
+;; norm: 21
+;; slow: 22
+(define n (string->number (cadr (command-line))))
+(define (fib n) (if (< n 2) n (+ (fib (- n 1)) (fib (- n 2)))))
+(define v (let loop ((i 0) (acc '())) (if (= i 20000) (length acc) (loop (+ i 1) (cons i acc)))))
+(display (list (fib n) v {extra}))
+(newline)
+"""
+
+
+def test_runner(build):
+    tmp = tempfile.mkdtemp(prefix="rtslab-bench-test-")
+    try:
+        shutil.copy(os.path.join(TESTSUITE, "..", "configure.ac"), tmp)
+        gdir = os.path.join(tmp, "testsuite", "bench", "t")
+        os.makedirs(gdir)
+        # good: same output everywhere; bad: prints the capability count, so its -N2 run is
+        # wrong against the expected output made at -N1.
+        for name, extra in (("good", "'ok"), ("bad", "(num-capabilities)")):
+            with open(os.path.join(gdir, name + ".scm"), "w") as f:
+                f.write(PROG.format(name=name, extra=extra))
+            with open(os.path.join(gdir, name + ".quick.stdout"), "w") as f:
+                f.write(f"(6765 20000 {'ok' if name == 'good' else 1})\n")
+        out = os.path.join(tmp, "out")
+        cmd = [sys.executable, os.path.join(TESTSUITE, "bench.py"), "--src", tmp,
+               "--use-build", f"baseline={build}", "-c", "baseline:-N1", "-c", "baseline:-N2",
+               "-k", "2", "--out", out]
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        check(r.returncode == 1, f"exit status 1 when a run fails (got {r.returncode})\n"
+              + r.stdout + r.stderr)
+        check("t/bad [baseline -N2] run 1: stdout line 1" in r.stdout,
+              "the failed run is reported with its first wrong line:\n" + r.stdout)
+        check("Geometric Mean" in r.stdout, "the table is printed")
+        latest = os.path.join(out, "latest")
+        with open(os.path.join(latest, "runs.json")) as f:
+            data = json.load(f)
+        runs = data["runs"]
+        check(len(runs) == 8, f"2 programs x 2 configs x 2 runs = 8 runs (got {len(runs)})")
+        bad = [x for x in runs if not x["ok"]]
+        check(len(bad) == 2 and all(x["program"] == "t/bad" and x["config"] == "baseline -N2"
+                                    for x in bad), "exactly t/bad's -N2 runs failed")
+        good = [x for x in runs if x["ok"]]
+        check(all(x["stats"].get("allocated_bytes", 0) > 20000 * 16 for x in good),
+              "every good run has its statistics (allocated_bytes)")
+        check(all(x["stats"].get("n_capabilities") == (1 if x["config"].endswith("-N1") else 2)
+                  for x in good), "each run ran with its configuration's -N")
+        check(data["configs"][1]["rts"] == ["-N2"] and data["size"] == "quick", "metadata")
+        with open(os.path.join(latest, "runs.csv")) as f:
+            rows = list(csv.DictReader(f))
+        check(len(rows) == 8 and all("total_wall_seconds" in row for row in rows),
+              "runs.csv holds every run with the statistics as columns")
+        with open(os.path.join(latest, "table.txt")) as f:
+            table = f.read()
+        check("t/good" in table and "FAIL" in table, "table.txt: t/good's row and t/bad's FAIL")
+        # --report reprints the saved table
+        r2 = subprocess.run([sys.executable, os.path.join(TESTSUITE, "bench.py"), "--report",
+                             os.path.join(latest, "runs.json")], capture_output=True,
+                            text=True, timeout=60)
+        check(r2.returncode == 0 and "t/good" in r2.stdout, "--report reprints the table")
+        # a bad configuration is a clear error
+        r3 = subprocess.run([sys.executable, os.path.join(TESTSUITE, "bench.py"), "--src", tmp,
+                             "-c", "nosuch:-N1"], capture_output=True, text=True, timeout=60)
+        check(r3.returncode != 0 and "unknown variant 'nosuch'" in r3.stderr,
+              "an unknown variant is an error: " + r3.stderr)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", required=True)
+    args = ap.parse_args()
+    test_report()
+    test_runner(os.path.abspath(args.build))
+    print(f"{checks} checks, {failures} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
