@@ -60,6 +60,13 @@ void cap_send_thread(Capability *from, Capability *to, Value t)
     to->inbox_tl = t;
     __atomic_fetch_add(&to->inbox_n, 1, __ATOMIC_RELEASE);
     spin_unlock(&to->inbox_lock);
+    if (from->defer_wakes && from->n_wake_later < CAP_WAKE_LATER_MAX) {
+        for (unsigned i = 0; i < from->n_wake_later; i++)
+            if (from->wake_later[i] == to)
+                return;
+        from->wake_later[from->n_wake_later++] = to;
+        return;
+    }
     cap_wake(to);
 }
 
@@ -74,11 +81,16 @@ void obj_lock(Capability *cap, Value obj)
         }
     cap->obj_lock_acq++;
     cap->obj_lock_spins += spins;
+    cap->defer_wakes = 1;
     if (__builtin_expect(spins && trace_on, 0))
         trace_spin("mvar/thread header", spins);
 }
 
-void obj_unlock(Value obj)
+void obj_unlock(Capability *cap, Value obj)
 {
     __atomic_fetch_and(obj_ptr(obj), ~OBJ_LOCKED, __ATOMIC_RELEASE);
+    cap->defer_wakes = 0;
+    for (unsigned i = 0; i < cap->n_wake_later; i++)
+        cap_wake(cap->wake_later[i]);
+    cap->n_wake_later = 0;
 }

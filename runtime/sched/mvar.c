@@ -99,7 +99,7 @@ bool rts_mvar_try_take(Capability *cap, Value mv, Value *out)
 {
     obj_lock(cap, mv);
     bool ok = try_take_locked(cap, mv, out);
-    obj_unlock(mv);
+    obj_unlock(cap, mv);
     if (ok)
         rts_set_result(cap, *out);
     return ok;
@@ -111,7 +111,7 @@ bool rts_mvar_take(Capability *cap, Value mv, Value *out)
     bool ok = try_take_locked(cap, mv, out);
     if (!ok)
         block_on(cap, mv, TS_BLOCKED_TAKE);
-    obj_unlock(mv);
+    obj_unlock(cap, mv);
     if (ok)
         rts_set_result(cap, *out);
     return ok;
@@ -126,7 +126,7 @@ bool rts_mvar_read(Capability *cap, Value mv, Value *out)
         *out = v;
     else
         block_on(cap, mv, TS_BLOCKED_READ);
-    obj_unlock(mv);
+    obj_unlock(cap, mv);
     if (ok)
         rts_set_result(cap, v);
     return ok;
@@ -136,7 +136,7 @@ bool rts_mvar_try_put(Capability *cap, Value mv, Value v)
 {
     obj_lock(cap, mv);
     bool ok = try_put_locked(cap, mv, v);
-    obj_unlock(mv);
+    obj_unlock(cap, mv);
     return ok;
 }
 
@@ -148,6 +148,6 @@ bool rts_mvar_put(Capability *cap, Value mv, Value v)
         tso_set(cap, cap->current, TSO_PUT_VALUE, v);
         block_on(cap, mv, TS_BLOCKED_PUT);
     }
-    obj_unlock(mv);
+    obj_unlock(cap, mv);
     return ok;
 }

@@ -235,7 +235,7 @@ void thread_finish(Capability *cap, Value t, ThreadStatus how)
     Value result = tso_get(t, TSO_RESULT);
     Value j = tso_get(t, TSO_JOINERS);
     tso_set(cap, t, TSO_JOINERS, RTS_FALSE);
-    obj_unlock(t);
+    obj_unlock(cap, t);
     if (t == main_thread)
         __atomic_store_n(&main_finished, 1, __ATOMIC_SEQ_CST);
     while (j != RTS_FALSE) {
@@ -252,7 +252,7 @@ bool rts_thread_join(Capability *cap, Value t)
     ThreadStatus st = tso_status(t);
     if (st == TS_FINISHED || st == TS_KILLED) {
         Value r = tso_get(t, TSO_RESULT);
-        obj_unlock(t);
+        obj_unlock(cap, t);
         rts_set_result(cap, r);
         return true;
     }
@@ -261,7 +261,7 @@ bool rts_thread_join(Capability *cap, Value t)
     tso_set(cap, me, TSO_BLOCKED_ON, t);
     tso_set(cap, me, TSO_LINK, tso_get(t, TSO_JOINERS));
     tso_set(cap, t, TSO_JOINERS, me);
-    obj_unlock(t);
+    obj_unlock(cap, t);
     return false;
 }
 
