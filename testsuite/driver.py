@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """rtslab test driver: runs the tests that the TESTS manifests under testsuite/ list, and
-the Scheme programs in testsuite/scheme/ (see SCHEME_RUNS and testsuite/scheme/README.md).
+the Scheme programs in testsuite/scheme/ (see SCHEME_RUNS and testsuite/scheme/README.md), and
+the benchmark programs of testsuite/bench/ at their quick size (see BENCH_RUNS).
 
     python3 testsuite/driver.py --build BUILDDIR --src SRCDIR [--only-parallel]
                                 [--filter SUBSTR] [-j N] [--timeout-factor F]
