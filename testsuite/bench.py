@@ -29,7 +29,8 @@ table, and the exit status is then 1.
 
 The raw runs, every statistic of `-s --machine-readable` plus the runner's own wall clock
 and the child's rusage, go to OUT/<date>-<size>/runs.json and runs.csv, with the table in
-table.txt; OUT/latest points at the newest.
+table.txt; OUT/latest points at the newest. (The child's user and system CPU come from
+RUSAGE_CHILDREN deltas; its memory, from the runtime's own max_mem_in_use_bytes.)
 """
 
 import argparse
@@ -173,7 +174,6 @@ def run_once(binary, prog, size, opts, timeout):
         "command": cmd, "wall_seconds": wall,
         "user_seconds": after.ru_utime - before.ru_utime,
         "sys_seconds": after.ru_stime - before.ru_stime,
-        "maxrss_kb": after.ru_maxrss,
         "stderr_tail": err.decode("utf-8", errors="replace").splitlines()[-10:] if why else [],
         "stats": stats,
     }
@@ -214,12 +214,12 @@ def write_outputs(outdir, data, table_lines):
     with open(os.path.join(outdir, "runs.csv"), "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
         w.writerow(["program", "config", "variant", "rts", "size", "run", "ok", "why",
-                    "wall_seconds", "user_seconds", "sys_seconds", "maxrss_kb"] + keys)
+                    "wall_seconds", "user_seconds", "sys_seconds"] + keys)
         for r in data["runs"]:
             w.writerow([r["program"], r["config"], r["variant"], " ".join(r["rts"]),
                         data["size"], r["run"], int(r["ok"]), r["why"] or "",
                         f"{r['wall_seconds']:.6f}", f"{r['user_seconds']:.6f}",
-                        f"{r['sys_seconds']:.6f}", r["maxrss_kb"]]
+                        f"{r['sys_seconds']:.6f}"]
                        + [r["stats"].get(k, "") for k in keys])
     with open(os.path.join(outdir, "table.txt"), "w", encoding="utf-8") as f:
         f.write("\n".join(table_lines) + "\n")
