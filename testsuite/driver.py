@@ -227,9 +227,10 @@ def scheme_tests(src, subdir="scheme"):
 
 # The benchmark programs (testsuite/bench/README.md) at their quick size, output checked:
 # each at -N1, and those that fork threads also at -N2 (marked parallel, so `make check-tsan`
-# runs them under ThreadSanitizer). Not -N4: with more capabilities than this 2-core CI
-# machine has cores, the baseline's spinlocks (which never yield, seed 003) make MVar-heavy
-# programs orders of magnitude slower; the suite measures that, the tests need not wait.
+# runs them under ThreadSanitizer). Not -N4: with more capabilities than the 2-core CI
+# machine has cores, the baseline makes thread-hand-off programs many times slower (every
+# hop to another capability wakes its sleeping OS thread; testsuite/bench/README.md); the
+# suite measures that, the tests need not wait for it.
 BENCH_RUNS = [("quick", ["-N1"], False), ("quick-N2", ["-N2"], True)]
 
 
@@ -239,7 +240,8 @@ def bench_tests(src):
         return tests
     for prog in benchlib.discover(src):
         with open(prog.path, encoding="utf-8") as f:
-            uses_threads = "(fork" in f.read()
+            text = f.read()
+            uses_threads = "(fork" in text or "(future" in text
         for run, opts, threaded_only in BENCH_RUNS:
             if threaded_only and not uses_threads:
                 continue
