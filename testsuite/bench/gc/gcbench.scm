@@ -58,6 +58,12 @@
 
 (define (time-construction depth)
   (let ((iters (num-iters depth)))
+    ;; GCBench's rule, checked apart from num-iters: the trees of one depth hold together
+    ;; as many nodes as fit in two stretch trees, and one more tree would not fit.
+    (let ((budget (* 2 (- (expt 2 (+ k-stretch-tree-depth 1)) 1)))
+          (per-tree (- (expt 2 (+ depth 1)) 1)))
+      (unless (and (<= (* iters per-tree) budget) (> (* (+ iters 1) per-tree) budget))
+        (error "gcbench: wrong answer" 'iterations depth iters)))
     (do ((i 0 (+ i 1))) ((= i iters))
       (let ((temp-tree (make-empty-node)))
         (populate depth temp-tree)

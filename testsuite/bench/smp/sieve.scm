@@ -74,7 +74,12 @@
 
 (define expected (first-primes k))
 (unless (equal? primes expected)
-  (error "sieve: wrong answer" (last primes) (last expected)))
+  ;; report the first prime that differs: (index got expected)
+  (let first-diff ((got primes) (want expected) (i 0))
+    (cond ((or (null? got) (null? want))
+           (error "sieve: wrong answer" 'length (length primes) (length expected)))
+          ((= (car got) (car want)) (first-diff (cdr got) (cdr want) (+ i 1)))
+          (else (error "sieve: wrong answer" 'prime i (car got) (car want))))))
 ;; filter i passed at least the primes after its own (k - i of them), and the generator
 ;; sent at least up to the last prime
 (unless (= (length passed) (- k 1))

@@ -50,13 +50,22 @@
         (reverse acc)
         (loop (+ d 2) (cons (let ((d d)) (fork (lambda () (work d)))) acc)))))
 
-(for-each
- (lambda (t)
-   (let* ((r (thread-join t))
-          (iterations (car r)) (depth (cadr r)) (sum (caddr r)))
-     (expect "trees of depth" sum (* iterations (nodes depth)))
-     (line iterations "\t trees of depth " depth "\t check: " sum)))
- workers)
+;; The schedule is checked apart from the workers: depths min-depth, min-depth+2, ... up to
+;; max-depth, in order, each with 2^(max-depth + min-depth - depth) trees (by doubling).
+(define (pow2 k) (if (= k 0) 1 (* 2 (pow2 (- k 1)))))
+(let loop ((ts workers) (want-depth min-depth))
+  (cond ((null? ts)
+         (expect "last depth" (- want-depth 2) (if (odd? (- max-depth min-depth))
+                                                   (- max-depth 1)
+                                                   max-depth)))
+        (else
+         (let* ((r (thread-join (car ts)))
+                (iterations (car r)) (depth (cadr r)) (sum (caddr r)))
+           (expect "depth" depth want-depth)
+           (expect "iterations" iterations (pow2 (- (+ max-depth min-depth) depth)))
+           (expect "trees of depth" sum (* iterations (nodes depth)))
+           (line iterations "\t trees of depth " depth "\t check: " sum)
+           (loop (cdr ts) (+ want-depth 2))))))
 
 (let ((c (check long-lived)))
   (expect "long lived tree" c (nodes max-depth))
