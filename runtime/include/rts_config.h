@@ -17,6 +17,15 @@
 #define RTS_MIN_OLD_GEN_LIMIT      ((size_t)4 << 20)     /* never collect the old gen below this */
 #define RTS_TICK_MS                20                    /* preemption timer period */
 
+/* The unit of false sharing: per-capability and per-GC-thread state is aligned to it and
+ * split by writer (Note [Cache lines] in sched/capability.h). 128 on aarch64, whose big
+ * cores (Neoverse, Apple) fetch lines in pairs, as OCaml 5 and the Linux kernel assume. */
+#if defined(__aarch64__)
+#define RTS_CACHE_LINE             128
+#else
+#define RTS_CACHE_LINE             64
+#endif
+
 /* An object of at least this many bytes is large: it gets a block group of its own and is
  * linked, never copied (GHC: 8/10 of a block). */
 #define RTS_LARGE_OBJECT_BYTES     (BLOCK_SIZE * 8 / 10)

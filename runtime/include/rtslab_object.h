@@ -99,4 +99,23 @@ static inline size_t   raw_len(Value v)   { return (size_t)obj_payload(v)[0]; }
 static inline uint8_t *raw_bytes(Value v) { return (uint8_t *)(obj_payload(v) + 1); }
 static inline size_t   raw_words(size_t nbytes) { return 1 + (nbytes + sizeof(Value) - 1) / sizeof(Value); }
 
+/* Note [Stack layout]
+ * A T_STACK's payload is [sp, slot 0, slot 1, ...]: sp is a fixnum, the number of slots in
+ * use; slots [0, sp) are Values (so the GC scans them precisely), slots above sp are dead.
+ * The stack grows upward as frames: a frame of n slots is
+ *     slot[base .. base+n)  the frame's Values
+ *     slot[base+n]          its code: the RtsCode address as a fixnum
+ *     slot[base+n+1]        n, as a fixnum
+ * so the top frame is found from sp alone and frames are walked downward.
+ *
+ * The collector scans slots [0, sp) of a T_STACK (LAYOUT_STACK); the scheduler
+ * (sched/thread.h) owns what the frames mean.
+ */
+#define STACK_SP 0           /* payload index of sp */
+#define STACK_SLOTS 1        /* payload index of slot 0 */
+static inline Value  *stack_slots(Value s)      { return obj_payload(s) + STACK_SLOTS; }
+static inline size_t  stack_sp(Value s)         { return (size_t)rts_fixnum_val(obj_payload(s)[STACK_SP]); }
+static inline size_t  stack_capacity(Value s)   { return obj_size(s) - STACK_SLOTS; }
+static inline void    stack_set_sp(Value s, size_t sp) { obj_payload(s)[STACK_SP] = rts_fixnum((intptr_t)sp); }
+
 #endif

@@ -3,14 +3,14 @@
 #include <stdbool.h>
 #include <time.h>
 #include "os/timer.h"
-#include "sched/capability.h"
-#include "rts/rts.h"
+#include "base/util.h"
 
 static pthread_t ticker;
 static bool running;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t stop_cv = PTHREAD_COND_INITIALIZER;
 static bool stopping;
+static void (*tick_fn)(void);
 
 static void *tick_loop(void *arg)
 {
@@ -25,19 +25,16 @@ static void *tick_loop(void *arg)
             next.tv_nsec -= 1000000000L;
         }
         int rc = pthread_cond_timedwait(&stop_cv, &lock, &next);
-        if (rc == ETIMEDOUT && !stopping) {
-            for (unsigned i = 0; i < n_caps; i++) {
-                __atomic_store_n(&caps[i].context_switch, 1, __ATOMIC_RELAXED);
-                __atomic_store_n(&caps[i].hplim, (Value *)NULL, __ATOMIC_RELAXED);
-            }
-        }
+        if (rc == ETIMEDOUT && !stopping)
+            tick_fn();
     }
     pthread_mutex_unlock(&lock);
     return NULL;
 }
 
-void timer_start(void)
+void timer_start(void (*tick)(void))
 {
+    tick_fn = tick;
     pthread_condattr_t attr;
     pthread_condattr_init(&attr);
     pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);

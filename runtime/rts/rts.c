@@ -1,58 +1,20 @@
 /* Start-up and shut-down of the runtime. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 #include "rts/rts.h"
-#include "sm/storage.h"
 #include "os/timer.h"
-#include "trace/stats.h"
 #include "os/topology.h"
-#include "sched/thread.h"
 #include "sync/stw.h"
+#include "sm/gc.h"
+#include "sched/thread.h"
+#include "trace/stats.h"
 #include "trace/eventlog.h"
 
-RtsOptions rts_opts;
+/* The layers' hooks (runtime/README.md: a lower layer calls up only through these). */
+static const StwHooks stw_hooks = { cap_interrupt, gc_follower_work };
+static const GcClient gc_client = { sched_cap_roots, sched_after_gc };
 
-uint64_t rts_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-uint64_t rts_cpu_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-void rts_fatal(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fflush(stdout);
-    fprintf(stderr, "rtslab: fatal: ");
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    abort();
-}
-
-void rts_die(int status, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fflush(stdout);
-    fprintf(stderr, "rtslab: ");
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    exit(status);
-}
-
-const RtsOptions *rts_options(void) { return &rts_opts; }
+static void shutdown(int status) __attribute__((noreturn));
 
 void rts_init(int *argc, char ***argv)
 {
@@ -78,30 +40,35 @@ void rts_init(int *argc, char ***argv)
         rts_die(1, "-qb0: work stealing in minor GCs needs a build with --enable-gen0-steal");
 #endif
 
+    unsigned n = rts_opts.n_caps_auto ? (unsigned)topo_get()->n_logical : rts_opts.n_caps;
     stats_init();
-    sm_init();
-    n_caps = rts_opts.n_caps_auto ? (unsigned)topo_get()->n_logical : rts_opts.n_caps;
-    caps = calloc(n_caps, sizeof *caps);
-    if (!caps) rts_fatal("out of memory (capabilities)");
-    for (unsigned i = 0; i < n_caps; i++)
-        cap_init(&caps[i], i);
-    my_cap = &caps[0];
-    trace_init((*argv)[0]);
-    timer_start();
+    gc_on_done(stats_gc_done);
+    rts_set_exit_handler(shutdown);
+    stw_init(n, &stw_hooks);
+    sm_init(n);
+    gc_set_client(&gc_client);
+    gc_add_root(&sched_main_thread);
+    cap_init_all(n);
+    for (unsigned i = 0; i < n; i++)
+        sm_cap_init(&cap_array[i].sm, i);
+    trace_init((*argv)[0], n);
+    cap_attach(&cap_array[0]);
+    timer_start(cap_tick);
     stats_mutator_start();
 }
 
-/* Stops every capability (a SYNC_EXIT: they park at a safe point and never resume), then
- * reports and exits. The heap is left to the OS: other OS threads still exist. */
-void rts_exit(int status)
+/* rts_exit's work (base/util.h): stops every capability (a SYNC_EXIT: they park at a safe
+ * point and never resume), then reports and exits. The heap is left to the OS: other OS
+ * threads still exist. */
+static void shutdown(int status)
 {
     fflush(stdout);
-    Capability *cap = my_cap;
-    if (cap && n_caps > 1 && !stw_is_leader(cap)) {
-        while (!stw_try_lead(cap, SYNC_EXIT))
-            stw_follow(cap);
+    Capability *cap = cap_self;
+    if (cap && cap_count > 1 && !stw_is_leader(cap->sm.no)) {
+        while (!stw_try_lead(cap->sm.no, SYNC_EXIT))
+            stw_follow(cap->sm.no);
         trace_begin(SPAN_STW_REQUEST, 0);
-        stw_stop_all(cap);
+        stw_stop_all(cap->sm.no);
         trace_end(SPAN_STW_REQUEST);
     }
     timer_stop();

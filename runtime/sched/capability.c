@@ -1,20 +1,31 @@
-/* Capabilities: initialisation, waking, handing threads over, object locks. */
+/* Capabilities: initialisation, waking, interrupting, handing threads over. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <string.h>
 #include <time.h>
 #include "sched/thread.h"
-#include "sm/gc.h"
-#include "rts/rts.h"
+#include "base/util.h"
+#include "trace/eventlog.h"
 
-Capability *caps;
-unsigned n_caps;
-__thread Capability *my_cap;
+/* Note [Cache lines]: the owner's fields first, each group others write on a line of its own. */
+_Static_assert(offsetof(Capability, sm) == 0, "a Capability begins with its SmCap");
+_Static_assert(offsetof(Capability, inbox_lock) % RTS_CACHE_LINE == 0, "inbox on its own line");
+_Static_assert(offsetof(Capability, idle) % RTS_CACHE_LINE == 0, "idle sleep on its own line");
+_Static_assert(offsetof(Capability, idle) - offsetof(Capability, inbox_lock) >= RTS_CACHE_LINE,
+               "inbox and idle sleep on different lines");
+_Static_assert(offsetof(Capability, inbox_lock) >= offsetof(Capability, threads_pushed)
+               + sizeof(uint64_t), "owner's fields before the shared ones");
+_Static_assert(sizeof(Capability) % RTS_CACHE_LINE == 0, "capabilities tile cache lines");
 
-void cap_init(Capability *cap, unsigned no)
+Capability *cap_array;
+unsigned cap_count;
+__thread Capability *cap_self;
+
+static void cap_init(Capability *cap, unsigned no)
 {
     memset(cap, 0, sizeof *cap);
-    cap->no = no;
+    cap->sm.no = no;
     cap->current = cap->run_hd = cap->run_tl = cap->sleep_q = RTS_FALSE;
     cap->inbox_hd = cap->inbox_tl = RTS_FALSE;
     cap->inbox_lock.name = "inbox";
@@ -24,8 +35,6 @@ void cap_init(Capability *cap, unsigned no)
     pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
     pthread_cond_init(&cap->idle_cv, &attr);
     pthread_condattr_destroy(&attr);
-    sm_cap_init(cap);
-    gc_thread_init(cap);
     /* Reserved, not committed: pages are touched only as the stack of local roots grows. */
     void *lr = mmap(NULL, CAP_LROOTS_MAX * sizeof(Value), PROT_READ | PROT_WRITE,
                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -33,13 +42,28 @@ void cap_init(Capability *cap, unsigned no)
     cap->lroots = lr;
 }
 
+void cap_init_all(unsigned n)
+{
+    cap_array = aligned_alloc(RTS_CACHE_LINE, n * sizeof *cap_array);
+    if (!cap_array) rts_fatal("out of memory (capabilities)");
+    cap_count = n;
+    for (unsigned i = 0; i < n; i++)
+        cap_init(&cap_array[i], i);
+}
+
+void cap_attach(Capability *cap)
+{
+    cap_self = cap;
+    trace_attach(cap->sm.no);
+}
+
 void cap_lroots_overflow(Capability *cap)
 {
     rts_thread_error(cap, "too many local roots (over %zu values held by C code)", CAP_LROOTS_MAX);
 }
 
-unsigned rts_cap_no(Capability *cap) { return cap->no; }
-unsigned rts_n_caps(void) { return n_caps; }
+unsigned rts_cap_no(RtsCap *cap) { return cap->sm.no; }
+unsigned rts_n_caps(void) { return cap_count; }
 
 void cap_wake(Capability *cap)
 {
@@ -47,6 +71,24 @@ void cap_wake(Capability *cap)
     cap->wake_pending = 1;
     pthread_cond_signal(&cap->idle_cv);
     pthread_mutex_unlock(&cap->idle_mu);
+}
+
+void cap_interrupt(unsigned no)
+{
+    Capability *c = &cap_array[no];
+    __atomic_store_n(&c->sm.hplim, (Value *)NULL, __ATOMIC_RELAXED);
+    if (__atomic_load_n(&c->idle, __ATOMIC_ACQUIRE)) {
+        c->gc_wakeups++;
+        cap_wake(c);
+    }
+}
+
+void cap_tick(void)
+{
+    for (unsigned i = 0; i < cap_count; i++) {
+        __atomic_store_n(&cap_array[i].context_switch, 1, __ATOMIC_RELAXED);
+        __atomic_store_n(&cap_array[i].sm.hplim, (Value *)NULL, __ATOMIC_RELAXED);
+    }
 }
 
 void cap_send_thread(Capability *from, Capability *to, Value t)
@@ -68,29 +110,4 @@ void cap_send_thread(Capability *from, Capability *to, Value t)
         return;
     }
     cap_wake(to);
-}
-
-void obj_lock(Capability *cap, Value obj)
-{
-    Value *h = obj_ptr(obj);
-    uint64_t spins = 0;
-    while (__atomic_fetch_or(h, OBJ_LOCKED, __ATOMIC_ACQUIRE) & OBJ_LOCKED)
-        while (__atomic_load_n(h, __ATOMIC_RELAXED) & OBJ_LOCKED) {
-            cpu_relax();
-            spins++;
-        }
-    cap->obj_lock_acq++;
-    cap->obj_lock_spins += spins;
-    cap->defer_wakes = 1;
-    if (__builtin_expect(spins && trace_on, 0))
-        trace_spin("mvar/thread header", spins);
-}
-
-void obj_unlock(Capability *cap, Value obj)
-{
-    __atomic_fetch_and(obj_ptr(obj), ~OBJ_LOCKED, __ATOMIC_RELEASE);
-    cap->defer_wakes = 0;
-    for (unsigned i = 0; i < cap->n_wake_later; i++)
-        cap_wake(cap->wake_later[i]);
-    cap->n_wake_later = 0;
 }

@@ -9,8 +9,7 @@
  * putter's value in. So blocked threads are served strictly in arrival order.
  */
 #include "sched/thread.h"
-#include "sm/storage.h"
-#include "rts/rts.h"
+#include "base/util.h"
 
 enum { MVAR_VALUE, MVAR_HEAD, MVAR_TAIL, MVAR_NFIELDS };
 

@@ -25,19 +25,40 @@
 #include <string.h>
 #include <time.h>
 #include "sched/thread.h"
-#include "sm/storage.h"
 #include "sync/stw.h"
-#include "rts/rts.h"
+#include "base/util.h"
 #include "os/affinity.h"
 #include "trace/eventlog.h"
 
+Value sched_main_thread = RTS_FALSE;
+int sched_main_finished;
 unsigned sched_runnable;         /* threads runnable or running, on any capability */
 unsigned sched_sleeping;         /* threads on sleep queues */
 
 static inline void safe_point(Capability *cap)
 {
     if (stw_pending())
-        stw_follow(cap);
+        stw_follow(cap->sm.no);
+}
+
+void sched_cap_roots(unsigned no, GcRootFn f, void *env)
+{
+    Capability *c = &cap_array[no];
+    f(&c->current, env);
+    f(&c->run_hd, env);
+    f(&c->run_tl, env);
+    f(&c->sleep_q, env);
+    f(&c->inbox_hd, env);
+    f(&c->inbox_tl, env);
+    for (size_t k = 0; k < c->nlroots; k++)
+        f(&c->lroots[k], env);
+}
+
+void sched_after_gc(void)
+{
+    for (unsigned i = 0; i < cap_count; i++)
+        if (cap_array[i].current != RTS_FALSE)
+            thread_dirty(&cap_array[i], cap_array[i].current);
 }
 
 static void count_out(void)
@@ -56,9 +77,9 @@ static void run_thread(Capability *cap, Value t)
     trace_begin(SPAN_MUTATOR, (uint64_t)rts_thread_id(t));
     if (setjmp(exit_point)) {                   /* rts_thread_error: the thread dies */
         trace_end(SPAN_MUTATOR);
-        cap->nsave = 0;
+        cap->sm.nsave = 0;
         cap->nlroots = 0;
-        if (cap->current == main_thread)
+        if (cap->current == sched_main_thread)
             rts_exit(1);
         tso_set(cap, cap->current, TSO_RESULT, RTS_FALSE);
         thread_finish(cap, cap->current, TS_KILLED);
@@ -137,15 +158,15 @@ static uint64_t wake_sleepers(Capability *cap)
 /* Note [Pushing work]. */
 static void push_work(Capability *cap)
 {
-    for (unsigned k = 1; k < n_caps && cap->run_hd != RTS_FALSE; k++) {
-        Capability *c = &caps[(cap->no + k) % n_caps];
+    for (unsigned k = 1; k < cap_count && cap->run_hd != RTS_FALSE; k++) {
+        Capability *c = &cap_array[(cap->sm.no + k) % cap_count];
         if (!__atomic_load_n(&c->idle, __ATOMIC_ACQUIRE))
             continue;
         Value t = cap->run_hd;
-        if (t == main_thread)
+        if (t == sched_main_thread)
             return;
         runq_pop(cap);
-        tso_set(cap, t, TSO_CAP, rts_fixnum(c->no));
+        tso_set(cap, t, TSO_CAP, rts_fixnum(c->sm.no));
         cap->threads_pushed++;
         cap_send_thread(cap, c, t);
     }
@@ -163,7 +184,7 @@ static void idle_wait(Capability *cap, uint64_t next_wake)
 {
     if (!__atomic_load_n(&sched_runnable, __ATOMIC_SEQ_CST)
         && !__atomic_load_n(&sched_sleeping, __ATOMIC_SEQ_CST) && !stw_pending()
-        && !__atomic_load_n(&main_finished, __ATOMIC_SEQ_CST))
+        && !__atomic_load_n(&sched_main_finished, __ATOMIC_SEQ_CST))
         deadlock();
     trace_begin(SPAN_IDLE, 0);
     pthread_mutex_lock(&cap->idle_mu);
@@ -187,7 +208,7 @@ static void schedule(Capability *cap)
 {
     for (;;) {
         safe_point(cap);
-        if (cap->no == 0 && __atomic_load_n(&main_finished, __ATOMIC_ACQUIRE))
+        if (cap->sm.no == 0 && __atomic_load_n(&sched_main_finished, __ATOMIC_ACQUIRE))
             return;
         drain_inbox(cap);
         uint64_t next_wake = wake_sleepers(cap);
@@ -204,38 +225,38 @@ static void schedule(Capability *cap)
 static void *worker_main(void *arg)
 {
     Capability *cap = arg;
-    my_cap = cap;
+    cap_attach(cap);
     if (rts_opts.pin_caps)
-        affinity_pin_self(cap->no);
+        affinity_pin_self(cap->sm.no);
     schedule(cap);
     return NULL;
 }
 
 static void sched_start_workers(void)
 {
-    for (unsigned i = 1; i < n_caps; i++)
-        if (pthread_create(&caps[i].os_thread, NULL, worker_main, &caps[i]) != 0)
+    for (unsigned i = 1; i < cap_count; i++)
+        if (pthread_create(&cap_array[i].os_thread, NULL, worker_main, &cap_array[i]) != 0)
             rts_fatal("cannot start the worker thread of capability %u", i);
 }
 
 /* May be called again once it has returned (the fuzzing harness runs one main thread per
- * input): the workers are started by the first call only, and main_finished is cleared only
+ * input): the workers are started by the first call only, and sched_main_finished is cleared only
  * after the new main thread counts as runnable, so no idle capability sees a deadlock. */
 int rts_run_main(RtsCode code, size_t nslots)
 {
     static bool workers_started;
-    Capability *cap = &caps[0];
-    my_cap = cap;
+    Capability *cap = &cap_array[0];
+    cap_attach(cap);
     if (rts_opts.pin_caps)
         affinity_pin_self(0);
-    main_thread = rts_thread_new(cap, code, nslots);
-    rts_thread_start(cap, main_thread);
-    __atomic_store_n(&main_finished, 0, __ATOMIC_SEQ_CST);
+    sched_main_thread = rts_thread_new(cap, code, nslots);
+    rts_thread_start(cap, sched_main_thread);
+    __atomic_store_n(&sched_main_finished, 0, __ATOMIC_SEQ_CST);
     if (!workers_started) {
         sched_start_workers();
         workers_started = true;
     }
     schedule(cap);
-    main_thread = RTS_FALSE;
+    sched_main_thread = RTS_FALSE;
     return 0;
 }

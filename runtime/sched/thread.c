@@ -3,11 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 #include "sched/thread.h"
-#include "sm/storage.h"
-#include "rts/rts.h"
+#include "base/util.h"
 
-Value main_thread = RTS_FALSE;
-int main_finished;
 static intptr_t next_thread_id = 1;
 
 static inline RtsCode value_code(Value v)     { return (RtsCode)(uintptr_t)rts_fixnum_val(v); }
@@ -55,14 +52,14 @@ Value rts_thread_new(Capability *cap, RtsCode code, size_t nslots)
         rts_thread_error(cap, "stack overflow");
     Value stack = new_stack(cap, slots);
     push_frame_on(stack, code, nslots);
-    Value *p = sm_alloc_protect(cap, TSO_NFIELDS + 1, &stack, 1);
+    Value *p = sm_alloc_protect(&cap->sm, TSO_NFIELDS + 1, &stack, 1);
     p[0] = obj_make_header(T_THREAD, TSO_NFIELDS);
     for (int i = 0; i < TSO_NFIELDS; i++)
         p[1 + i] = RTS_FALSE;
     p[1 + TSO_STACK] = stack;
     p[1 + TSO_ID] = rts_fixnum(__atomic_fetch_add(&next_thread_id, 1, __ATOMIC_RELAXED));
     p[1 + TSO_STATUS] = rts_fixnum(TS_NEW);
-    p[1 + TSO_CAP] = rts_fixnum(cap->no);
+    p[1 + TSO_CAP] = rts_fixnum(cap->sm.no);
     return (Value)p;
 }
 
@@ -85,15 +82,15 @@ void rts_thread_start(Capability *cap, Value t)
 bool rts_thread_killed(Value t) { return tso_status(t) == TS_KILLED; }
 void rts_thread_start_on(Capability *cap, Value t, unsigned no)
 {
-    no %= n_caps;
+    no %= cap_count;
     tso_set(cap, t, TSO_CAP, rts_fixnum(no));
-    if (no == cap->no) {
+    if (no == cap->sm.no) {
         rts_thread_start(cap, t);
         return;
     }
     __atomic_fetch_add(&sched_runnable, 1, __ATOMIC_SEQ_CST);
     tso_set_status(cap, t, TS_RUNNABLE);
-    cap_send_thread(cap, &caps[no], t);
+    cap_send_thread(cap, &cap_array[no], t);
 }
 
 intptr_t rts_thread_id(Value t) { return rts_fixnum_val(tso_get(t, TSO_ID)); }
@@ -179,7 +176,7 @@ void rts_thread_error(Capability *cap, const char *fmt, ...)
     va_list ap;
     va_start(ap, fmt);
     fflush(stdout);
-    if (cap->current == main_thread)
+    if (cap->current == sched_main_thread)
         fprintf(stderr, "rtslab: ");
     else
         fprintf(stderr, "rtslab: thread %ld: ", (long)rts_thread_id(cap->current));
@@ -222,10 +219,10 @@ void thread_wake(Capability *cap, Value t)
     __atomic_fetch_add(&sched_runnable, 1, __ATOMIC_SEQ_CST);
     tso_set(cap, t, TSO_BLOCKED_ON, RTS_FALSE);
     unsigned owner = (unsigned)rts_fixnum_val(tso_get(t, TSO_CAP));
-    if (owner == cap->no)
+    if (owner == cap->sm.no)
         runq_push(cap, t);
     else
-        cap_send_thread(cap, &caps[owner], t);
+        cap_send_thread(cap, &cap_array[owner], t);
 }
 
 void thread_finish(Capability *cap, Value t, ThreadStatus how)
@@ -236,8 +233,8 @@ void thread_finish(Capability *cap, Value t, ThreadStatus how)
     Value j = tso_get(t, TSO_JOINERS);
     tso_set(cap, t, TSO_JOINERS, RTS_FALSE);
     obj_unlock(cap, t);
-    if (t == main_thread)
-        __atomic_store_n(&main_finished, 1, __ATOMIC_SEQ_CST);
+    if (t == sched_main_thread)
+        __atomic_store_n(&sched_main_finished, 1, __ATOMIC_SEQ_CST);
     while (j != RTS_FALSE) {
         Value next = tso_get(j, TSO_LINK);
         tso_set(cap, j, TSO_RESULT, result);

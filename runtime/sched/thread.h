@@ -1,17 +1,9 @@
 /* Lightweight threads and their stacks (the baseline kind: one contiguous stack per thread).
  *
  * A thread (T_THREAD, a PTRS object) holds its state in the fields TSO_*; its stack is a
- * separate T_STACK object, so that growing the stack never moves the thread.
- *
- * Note [Stack layout]
- * A T_STACK's payload is [sp, slot 0, slot 1, ...]: sp is a fixnum, the number of slots in
- * use; slots [0, sp) are Values (so the GC scans them precisely), slots above sp are dead.
- * The stack grows upward as frames: a frame of n slots is
- *     slot[base .. base+n)  the frame's Values
- *     slot[base+n]          its code: the RtsCode address as a fixnum
- *     slot[base+n+1]        n, as a fixnum
- * so the top frame is found from sp alone and frames are walked downward.
- * On overflow the stack is doubled and copied (up to -K); a new T_STACK replaces the old.
+ * separate T_STACK object (Note [Stack layout] in rtslab_object.h), so that growing the stack
+ * never moves the thread. On overflow the stack is doubled and copied (up to -K); a new
+ * T_STACK replaces the old.
  *
  * Note [Dirty stacks]
  * A thread's stack and TSO are marked dirty (remembered, when old) whenever the thread is
@@ -23,6 +15,8 @@
 #define RTS_SCHED_THREAD_H
 
 #include "sched/capability.h"
+#include "sched/objlock.h"
+#include "sched/schedule.h"
 
 enum {
     TSO_STACK,        /* the T_STACK */
@@ -46,8 +40,6 @@ typedef enum {
     TS_FINISHED, TS_KILLED
 } ThreadStatus;
 
-#define STACK_SP 0           /* payload index of sp */
-#define STACK_SLOTS 1        /* payload index of slot 0 */
 
 static inline Value   tso_get(Value t, int f)   { return obj_payload(t)[f]; }
 /* The status is read by other capabilities (a joiner, under the thread's lock, looks for a
@@ -55,10 +47,6 @@ static inline Value   tso_get(Value t, int f)   { return obj_payload(t)[f]; }
 static inline ThreadStatus tso_status(Value t)
 { return (ThreadStatus)rts_fixnum_val(__atomic_load_n(&obj_payload(t)[TSO_STATUS], __ATOMIC_RELAXED)); }
 static inline Value   tso_stack(Value t)        { return tso_get(t, TSO_STACK); }
-static inline Value  *stack_slots(Value s)      { return obj_payload(s) + STACK_SLOTS; }
-static inline size_t  stack_sp(Value s)         { return (size_t)rts_fixnum_val(obj_payload(s)[STACK_SP]); }
-static inline size_t  stack_capacity(Value s)   { return obj_size(s) - STACK_SLOTS; }
-static inline void    stack_set_sp(Value s, size_t sp) { obj_payload(s)[STACK_SP] = rts_fixnum((intptr_t)sp); }
 
 /* Write to a TSO field (with the write barrier). */
 static inline void tso_set(Capability *cap, Value t, int f, Value v) { rts_set_field(cap, t, (size_t)f, v); }
@@ -84,10 +72,5 @@ Value runq_pop(Capability *cap);
 void  thread_wake(Capability *cap, Value t);
 /* Finishes the current thread: wakes its joiners. */
 void  thread_finish(Capability *cap, Value t, ThreadStatus how);
-
-extern Value main_thread;   /* a GC root */
-extern int main_finished;         /* atomic: the main thread has finished */
-extern unsigned sched_sleeping;   /* threads on sleep queues (atomic) */
-extern unsigned sched_runnable;   /* threads runnable or running (atomic) */
 
 #endif

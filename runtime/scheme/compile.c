@@ -881,7 +881,7 @@ static Proto *gen_lambda(Comp *c, Lam *l)
     /* Constants become a heap vector, a GC root for as long as the code lives (forever). */
     p->consts = RTS_FALSE;
     if (g.nconsts) {
-        RtsCap *cap = my_cap;
+        RtsCap *cap = cap_self;
         rts_add_root(&p->consts);
         p->consts = rts_make_vector(cap, (size_t)g.nconsts, RTS_FALSE);
         for (int i = 0; i < g.nconsts; i++) {

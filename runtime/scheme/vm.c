@@ -75,7 +75,7 @@ static inline Value *consts_of(const Proto *p)
 
 Value vm_make_closure0(RtsCap *cap, const Proto *p)
 {
-    Value *o = sm_alloc(cap, 2);
+    Value *o = sm_alloc(&cap->sm, 2);
     o[0] = obj_make_header(T_CLOSURE, 1);
     o[1] = rts_fixnum((intptr_t)(uintptr_t)p);
     return (Value)o;
@@ -250,7 +250,7 @@ RtsStep vm_run(RtsCap *cap)
 #define CAPACITY() ((size_t)(send - slots))
 /* Note [VM safe points]: a GC or the timer cleared the heap limit, or the timer asked for
  * a context switch (an allocation's slow path may already have restored the limit). */
-#define SAFE_POINT_DUE() (__atomic_load_n(&cap->hplim, __ATOMIC_RELAXED) == NULL \
+#define SAFE_POINT_DUE() (__atomic_load_n(&cap->sm.hplim, __ATOMIC_RELAXED) == NULL \
                           || __atomic_load_n(&cap->context_switch, __ATOMIC_RELAXED))
 
 static RtsStep vm_loop(RtsCap *cap, int mode)
@@ -314,12 +314,12 @@ L_DEFGLOBAL:
     VM_DISPATCH();
 L_FREE: b[pc[0]] = obj_payload(b[0])[1 + pc[1]]; pc += 2; VM_DISPATCH();
 L_BOX: {
-    Value *o = cap->hp;
-    if ((uintptr_t)(o + 2) <= (uintptr_t)__atomic_load_n(&cap->hplim, __ATOMIC_RELAXED)) {
-        cap->hp = o + 2;
+    Value *o = cap->sm.hp;
+    if ((uintptr_t)(o + 2) <= (uintptr_t)__atomic_load_n(&cap->sm.hplim, __ATOMIC_RELAXED)) {
+        cap->sm.hp = o + 2;
     } else {
         SAVE_PC();
-        o = sm_alloc_slow(cap, 2);
+        o = sm_alloc_slow(&cap->sm, 2);
         RELOAD();
     }
     o[0] = obj_make_header(T_BOX, 1);
@@ -340,12 +340,12 @@ L_CHECKDEF:
 L_CLOSURE: {
     const Proto *child = P->children[pc[1]];
     int n = pc[2];
-    Value *o = cap->hp;
-    if ((uintptr_t)(o + 2 + n) <= (uintptr_t)__atomic_load_n(&cap->hplim, __ATOMIC_RELAXED)) {
-        cap->hp = o + 2 + n;
+    Value *o = cap->sm.hp;
+    if ((uintptr_t)(o + 2 + n) <= (uintptr_t)__atomic_load_n(&cap->sm.hplim, __ATOMIC_RELAXED)) {
+        cap->sm.hp = o + 2 + n;
     } else {
         SAVE_PC();
-        o = sm_alloc_slow(cap, (size_t)(2 + n));
+        o = sm_alloc_slow(&cap->sm, (size_t)(2 + n));
         RELOAD();
     }
     o[0] = obj_make_header(T_CLOSURE, (size_t)(1 + n));
@@ -537,12 +537,12 @@ L_JN##NAME: {                                                           \
 
 L_EQ: b[pc[0]] = rts_bool(b[pc[1]] == b[pc[2]]); pc += 3; VM_DISPATCH();
 L_CONS: {
-    Value *o = cap->hp;
-    if ((uintptr_t)(o + 3) <= (uintptr_t)__atomic_load_n(&cap->hplim, __ATOMIC_RELAXED)) {
-        cap->hp = o + 3;
+    Value *o = cap->sm.hp;
+    if ((uintptr_t)(o + 3) <= (uintptr_t)__atomic_load_n(&cap->sm.hplim, __ATOMIC_RELAXED)) {
+        cap->sm.hp = o + 3;
     } else {
         SAVE_PC();
-        o = sm_alloc_slow(cap, 3);
+        o = sm_alloc_slow(&cap->sm, 3);
         RELOAD();
     }
     o[0] = obj_make_header(T_PAIR, 2);
@@ -616,7 +616,7 @@ L_HALT:
 suspend:
     /* Note [VM safe points]: resume at this call; the scheduler joins a GC or switches. */
     b[1] = pc_value(pc - 1, true);
-    __atomic_store_n(&cap->hplim, cap->hplim_real, __ATOMIC_RELAXED);
+    __atomic_store_n(&cap->sm.hplim, cap->sm.hplim_real, __ATOMIC_RELAXED);
     return RTS_NEXT;
 
 raise: {

@@ -1,48 +1,19 @@
 /* Evacuation and scavenging: copying live objects into a GC thread's to-space and scanning
- * them (Cheney). See Note [To-space] and Note [Racing for an object] in gc.h.
+ * them (Cheney). See Note [To-space] in gcthread.h and Note [Racing for an object] in gc.h.
  * Entry points run on a GC thread with the world stopped. Locks: new_todo_block takes
- * sm_lock around the block allocator; a GC thread's queue is guarded by its queue_lock;
+ * sm_lock around the block allocator; a GC thread's queue takes its own lock (workq.h);
  * objects are claimed by CAS, large objects by an atomic flag. */
 #include <stdlib.h>
 #include <string.h>
 #include "sm/gc.h"
-#include "sched/thread.h"
-#include "rts/rts.h"
-#include "sync/spinlock.h"
-
-static void queue_push(GCThread *gct, bdescr *bd)
-{
-    spin_lock(&gct->queue_lock);
-    if (gct->queue_n == gct->queue_cap) {
-        gct->queue_cap = gct->queue_cap ? 2 * gct->queue_cap : 64;
-        gct->queue = realloc(gct->queue, gct->queue_cap * sizeof *gct->queue);
-        if (!gct->queue) rts_fatal("out of memory (GC queue)");
-    }
-    gct->queue[gct->queue_n] = bd;
-    __atomic_store_n(&gct->queue_n, gct->queue_n + 1, __ATOMIC_RELEASE);
-    spin_unlock(&gct->queue_lock);
-}
-
-static bdescr *queue_pop(GCThread *gct)
-{
-    if (!__atomic_load_n(&gct->queue_n, __ATOMIC_ACQUIRE))
-        return NULL;
-    bdescr *bd = NULL;
-    spin_lock(&gct->queue_lock);
-    if (gct->queue_n) {
-        bd = gct->queue[gct->queue_n - 1];
-        __atomic_store_n(&gct->queue_n, gct->queue_n - 1, __ATOMIC_RELEASE);
-    }
-    spin_unlock(&gct->queue_lock);
-    return bd;
-}
+#include "base/util.h"
 
 static bdescr *new_todo_block(GCThread *gct)
 {
     spin_lock(&sm_lock);
     bdescr *bd = blk_alloc();
     spin_unlock(&sm_lock);
-    if (!bd) sm_heap_overflow();
+    if (!bd) sm_heap_overflow(gct->cap);
     bd->gen = 1;
     bd->flags = 0;
     bd->scan = bd->start;
@@ -53,7 +24,7 @@ static bdescr *new_todo_block(GCThread *gct)
     gct->n_blocks++;
     bdescr *full = gct->todo;
     if (full && full != gct->scan_bd && full->scan < full->free)
-        queue_push(gct, full);
+        workq_push(&gct->queue, full);
     gct->todo = bd;
     return bd;
 }
@@ -151,7 +122,7 @@ static void scavenge_local(GCThread *gct)
             gct->scan_bd = NULL;
             continue;
         }
-        if ((bd = queue_pop(gct))) {
+        if ((bd = workq_pop(&gct->queue))) {
             gct->scan_bd = bd;
             continue;
         }
@@ -170,15 +141,11 @@ static void scavenge_local(GCThread *gct)
     }
 }
 
-unsigned gc_busy;
-GCThread **gc_threads;
-unsigned n_gc_threads;
-
 static bdescr *steal(GCThread *gct)
 {
     for (unsigned k = 1; k < n_gc_threads; k++) {
         GCThread *victim = gc_threads[(gct->index + k) % n_gc_threads];
-        bdescr *bd = queue_pop(victim);
+        bdescr *bd = workq_pop(&victim->queue);
         if (bd)
             return bd;
     }
@@ -188,7 +155,7 @@ static bdescr *steal(GCThread *gct)
 static bool any_work(GCThread *gct)
 {
     for (unsigned k = 1; k < n_gc_threads; k++)
-        if (__atomic_load_n(&gc_threads[(gct->index + k) % n_gc_threads]->queue_n, __ATOMIC_ACQUIRE))
+        if (workq_size(&gc_threads[(gct->index + k) % n_gc_threads]->queue))
             return true;
     return false;
 }

@@ -1,12 +1,11 @@
 /* GC driver: decides minor or major, marks from-space, evacuates the roots, scavenges,
  * frees from-space, resets the nurseries, sizes the old generation, checks -M. */
 #include <limits.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include "sm/gc.h"
-#include "sched/thread.h"
-#include "rts/rts.h"
-#include "trace/stats.h"
+#include "base/util.h"
 #include "sync/stw.h"
 #include "trace/eventlog.h"
 
@@ -30,48 +29,34 @@ void gc_add_root(Value *root)
 
 void rts_add_root(Value *root) { gc_add_root(root); }
 
-/* A capability's root slots: its threads and queues and the values it protects. */
-static void for_each_cap_root(Capability *c, void (*f)(Value *root, void *env), void *env)
+static GcClient client;
+static void (*done_hook)(const GcRecord *r);
+
+void gc_set_client(const GcClient *c) { client = *c; }
+void gc_on_done(void (*fn)(const GcRecord *r)) { done_hook = fn; }
+
+/* A capability's root slots: what the client gives (Note [GC roots from above]) and the
+ * values an allocating call protects. */
+static void for_each_cap_root(SmCap *c, GcRootFn f, void *env)
 {
-    f(&c->current, env);
-    f(&c->run_hd, env);
-    f(&c->run_tl, env);
-    f(&c->sleep_q, env);
-    f(&c->inbox_hd, env);
-    f(&c->inbox_tl, env);
+    if (client.cap_roots)
+        client.cap_roots(c->no, f, env);
     for (unsigned k = 0; k < c->nsave; k++)
         f(&c->save[k], env);
-    for (size_t k = 0; k < c->nlroots; k++)
-        f(&c->lroots[k], env);
 }
 
-/* Every root slot outside the heap: the capabilities', the main thread, registered C
- * globals. (Remembered sets are handled by the driver.) The sanity checker walks them;
- * the GC threads share them out (gc_thread_work). */
-void gc_for_each_root(void (*f)(Value *root, void *env), void *env)
+/* Every root slot outside the heap: the capabilities' and the registered globals (the
+ * scheduler's main thread among them). (Remembered sets are handled by the driver.) The
+ * sanity checker walks them; the GC threads share them out (gc_thread_work). */
+void gc_for_each_root(GcRootFn f, void *env)
 {
-    for (unsigned i = 0; i < n_caps; i++)
-        for_each_cap_root(&caps[i], f, env);
-    f(&main_thread, env);
+    for (unsigned i = 0; i < sm_n_caps; i++)
+        for_each_cap_root(sm_caps[i], f, env);
     for (size_t i = 0; i < n_global_roots; i++)
         f(global_roots[i], env);
 }
 
-SpinLock sm_lock = SPINLOCK_INIT("sm (block allocator)");
 static bool last_gc_major;
-
-void gc_thread_init(Capability *cap)
-{
-    GCThread *gct = calloc(1, sizeof *gct);
-    if (!gct) rts_fatal("out of memory (GC thread)");
-    gct->cap = cap;
-    gct->queue_lock.name = "gc work queue";
-    cap->gct = gct;
-    if (!gc_threads) {
-        gc_threads = calloc(n_caps, sizeof *gc_threads);
-        if (!gc_threads) rts_fatal("out of memory (GC threads)");
-    }
-}
 
 static void evac_root(Value *root, void *env)
 {
@@ -80,7 +65,7 @@ static void evac_root(Value *root, void *env)
 
 /* A capability's roots: its remembered set (a minor GC scans the objects in it; a major
  * GC reaches everything from the roots anyway) and its root slots. */
-static void evac_cap_roots(GCThread *gct, Capability *c)
+static void evac_cap_roots(GCThread *gct, SmCap *c)
 {
     if (!gct->major)
         for (size_t k = 0; k < c->remset_n; k++) {
@@ -94,20 +79,19 @@ static void evac_cap_roots(GCThread *gct, Capability *c)
 
 static void gc_thread_work(GCThread *gct, bool leader)
 {
-    for (unsigned i = 0; i < n_caps; i++)
-        if (caps[i].gc_roots_by == gct->index)
-            evac_cap_roots(gct, &caps[i]);
+    for (unsigned i = 0; i < sm_n_caps; i++)
+        if (sm_caps[i]->gc_roots_by == gct->index)
+            evac_cap_roots(gct, sm_caps[i]);
     if (leader) {
-        evac_root(&main_thread, gct);
         for (size_t i = 0; i < n_global_roots; i++)
             evac_root(global_roots[i], gct);
     }
     gc_scavenge_loop(gct);
 }
 
-bool gc_follower_work(Capability *cap)
+bool gc_follower_work(unsigned no)
 {
-    GCThread *gct = cap->gct;
+    GCThread *gct = sm_caps[no]->gct;
     if (!__atomic_load_n(&gct->active, __ATOMIC_ACQUIRE))
         return false;
     gc_thread_work(gct, false);
@@ -130,9 +114,9 @@ static void sweep_large(bdescr *chain)
         if (bd->flags & BF_EVACUATED) {
             bd->flags = BF_LARGE;
             bd->gen = 1;
-            bd->link = old_gen.large;
-            old_gen.large = bd;
-            old_gen.n_large_blocks += bd->blocks;
+            bd->link = sm_old_gen.large;
+            sm_old_gen.large = bd;
+            sm_old_gen.n_large_blocks += bd->blocks;
             obj_ptr((Value)bd->start)[0] &= ~OBJ_DIRTY;   /* no remembered set holds it now */
         } else {
             blk_free_group(bd);
@@ -147,8 +131,8 @@ static unsigned gc_thread_count(bool major)
 {
     if (!rts_opts.par_gc || (major ? 1u : 0u) < rts_opts.par_gc_gen)
         return 1;
-    unsigned n = rts_opts.gc_threads ? rts_opts.gc_threads : n_caps;
-    return n < n_caps ? n : n_caps;
+    unsigned n = rts_opts.gc_threads ? rts_opts.gc_threads : sm_n_caps;
+    return n < sm_n_caps ? n : sm_n_caps;
 }
 
 /* Whether idle GC threads steal work in this GC: the baseline balances major GCs only
@@ -161,36 +145,37 @@ static bool gc_steals(bool major, unsigned threads)
 }
 
 /* The leader's GC, with the world stopped. */
-static void collect(Capability *leader, bool major, uint64_t stw_ns)
+static void collect(SmCap *leader, bool major, uint64_t stw_ns)
 {
     uint64_t t0 = rts_now_ns(), c0 = rts_cpu_ns();
 
-    for (unsigned i = 0; i < n_caps; i++)
-        sm_sync_nursery(&caps[i]);
+    for (unsigned i = 0; i < sm_n_caps; i++)
+        sm_sync_nursery(sm_caps[i]);
     if (rts_opts.sanity)
         sanity_check(SANITY_BEFORE_GC);
 
     /* From-space: the young generation, and in a major GC the old one too. */
     bdescr *young_large = NULL;
-    for (unsigned i = 0; i < n_caps; i++) {
-        mark_from(caps[i].nursery);
-        mark_from(caps[i].large_young);
+    for (unsigned i = 0; i < sm_n_caps; i++) {
+        SmCap *c = sm_caps[i];
+        mark_from(c->nursery);
+        mark_from(c->large_young);
         bdescr *next;
-        for (bdescr *bd = caps[i].large_young; bd; bd = next) {
+        for (bdescr *bd = c->large_young; bd; bd = next) {
             next = bd->link;
             bd->link = young_large;
             young_large = bd;
         }
-        caps[i].large_young = NULL;
+        c->large_young = NULL;
     }
     bdescr *old_blocks = NULL, *old_large = NULL;
     if (major) {
-        mark_from(old_gen.blocks);
-        mark_from(old_gen.large);
-        old_blocks = old_gen.blocks;
-        old_large = old_gen.large;
-        old_gen.blocks = old_gen.large = NULL;
-        old_gen.n_blocks = old_gen.n_large_blocks = 0;
+        mark_from(sm_old_gen.blocks);
+        mark_from(sm_old_gen.large);
+        old_blocks = sm_old_gen.blocks;
+        old_large = sm_old_gen.large;
+        sm_old_gen.blocks = sm_old_gen.large = NULL;
+        sm_old_gen.n_blocks = sm_old_gen.n_large_blocks = 0;
     }
 
     /* GC threads: the leader and the first others; every capability's roots go to one. */
@@ -198,11 +183,11 @@ static void collect(Capability *leader, bool major, uint64_t stw_ns)
     bool steal = gc_steals(major, n);
     n_gc_threads = 0;
     gc_threads[n_gc_threads++] = leader->gct;
-    for (unsigned i = 0; i < n_caps && n_gc_threads < n; i++)
-        if (&caps[i] != leader)
-            gc_threads[n_gc_threads++] = caps[i].gct;
-    for (unsigned i = 0; i < n_caps; i++)
-        caps[i].gc_roots_by = UINT_MAX;
+    for (unsigned i = 0; i < sm_n_caps && n_gc_threads < n; i++)
+        if (sm_caps[i] != leader)
+            gc_threads[n_gc_threads++] = sm_caps[i]->gct;
+    for (unsigned i = 0; i < sm_n_caps; i++)
+        sm_caps[i]->gc_roots_by = UINT_MAX;
     for (unsigned k = 0; k < n_gc_threads; k++) {
         GCThread *g = gc_threads[k];
         g->index = k;
@@ -211,9 +196,9 @@ static void collect(Capability *leader, bool major, uint64_t stw_ns)
         g->copied_words = 0;
         g->cap->gc_roots_by = k;
     }
-    for (unsigned i = 0, k = 0; i < n_caps; i++)
-        if (caps[i].gc_roots_by == UINT_MAX)
-            caps[i].gc_roots_by = k++ % n_gc_threads;
+    for (unsigned i = 0, k = 0; i < sm_n_caps; i++)
+        if (sm_caps[i]->gc_roots_by == UINT_MAX)
+            sm_caps[i]->gc_roots_by = k++ % n_gc_threads;
     __atomic_store_n(&gc_busy, n_gc_threads, __ATOMIC_RELEASE);
     for (unsigned k = 0; k < n_gc_threads; k++)
         __atomic_store_n(&gc_threads[k]->active, true, __ATOMIC_RELEASE);
@@ -232,9 +217,9 @@ static void collect(Capability *leader, bool major, uint64_t stw_ns)
     for (unsigned k = 0; k < n_gc_threads; k++) {
         GCThread *g = gc_threads[k];
         if (g->blocks_hd) {
-            g->blocks_tl->link = old_gen.blocks;
-            old_gen.blocks = g->blocks_hd;
-            old_gen.n_blocks += g->n_blocks;
+            g->blocks_tl->link = sm_old_gen.blocks;
+            sm_old_gen.blocks = g->blocks_hd;
+            sm_old_gen.n_blocks += g->n_blocks;
         }
         g->blocks_hd = g->blocks_tl = g->todo = g->scan_bd = NULL;
         g->n_blocks = 0;
@@ -242,10 +227,10 @@ static void collect(Capability *leader, bool major, uint64_t stw_ns)
         copied += g->copied_words * sizeof(Value);
         if (g->copied_words * sizeof(Value) > max_copied) max_copied = g->copied_words * sizeof(Value);
     }
-    for (unsigned i = 0; i < n_caps; i++) {
-        for (bdescr *bd = caps[i].nursery; bd; bd = bd->link)
+    for (unsigned i = 0; i < sm_n_caps; i++) {
+        for (bdescr *bd = sm_caps[i]->nursery; bd; bd = bd->link)
             bd->flags &= (uint16_t)~BF_FROM;
-        sm_reset_nursery(&caps[i]);
+        sm_reset_nursery(sm_caps[i]);
     }
     sweep_large(young_large);
     __atomic_store_n(&sm_large_young_blocks, 0, __ATOMIC_RELAXED);
@@ -255,17 +240,15 @@ static void collect(Capability *leader, bool major, uint64_t stw_ns)
     }
     spin_unlock(&sm_lock);
 
-    size_t old_blocks_now = old_gen.n_blocks + old_gen.n_large_blocks;
+    size_t old_blocks_now = sm_old_gen.n_blocks + sm_old_gen.n_large_blocks;
     if (major) {
-        old_gen.live_at_major = old_blocks_now;
-        old_gen.limit_blocks = max_size((size_t)(rts_opts.old_gen_factor * (double)old_blocks_now),
+        sm_old_gen.live_at_major = old_blocks_now;
+        sm_old_gen.limit_blocks = max_size((size_t)(rts_opts.old_gen_factor * (double)old_blocks_now),
                                         RTS_MIN_OLD_GEN_LIMIT / BLOCK_SIZE);
     }
 
-    /* Running threads go on writing their stacks and TSOs, which may be old now. */
-    for (unsigned i = 0; i < n_caps; i++)
-        if (caps[i].current != RTS_FALSE)
-            thread_dirty(&caps[i], caps[i].current);
+    if (client.after_gc)
+        client.after_gc();
 
     if (rts_opts.sanity)
         sanity_check(SANITY_AFTER_GC);
@@ -280,39 +263,39 @@ static void collect(Capability *leader, bool major, uint64_t stw_ns)
         .stw_ns = stw_ns,
         .cpu_ns = rts_cpu_ns() - c0,
     };
-    stats_gc_done(&r);
+    if (done_hook)
+        done_hook(&r);
     last_gc_major = major;
 }
 
-void gc_collect(Capability *cap, bool force_major)
+void gc_collect(SmCap *cap, bool force_major)
 {
-    while (!stw_try_lead(cap, SYNC_GC)) {
-        stw_follow(cap);                    /* another capability's sync: take part */
+    while (!stw_try_lead(cap->no, SYNC_GC)) {
+        stw_follow(cap->no);                /* another capability's sync: take part */
         if (!force_major || last_gc_major)
             return;
     }
-    bool in_mutator = cap->current != RTS_FALSE;
-    if (in_mutator)
-        trace_end(SPAN_MUTATOR);
+    uint64_t thread = 0;
+    bool in_mutator = trace_suspend_mutator(&thread);
     trace_begin(SPAN_STW_REQUEST, 0);
-    uint64_t stw_ns = stw_stop_all(cap);
+    uint64_t stw_ns = stw_stop_all(cap->no);
     trace_end(SPAN_STW_REQUEST);
     bool major = force_major
-        || old_gen.n_blocks + old_gen.n_large_blocks >= old_gen.limit_blocks;
+        || sm_old_gen.n_blocks + sm_old_gen.n_large_blocks >= sm_old_gen.limit_blocks;
     trace_begin(major ? SPAN_MAJOR_GC : SPAN_MINOR_GC, 0);
     collect(cap, major, stw_ns);
     bool over = rts_opts.max_heap && sm_heap_blocks() * BLOCK_SIZE > rts_opts.max_heap;
     if (over && major)
-        sm_heap_overflow();                 /* exits with the world still stopped */
+        sm_heap_overflow(cap);              /* exits with the world still stopped */
     trace_end(major ? SPAN_MAJOR_GC : SPAN_MINOR_GC);
     stw_release();
     if (in_mutator)
-        trace_begin(SPAN_MUTATOR, (uint64_t)rts_thread_id(cap->current));
+        trace_begin(SPAN_MUTATOR, thread);
     if (over)
         gc_collect(cap, true);
 }
 
-void rts_gc(Capability *cap, bool major)
+void rts_gc(RtsCap *cap, bool major)
 {
-    gc_collect(cap, major);
+    gc_collect(sm_cap(cap), major);
 }

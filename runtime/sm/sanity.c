@@ -6,8 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "sm/gc.h"
-#include "sched/thread.h"
-#include "rts/rts.h"
+#include "base/util.h"
 
 static const char *phase;
 static Value *remembered;        /* every remset entry, sorted, for membership tests */
@@ -140,14 +139,14 @@ void sanity_check(SanityWhen when)
         insane("block allocator: %s", blk_msg);
 
     n_remembered = 0;
-    for (unsigned i = 0; i < n_caps; i++)
-        n_remembered += caps[i].remset_n;
+    for (unsigned i = 0; i < sm_n_caps; i++)
+        n_remembered += sm_caps[i]->remset_n;
     remembered = malloc((n_remembered + 1) * sizeof(Value));
     if (!remembered) rts_fatal("out of memory (sanity)");
     n_remembered = 0;
-    for (unsigned i = 0; i < n_caps; i++)
-        for (size_t k = 0; k < caps[i].remset_n; k++)
-            remembered[n_remembered++] = caps[i].remset[k];
+    for (unsigned i = 0; i < sm_n_caps; i++)
+        for (size_t k = 0; k < sm_caps[i]->remset_n; k++)
+            remembered[n_remembered++] = sm_caps[i]->remset[k];
     qsort(remembered, n_remembered, sizeof(Value), cmp_value);
     for (size_t k = 0; k < n_remembered; k++) {
         if (bdescr_of(obj_ptr(remembered[k]))->gen == 0)
@@ -156,20 +155,21 @@ void sanity_check(SanityWhen when)
             insane("remembered object %#lx is not dirty", (unsigned long)remembered[k]);
     }
 
-    size_t blocks = check_chain(old_gen.blocks, 1, false);
-    if (blocks != old_gen.n_blocks)
-        insane("old generation: %zu blocks counted, %zu recorded", blocks, old_gen.n_blocks);
-    size_t large = check_large(old_gen.large, 1);
-    if (large != old_gen.n_large_blocks)
-        insane("old generation: %zu large blocks counted, %zu recorded", large, old_gen.n_large_blocks);
+    size_t blocks = check_chain(sm_old_gen.blocks, 1, false);
+    if (blocks != sm_old_gen.n_blocks)
+        insane("old generation: %zu blocks counted, %zu recorded", blocks, sm_old_gen.n_blocks);
+    size_t large = check_large(sm_old_gen.large, 1);
+    if (large != sm_old_gen.n_large_blocks)
+        insane("old generation: %zu large blocks counted, %zu recorded", large, sm_old_gen.n_large_blocks);
     blocks += large;
-    for (unsigned i = 0; i < n_caps; i++) {
-        size_t nb = check_chain(caps[i].nursery, 0, true);
-        if (nb != caps[i].nursery_blocks)
-            insane("capability %u: nursery of %zu blocks, %zu recorded", i, nb, caps[i].nursery_blocks);
-        if (when == SANITY_AFTER_GC && caps[i].nursery->free != caps[i].nursery->start)
+    for (unsigned i = 0; i < sm_n_caps; i++) {
+        SmCap *c = sm_caps[i];
+        size_t nb = check_chain(c->nursery, 0, true);
+        if (nb != c->nursery_blocks)
+            insane("capability %u: nursery of %zu blocks, %zu recorded", i, nb, c->nursery_blocks);
+        if (when == SANITY_AFTER_GC && c->nursery->free != c->nursery->start)
             insane("capability %u: nursery not empty after GC", i);
-        blocks += nb + check_large(caps[i].large_young, 0);
+        blocks += nb + check_large(c->large_young, 0);
     }
     gc_for_each_root(check_root, NULL);
     if (blocks != blk_blocks_in_use())

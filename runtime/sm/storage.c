@@ -2,22 +2,28 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "sm/gc.h"
-#include "rts/rts.h"
-#include "trace/stats.h"
-#include "sync/stw.h"
 #include <unistd.h>
+#include "sm/gc.h"
+#include "base/util.h"
+#include "sync/stw.h"
 
-Generation old_gen;
+Generation sm_old_gen;
+SmCap **sm_caps;
+unsigned sm_n_caps;
+SpinLock sm_lock = SPINLOCK_INIT("sm (block allocator)");
 
-void sm_init(void)
+void sm_init(unsigned n_caps)
 {
     blk_init();
-    memset(&old_gen, 0, sizeof old_gen);
-    old_gen.limit_blocks = RTS_MIN_OLD_GEN_LIMIT / BLOCK_SIZE;
+    memset(&sm_old_gen, 0, sizeof sm_old_gen);
+    sm_old_gen.limit_blocks = RTS_MIN_OLD_GEN_LIMIT / BLOCK_SIZE;
+    sm_caps = calloc(n_caps, sizeof *sm_caps);
+    if (!sm_caps) rts_fatal("out of memory (capabilities)");
+    sm_n_caps = n_caps;
+    gc_init(n_caps);
 }
 
-static void set_block(Capability *cap, bdescr *bd)
+static void set_block(SmCap *cap, bdescr *bd)
 {
     cap->cur_block = bd;
     cap->hp = (Value *)bd->start;
@@ -25,13 +31,15 @@ static void set_block(Capability *cap, bdescr *bd)
     __atomic_store_n(&cap->hplim, cap->hplim_real, __ATOMIC_RELAXED);
 }
 
-void sm_cap_init(Capability *cap)
+void sm_cap_init(SmCap *cap, unsigned no)
 {
+    cap->no = no;
+    sm_caps[no] = cap;
     size_t n = rts_opts.alloc_area / BLOCK_SIZE;
     bdescr *hd = NULL;
     for (size_t i = 0; i < n; i++) {
         bdescr *bd = blk_alloc();
-        if (!bd) sm_heap_overflow();
+        if (!bd) sm_heap_overflow(cap);
         bd->flags = BF_NURSERY;
         bd->gen = 0;
         bd->owner = cap->no;
@@ -43,16 +51,17 @@ void sm_cap_init(Capability *cap)
     cap->large_young = NULL;
     cap->large_blocks_since_gc = 0;
     set_block(cap, hd);
+    gc_thread_init(cap);
 }
 
-void sm_sync_nursery(Capability *cap)
+void sm_sync_nursery(SmCap *cap)
 {
     bdescr *bd = cap->cur_block;
     cap->bytes_allocated += (size_t)((uint8_t *)cap->hp - bd->free);
     bd->free = (uint8_t *)cap->hp;
 }
 
-void sm_reset_nursery(Capability *cap)
+void sm_reset_nursery(SmCap *cap)
 {
     for (bdescr *bd = cap->nursery; bd; bd = bd->link)
         bd->free = bd->start;
@@ -67,17 +76,17 @@ size_t sm_large_young_blocks;
 /* The old generation changes only with the world stopped, so any capability may read it. */
 size_t sm_heap_blocks(void)
 {
-    size_t n = old_gen.n_blocks + old_gen.n_large_blocks
+    size_t n = sm_old_gen.n_blocks + sm_old_gen.n_large_blocks
              + __atomic_load_n(&sm_large_young_blocks, __ATOMIC_RELAXED);
-    for (unsigned i = 0; i < n_caps; i++)
-        n += caps[i].nursery_blocks;
+    for (unsigned i = 0; i < sm_n_caps; i++)
+        n += sm_caps[i]->nursery_blocks;
     return n;
 }
 
-void sm_heap_overflow(void)
+void sm_heap_overflow(SmCap *cap)
 {
     fflush(stdout);
-    if (stw_pending() && !stw_is_leader(my_cap)) {
+    if (stw_pending() && !stw_is_leader(cap->no)) {
         /* A GC thread of another capability's GC: no orderly exit from here. */
         fprintf(stderr, "rtslab: heap overflow\n");
         _exit(251);
@@ -87,7 +96,7 @@ void sm_heap_overflow(void)
     rts_exit(251);
 }
 
-static Value *alloc_large(Capability *cap, size_t words)
+static Value *alloc_large(SmCap *cap, size_t words)
 {
     size_t bytes = words * sizeof(Value);
     size_t nblocks = (bytes + BLOCK_SIZE - 1) / BLOCK_SIZE;
@@ -96,12 +105,12 @@ static Value *alloc_large(Capability *cap, size_t words)
     if (rts_opts.max_heap && (sm_heap_blocks() + nblocks) * BLOCK_SIZE > rts_opts.max_heap) {
         gc_collect(cap, true);
         if ((sm_heap_blocks() + nblocks) * BLOCK_SIZE > rts_opts.max_heap)
-            sm_heap_overflow();
+            sm_heap_overflow(cap);
     }
     spin_lock(&sm_lock);
     bdescr *bd = blk_alloc_group(nblocks);
     spin_unlock(&sm_lock);
-    if (!bd) sm_heap_overflow();
+    if (!bd) sm_heap_overflow(cap);
     bd->flags = BF_LARGE;
     bd->gen = 0;
     bd->owner = cap->no;
@@ -114,13 +123,13 @@ static Value *alloc_large(Capability *cap, size_t words)
     return (Value *)bd->start;
 }
 
-Value *sm_alloc_slow(Capability *cap, size_t words)
+Value *sm_alloc_slow(SmCap *cap, size_t words)
 {
     if (words * sizeof(Value) >= RTS_LARGE_OBJECT_BYTES)
         return alloc_large(cap, words);
     for (;;) {
         if (stw_pending())
-            stw_follow(cap);                /* a safe point: join the sync in progress */
+            stw_follow(cap->no);            /* a safe point: join the sync in progress */
         /* A trapped heap check (the timer's NULL) only needs the real limit back: the
          * context switch itself happens at the thread's next RTS_NEXT. */
         __atomic_store_n(&cap->hplim, cap->hplim_real, __ATOMIC_RELAXED);
@@ -137,10 +146,10 @@ Value *sm_alloc_slow(Capability *cap, size_t words)
     }
 }
 
-Value *sm_alloc_protect_slow(Capability *cap, size_t words, Value *vals, unsigned n)
+Value *sm_alloc_protect_slow(SmCap *cap, size_t words, Value *vals, unsigned n)
 {
     unsigned base = cap->nsave;
-    if (base + n > CAP_SAVE_MAX) rts_fatal("too many protected values");
+    if (base + n > SM_SAVE_MAX) rts_fatal("too many protected values");
     memcpy(cap->save + base, vals, n * sizeof(Value));
     cap->nsave = base + n;
     Value *p = sm_alloc_slow(cap, words);
@@ -154,16 +163,16 @@ Value *sm_alloc_protect_slow(Capability *cap, size_t words, Value *vals, unsigne
  * marked dirty and pushed on the capability's remembered set, so a minor GC scans it as a
  * root. Young objects need nothing: a minor GC copies them anyway. The dirty bit is set
  * with an atomic OR because other capabilities may set it on the same object. */
-void rts_write_barrier_slow(Capability *cap, Value obj)
+void rts_write_barrier_slow(RtsCap *cap, Value obj)
 {
     if (bdescr_of(obj_ptr(obj))->gen == 0)
         return;
     Value old = __atomic_fetch_or(obj_ptr(obj), OBJ_DIRTY, __ATOMIC_RELAXED);
     if (!(old & OBJ_DIRTY))
-        cap_remember(cap, obj);
+        sm_remember(sm_cap(cap), obj);
 }
 
-void cap_remember(Capability *cap, Value obj)
+void sm_remember(SmCap *cap, Value obj)
 {
     if (cap->remset_n == cap->remset_cap) {
         cap->remset_cap = cap->remset_cap ? 2 * cap->remset_cap : 256;
@@ -175,46 +184,46 @@ void cap_remember(Capability *cap, Value obj)
 
 /* --- allocation API --------------------------------------------------------------------- */
 
-Value rts_cons(Capability *cap, Value car, Value cdr)
+Value rts_cons(RtsCap *cap, Value car, Value cdr)
 {
     Value v[2] = { car, cdr };
-    Value *p = sm_alloc_protect(cap, 3, v, 2);
+    Value *p = sm_alloc_protect(sm_cap(cap), 3, v, 2);
     p[0] = obj_make_header(T_PAIR, 2);
     p[1] = v[0];
     p[2] = v[1];
     return (Value)p;
 }
 
-Value rts_make_object(Capability *cap, ObjType type, size_t n, Value fill)
+Value rts_make_object(RtsCap *cap, ObjType type, size_t n, Value fill)
 {
-    Value *p = sm_alloc_protect(cap, n + 1, &fill, 1);
+    Value *p = sm_alloc_protect(sm_cap(cap), n + 1, &fill, 1);
     p[0] = obj_make_header(type, n);
     for (size_t i = 1; i <= n; i++)
         p[i] = fill;
     return (Value)p;
 }
 
-Value rts_make_vector(Capability *cap, size_t n, Value fill)
+Value rts_make_vector(RtsCap *cap, size_t n, Value fill)
 {
     return rts_make_object(cap, T_VECTOR, n, fill);
 }
 
-Value rts_make_box(Capability *cap, Value v)
+Value rts_make_box(RtsCap *cap, Value v)
 {
     return rts_make_object(cap, T_BOX, 1, v);
 }
 
-Value rts_make_raw(Capability *cap, ObjType type, size_t nbytes)
+Value rts_make_raw(RtsCap *cap, ObjType type, size_t nbytes)
 {
     size_t n = raw_words(nbytes);
-    Value *p = sm_alloc(cap, n + 1);
+    Value *p = sm_alloc(sm_cap(cap), n + 1);
     p[0] = obj_make_header(type, n);
     memset(p + 1, 0, n * sizeof(Value));
     p[1] = (Value)nbytes;
     return (Value)p;
 }
 
-Value rts_make_flonum(Capability *cap, double d)
+Value rts_make_flonum(RtsCap *cap, double d)
 {
     Value v = rts_make_raw(cap, T_FLONUM, sizeof d);
     memcpy(raw_bytes(v), &d, sizeof d);

@@ -11,13 +11,62 @@
  *    old_gen.large and each capability's large_young are chains of BF_LARGE groups holding
  *    one object each at ->start;
  *  - no block outside a GC has BF_FROM or BF_EVACUATED;
- *  - an old object that points to a young one is dirty and remembered (see capability.h).
+ *  - an old object that points to a young one is dirty and remembered: every object in a
+ *    remset is old (generation 1), mutable and has OBJ_DIRTY set; an old object with
+ *    OBJ_DIRTY is in exactly one capability's remset.
+ *
+ * Per capability the storage manager keeps an SmCap, the first member of the scheduler's
+ * Capability (sched/capability.h), so that this layer needs nothing from the one above: it
+ * knows capabilities by their SmCap and by number.
+ *  - hp lies in cur_block: cur_block->start <= hp <= hplim_real, and the nursery blocks
+ *    before cur_block on the ->link chain are full (their ->free is final); cur_block->free
+ *    is only brought up to date (= hp) at a GC or a block switch.
+ *  - hplim is either hplim_real or NULL: another OS thread (the timer, a GC leader) stores
+ *    NULL to make the next heap check fail and so reach a safe point (GHC's HpLim trick).
  */
 #ifndef RTS_SM_STORAGE_H
 #define RTS_SM_STORAGE_H
 
 #include "rts_config.h"
-#include "sched/capability.h"
+#include "rtslab.h"
+#include "sm/block.h"
+#include "sync/spinlock.h"
+
+#define SM_SAVE_MAX 8
+
+struct GCThread;
+
+/* The storage manager's part of a capability: the mutator's allocation fast path first (the
+ * owner writes hp at every allocation; others store NULL into hplim), then what only the
+ * owner and, with the world stopped, the GC touch. */
+typedef struct SmCap {
+    Value   *hp;               /* next free word of the current nursery block */
+    Value   *hplim;            /* end of it, or NULL when the heap check must trap */
+    Value   *hplim_real;
+    bdescr  *cur_block;
+    bdescr  *nursery;          /* chain of nursery blocks (gen 0, BF_NURSERY) */
+    size_t   nursery_blocks;
+    size_t   large_blocks_since_gc;  /* young large objects count against the nursery */
+    bdescr  *large_young;      /* young large objects allocated here */
+    Value   *remset;           /* remembered set: old mutable objects written since a GC */
+    size_t   remset_n, remset_cap;
+    uint64_t bytes_allocated;  /* in nursery blocks already left behind, and large objects */
+    struct GCThread *gct;      /* this capability's GC thread state (sm/gcthread.h) */
+    unsigned gc_roots_by;      /* index of the GC thread that scans its roots this GC */
+    unsigned no;               /* the capability's number */
+    unsigned nsave;
+    Value    save[SM_SAVE_MAX];   /* values an allocating call protects across a GC */
+} SmCap;
+
+/* A Capability begins with its SmCap (static_assert in sched/capability.c), so the public
+ * API's RtsCap is one. */
+static inline SmCap *sm_cap(RtsCap *cap) { return (SmCap *)(void *)cap; }
+
+/* Every capability's SmCap, by number; registered by sm_cap_init. */
+extern SmCap **sm_caps;
+extern unsigned sm_n_caps;
+/* Guards the block allocator (outside initialisation). */
+extern SpinLock sm_lock;
 
 typedef struct Generation {
     bdescr *blocks;          /* small objects */
@@ -28,14 +77,14 @@ typedef struct Generation {
     size_t  live_at_major;   /* blocks live after the last major GC */
 } Generation;
 
-extern Generation old_gen;
+extern Generation sm_old_gen;
 
-void   sm_init(void);
-void   sm_cap_init(Capability *cap);
-Value *sm_alloc_slow(Capability *cap, size_t words);
+void   sm_init(unsigned n_caps);
+void   sm_cap_init(SmCap *cap, unsigned no);
+Value *sm_alloc_slow(SmCap *cap, size_t words);
 
 /* Allocates `words` words (header included) in the nursery; may GC. */
-static inline Value *sm_alloc(Capability *cap, size_t words)
+static inline Value *sm_alloc(SmCap *cap, size_t words)
 {
     Value *p = cap->hp;
     Value *lim = __atomic_load_n(&cap->hplim, __ATOMIC_RELAXED);
@@ -47,8 +96,8 @@ static inline Value *sm_alloc(Capability *cap, size_t words)
 }
 
 /* Allocation that protects `n` Values across a possible GC: vals[] is updated in place. */
-Value *sm_alloc_protect_slow(Capability *cap, size_t words, Value *vals, unsigned n);
-static inline Value *sm_alloc_protect(Capability *cap, size_t words, Value *vals, unsigned n)
+Value *sm_alloc_protect_slow(SmCap *cap, size_t words, Value *vals, unsigned n);
+static inline Value *sm_alloc_protect(SmCap *cap, size_t words, Value *vals, unsigned n)
 {
     Value *p = cap->hp;
     Value *lim = __atomic_load_n(&cap->hplim, __ATOMIC_RELAXED);
@@ -62,9 +111,12 @@ static inline Value *sm_alloc_protect(Capability *cap, size_t words, Value *vals
 extern size_t sm_large_young_blocks;
 /* Blocks in use by the heap (nurseries, old generation, large objects). */
 size_t sm_heap_blocks(void);
-void   sm_heap_overflow(void) __attribute__((noreturn));
+/* Prints "heap overflow" and exits 251; cap is the capability whose allocation failed. */
+void   sm_heap_overflow(SmCap *cap) __attribute__((noreturn));
 /* Brings cap->cur_block->free up to hp and counts the bytes it holds as allocated. */
-void   sm_sync_nursery(Capability *cap);
-void   sm_reset_nursery(Capability *cap);
+void   sm_sync_nursery(SmCap *cap);
+void   sm_reset_nursery(SmCap *cap);
+/* The write barrier's slow path for an old object: marks it dirty and remembers it. */
+void   sm_remember(SmCap *cap, Value obj);
 
 #endif

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "trace/eventlog.h"
 
 static inline void cpu_relax(void)
 {
@@ -17,10 +18,6 @@ static inline void cpu_relax(void)
     __asm__ __volatile__("" ::: "memory");
 #endif
 }
-
-/* The eventlog's record of a contended acquisition (trace/eventlog.h). */
-extern bool trace_on;
-void trace_spin(const char *lock, uint64_t spins);
 
 typedef struct SpinLock {
     int      locked;

@@ -1,17 +1,21 @@
 /* The stop-the-world protocol (BRIEF §2, seed 001).
  *
+ * It knows capabilities only by number (0 .. n-1, "members"): what interrupting one means
+ * and what a follower does while the world is stopped belong to the layers above (sched/
+ * and sm/), which register them as StwHooks (runtime/README.md: calls only go down).
+ *
  * Note [Stop the world]
  * A capability that needs the world stopped (for a GC, or to exit) tries to become the
- * leader by a CAS on stw.word, which holds the sync's epoch and kind together, so a
+ * leader by a CAS on stw_sync.word, which holds the sync's epoch and kind together, so a
  * follower reads both at once. A loser follows the leader's sync instead (it was at a safe
  * point anyway) and retries afterwards.
- *   1. The leader interrupts every running capability (its hplim becomes NULL, so its next
- *      heap check traps; a thread's next RTS_NEXT checks too) and wakes every idle one with
- *      a syscall (cap_wake).
+ *   1. The leader interrupts every other capability (hooks.interrupt: the scheduler makes
+ *      its next heap check trap, and wakes it with a syscall when it is idle).
  *   2. Enter barrier: each capability, at a safe point, records that it arrived (its
- *      stw_arrived = epoch) and waits for `go`. The leader checks each capability in turn.
- *   3. The leader prepares the GC and publishes `go`; the GC threads collect in parallel and
- *      count themselves in `done`; the leader waits for them and finishes the GC.
+ *      member's `arrived` = epoch) and waits for `go`. The leader checks each in turn.
+ *   3. The leader prepares the GC and publishes `go`; the followers do their part
+ *      (hooks.follower_work: the GC threads among them collect in parallel and count
+ *      themselves in `done`); the leader waits for them and finishes the GC.
  *   4. Leave barrier: capabilities wait until the leader publishes `released`.
  * Every wait goes through sync/wait.h. Idle capabilities take part like the others (the
  * baseline of seed 001): woken, they arrive, collect their empty nursery and sleep again
@@ -22,33 +26,54 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "sched/capability.h"
+#include "rts_config.h"
 
 typedef enum { SYNC_NONE = 0, SYNC_GC = 1, SYNC_EXIT = 2 } SyncKind;
 
-typedef struct Stw {
-    uint32_t word;           /* epoch << 2 | SyncKind */
-    uint32_t go;             /* epoch whose GC threads may start */
-    uint32_t done;           /* GC threads (other than the leader's) finished this sync */
-    uint32_t released;       /* epoch whose sync is over */
-    Capability *leader;
-    bool major;              /* the GC of this sync is a major one (set before go) */
-    /* statistics, written by leaders */
-    uint64_t syncs, stw_ns_total, stw_ns_max;
-} Stw;
+/* What the layers above do for the protocol; registered once by stw_init. */
+typedef struct StwHooks {
+    /* Makes capability `no` reach a safe point soon, waking it if it sleeps. Called by the
+     * leader for every other capability; must not block. */
+    void (*interrupt)(unsigned no);
+    /* A follower's part of the GC of this sync, run between `go` and its release; returns
+     * true when it was one of the GC threads (which stw_gc_thread_done counts). */
+    bool (*follower_work)(unsigned no);
+} StwHooks;
 
-extern Stw stw;
+/* A capability's word in the protocol, on a cache line of its own: the follower writes it
+ * once per sync, the leader polls it. */
+typedef struct StwMember {
+    _Alignas(RTS_CACHE_LINE) uint32_t arrived;   /* epoch of the last sync it arrived at */
+} StwMember;
+
+/* The sync in progress. Written by the leader (and `done` by GC threads), read by all. */
+typedef struct StwSync {
+    _Alignas(RTS_CACHE_LINE) uint32_t word;      /* epoch << 2 | SyncKind; every safe point reads it */
+    _Alignas(RTS_CACHE_LINE) uint32_t go;        /* epoch whose GC threads may start */
+    uint32_t released;       /* epoch whose sync is over */
+    unsigned leader;         /* the leader's capability number */
+    bool major;              /* the GC of this sync is a major one (set before go) */
+    _Alignas(RTS_CACHE_LINE) uint32_t done;      /* GC threads (other than the leader's) finished */
+} StwSync;
+
+extern StwSync stw_sync;
+
+typedef struct StwStats {
+    uint64_t syncs, stw_ns_total, stw_ns_max;
+} StwStats;
+
+void stw_init(unsigned n_members, const StwHooks *hooks);
 
 static inline bool stw_pending(void)
 {
-    return (__atomic_load_n(&stw.word, __ATOMIC_ACQUIRE) & 3) != SYNC_NONE;
+    return (__atomic_load_n(&stw_sync.word, __ATOMIC_ACQUIRE) & 3) != SYNC_NONE;
 }
 
-/* Tries to start a sync of `kind` with cap as leader. */
-bool stw_try_lead(Capability *cap, SyncKind kind);
+/* Tries to start a sync of `kind` with capability `me` as leader. */
+bool stw_try_lead(unsigned me, SyncKind kind);
 /* Leader: interrupt and wake everyone, then wait until every capability has arrived.
  * Returns the time the world took to stop (ns). */
-uint64_t stw_stop_all(Capability *leader);
+uint64_t stw_stop_all(unsigned leader);
 /* Leader: let the GC threads start; then wait for n_followers of them to call
  * stw_gc_thread_done. */
 void stw_start_gc(bool major);
@@ -56,8 +81,11 @@ void stw_await_gc_threads(unsigned n_followers);
 void stw_gc_thread_done(void);
 /* Leader: end the sync; everyone returns to work. */
 void stw_release(void);
-/* At a safe point: take part in the sync in progress, if any; returns when released. */
-void stw_follow(Capability *cap);
-bool stw_is_leader(Capability *cap);
+/* At a safe point of capability `me`: take part in the sync in progress, if any; returns
+ * when released. */
+void stw_follow(unsigned me);
+bool stw_is_leader(unsigned me);
+/* Totals over the leaders' syncs (read at exit). */
+void stw_stats(StwStats *out);
 
 #endif

@@ -1,7 +1,7 @@
 #include <time.h>
 #include "sync/wait.h"
 #include "sync/spinlock.h"
-#include "rts/rts.h"
+#include "base/util.h"
 #include "trace/eventlog.h"
 
 static SyncWaitStats stats[WAIT_NKINDS];

@@ -4,8 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "trace/eventlog.h"
-#include "sched/capability.h"
-#include "rts/rts.h"
+#include "base/util.h"
 
 bool trace_on;
 
@@ -24,10 +23,13 @@ typedef struct {
     Record   recs[TRACE_BUF_RECORDS];
     unsigned n;
     SpanKind open[MAX_OPEN_SPANS];   /* spans begun and not yet ended, innermost last */
+    uint64_t open_arg[MAX_OPEN_SPANS];
     unsigned depth;
 } TraceBuf;
 
 static TraceBuf *bufs;                  /* one per capability */
+static unsigned n_bufs;
+static __thread int my_buf = -1;        /* the capability this OS thread runs, if any */
 static FILE *out;
 static pthread_mutex_t out_mu = PTHREAD_MUTEX_INITIALIZER;
 static bool first_event = true;
@@ -77,13 +79,12 @@ static void flush(unsigned no)
 
 static Record *next_record(unsigned *no)
 {
-    Capability *cap = my_cap;
-    if (!cap || !bufs)
+    if (my_buf < 0 || !bufs)
         return NULL;
-    *no = cap->no;
-    TraceBuf *b = &bufs[cap->no];
+    *no = (unsigned)my_buf;
+    TraceBuf *b = &bufs[*no];
     if (b->n == TRACE_BUF_RECORDS)
-        flush(cap->no);
+        flush(*no);
     Record *r = &b->recs[b->n++];
     r->ts = rts_now_ns() - t0;
     r->name = NULL;
@@ -100,9 +101,28 @@ void trace_begin_slow(SpanKind k, uint64_t arg)
     r->span = k;
     r->arg = arg;
     TraceBuf *b = &bufs[no];
-    if (b->depth < MAX_OPEN_SPANS)
+    if (b->depth < MAX_OPEN_SPANS) {
         b->open[b->depth] = k;
+        b->open_arg[b->depth] = arg;
+    }
     b->depth++;
+}
+
+void trace_attach(unsigned cap_no)
+{
+    my_buf = (int)cap_no;
+}
+
+bool trace_suspend_mutator_slow(uint64_t *arg)
+{
+    if (my_buf < 0 || !bufs)
+        return false;
+    TraceBuf *b = &bufs[my_buf];
+    if (!b->depth || b->depth > MAX_OPEN_SPANS || b->open[b->depth - 1] != SPAN_MUTATOR)
+        return false;
+    *arg = b->open_arg[b->depth - 1];
+    trace_end_slow(SPAN_MUTATOR);
+    return true;
 }
 
 void trace_end_slow(SpanKind k)
@@ -137,7 +157,7 @@ void trace_spin(const char *lock, uint64_t spins)
     r->name = lock;
 }
 
-void trace_init(const char *prog)
+void trace_init(const char *prog, unsigned n_caps)
 {
     if (!rts_opts.eventlog)
         return;
@@ -152,6 +172,7 @@ void trace_init(const char *prog)
     if (!out)
         rts_die(1, "cannot open the eventlog %s", file);
     bufs = calloc(n_caps, sizeof *bufs);
+    n_bufs = n_caps;
     if (!bufs) rts_fatal("out of memory (eventlog)");
     t0 = rts_now_ns();
     fputs("{\"displayTimeUnit\":\"ns\",\n \"otherData\":{\"rtslab\":\"" RTSLAB_VERSION "\"", out);
@@ -170,7 +191,7 @@ void trace_exit(void)
     if (!trace_on)
         return;
     uint64_t now = rts_now_ns() - t0;
-    for (unsigned i = 0; i < n_caps; i++) {
+    for (unsigned i = 0; i < n_bufs; i++) {
         TraceBuf *b = &bufs[i];
         while (b->depth) {
             if (b->n == TRACE_BUF_RECORDS)

@@ -16,6 +16,8 @@
  *   idle             the capability asleep with nothing to run
  * Instants: wake (arg: woken for a GC or for work), spin (a contended spinlock: its name,
  * the spins). When tracing is off each event costs one predicted branch on trace_on.
+ * The eventlog is below the layers it records (runtime/README.md): it knows capabilities
+ * only as track numbers, set per OS thread by trace_attach.
  */
 #ifndef RTS_TRACE_EVENTLOG_H
 #define RTS_TRACE_EVENTLOG_H
@@ -33,13 +35,17 @@ typedef enum { WAKE_FOR_WORK, WAKE_FOR_GC } WakeReason;
 
 extern bool trace_on;
 
-void trace_init(const char *prog);       /* opens the file when -l was given */
+/* Opens the file when -l was given: one track per capability. */
+void trace_init(const char *prog, unsigned n_caps);
+/* The calling OS thread runs capability cap_no: its events go to that track. */
+void trace_attach(unsigned cap_no);
 void trace_exit(void);                   /* closes open spans, flushes every buffer */
 
 void trace_begin_slow(SpanKind k, uint64_t arg);
 void trace_end_slow(SpanKind k);
 void trace_wake_slow(WakeReason why);
 void trace_spin(const char *lock, uint64_t spins);
+bool trace_suspend_mutator_slow(uint64_t *arg);
 
 /* Events of the calling OS thread's capability (my_cap); ignored elsewhere. */
 static inline void trace_begin(SpanKind k, uint64_t arg)
@@ -48,5 +54,9 @@ static inline void trace_end(SpanKind k)
 { if (__builtin_expect(trace_on, 0)) trace_end_slow(k); }
 static inline void trace_wake(WakeReason why)
 { if (__builtin_expect(trace_on, 0)) trace_wake_slow(why); }
+/* A sync stopping this capability: ends the mutator span if it is the innermost one open,
+ * returning true and its argument (the thread), for trace_begin(SPAN_MUTATOR, arg) after. */
+static inline bool trace_suspend_mutator(uint64_t *arg)
+{ return __builtin_expect(trace_on, 0) && trace_suspend_mutator_slow(arg); }
 
 #endif

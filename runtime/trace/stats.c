@@ -17,10 +17,10 @@
 #include <string.h>
 #include <sys/resource.h>
 #include "trace/stats.h"
-#include "rts/rts.h"
-#include "sm/gc.h"
+#include "base/util.h"
 #include "sync/stw.h"
 #include "sync/wait.h"
+#include "sched/capability.h"
 
 static struct {
     uint64_t start_ns, start_cpu, mut_start_ns, mut_start_cpu;
@@ -75,9 +75,9 @@ void stats_mutator_start(void)
 static uint64_t bytes_allocated(void)
 {
     uint64_t n = 0;
-    for (unsigned i = 0; i < n_caps; i++)
-        n += caps[i].bytes_allocated
-           + (uint64_t)((uint8_t *)caps[i].hp - caps[i].cur_block->free);
+    for (unsigned i = 0; i < cap_count; i++)
+        n += cap_array[i].sm.bytes_allocated
+           + (uint64_t)((uint8_t *)cap_array[i].sm.hp - cap_array[i].sm.cur_block->free);
     return n;
 }
 
@@ -236,10 +236,12 @@ static void summarise(Summary *s)
     s->par_max_copied = st.par_max_copied;
     s->work_balance = st.par_max_copied ? st.par_balance_num / (double)st.par_max_copied : -1;
 
-    s->stw_syncs = stw.syncs;
-    s->stw_total = secs(stw.stw_ns_total);
-    s->stw_mean = stw.syncs ? s->stw_total / (double)stw.syncs : 0;
-    s->stw_max = secs(stw.stw_ns_max);
+    StwStats st;
+    stw_stats(&st);
+    s->stw_syncs = st.syncs;
+    s->stw_total = secs(st.stw_ns_total);
+    s->stw_mean = st.syncs ? s->stw_total / (double)st.syncs : 0;
+    s->stw_max = secs(st.stw_ns_max);
     for (int k = 0; k < WAIT_NKINDS; k++)
         sync_wait_stats((SyncWaitKind)k, &s->waits[k]);
 
@@ -248,15 +250,15 @@ static void summarise(Summary *s)
     l[LOCK_GC_QUEUE] = (LockSummary){ "gc_queue", "gc work queues", 0, 0, 0, 0 };
     l[LOCK_INBOX] = (LockSummary){ "inbox", "inboxes", 0, 0, 0, 0 };
     l[LOCK_OBJ] = (LockSummary){ "obj", "mvar/thread headers", 0, 0, 0, 0 };
-    for (unsigned i = 0; i < n_caps; i++) {
-        l[LOCK_GC_QUEUE].acquisitions += caps[i].gct->queue_lock.acquisitions;
-        l[LOCK_GC_QUEUE].spins += caps[i].gct->queue_lock.spins;
-        l[LOCK_INBOX].acquisitions += caps[i].inbox_lock.acquisitions;
-        l[LOCK_INBOX].spins += caps[i].inbox_lock.spins;
-        l[LOCK_OBJ].acquisitions += caps[i].obj_lock_acq;
-        l[LOCK_OBJ].spins += caps[i].obj_lock_spins;
-        s->gc_wakeups += caps[i].gc_wakeups;
-        s->threads_pushed += caps[i].threads_pushed;
+    for (unsigned i = 0; i < cap_count; i++) {
+        l[LOCK_GC_QUEUE].acquisitions += cap_array[i].sm.gct->queue.lock.acquisitions;
+        l[LOCK_GC_QUEUE].spins += cap_array[i].sm.gct->queue.lock.spins;
+        l[LOCK_INBOX].acquisitions += cap_array[i].inbox_lock.acquisitions;
+        l[LOCK_INBOX].spins += cap_array[i].inbox_lock.spins;
+        l[LOCK_OBJ].acquisitions += cap_array[i].obj_lock_acq;
+        l[LOCK_OBJ].spins += cap_array[i].obj_lock_spins;
+        s->gc_wakeups += cap_array[i].gc_wakeups;
+        s->threads_pushed += cap_array[i].threads_pushed;
     }
     struct rusage ru;
     if (getrusage(RUSAGE_SELF, &ru) == 0) {
@@ -300,7 +302,7 @@ static void report_summary(FILE *f, const Summary *s)
         fprintf(f, "  Parallel GC work balance: %.2f%% (serial 0%%, perfect 100%%)\n\n",
                 100 * s->work_balance);
     fprintf(f, "  TASKS: %u (%u bound, %u peak workers (%u total), using -N%u)\n\n",
-            n_caps + 1, 1u, n_caps, n_caps, n_caps);
+            cap_count + 1, 1u, cap_count, cap_count, cap_count);
     fprintf(f, "  INIT    time  %7.3fs  (%7.3fs elapsed)\n", s->init_c, s->init_e);
     fprintf(f, "  MUT     time  %7.3fs  (%7.3fs elapsed)\n", s->mut_c, s->mut_e);
     fprintf(f, "  GC      time  %7.3fs  (%7.3fs elapsed)\n", s->gc_c, s->gc_e);
@@ -392,7 +394,7 @@ static void report_machine_readable(FILE *f, const Summary *s)
     mr_dbl(f, "productivity_cpu_percent", s->prod_cpu_frac);
     mr_dbl(f, "productivity_wall_percent", s->prod_wall_frac);
     mr_dbl(f, "work_balance", s->work_balance > 0 ? s->work_balance : 0.0);
-    mr_u64(f, "n_capabilities", n_caps);
+    mr_u64(f, "n_capabilities", cap_count);
     for (int g = 0; g < 2; g++) {
 #define GEN_KEY(name) (snprintf(key, sizeof key, "gen_%d_" name, g), key)
         mr_u64(f, GEN_KEY("collections"), s->gcs[g]);
@@ -445,7 +447,7 @@ static void report_machine_readable(FILE *f, const Summary *s)
 
 void stats_report(void)
 {
-    if (!stats_out || !caps)
+    if (!stats_out || !cap_array)
         return;
     Summary s;
     summarise(&s);

@@ -6,20 +6,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "rtslab.h"
-
-typedef struct GcRecord {
-    bool     major;
-    unsigned gc_threads;
-    uint64_t copied_bytes;
-    uint64_t max_thread_copied_bytes;   /* the most any one GC thread copied */
-    uint64_t stw_ns;           /* from the leader's request to the last arrival */
-    uint64_t live_bytes;       /* old generation after the GC */
-    uint64_t pause_ns;
-    uint64_t cpu_ns;
-} GcRecord;
+#include "sm/gc.h"
 
 void stats_init(void);
-void stats_gc_done(const GcRecord *r);
+void stats_gc_done(const GcRecord *r);   /* registered with gc_on_done */
 void stats_mutator_start(void);      /* after init: INIT ends, MUT begins */
 void stats_report(void);             /* -s / -S summary at exit */
 void stats_get(RtsStats *out);

@@ -42,7 +42,7 @@ static void report(const char *name, uint64_t ns, const RtsStats *s0, const RtsS
 static __attribute__((noinline)) void alloc_loop_inline(RtsCap *cap, uint64_t n)
 {
     for (uint64_t i = 0; i < n; i++) {
-        Value *p = sm_alloc(cap, PAIR_WORDS);
+        Value *p = sm_alloc(sm_cap(cap), PAIR_WORDS);
         p[0] = obj_make_header(T_PAIR, 2);
         p[1] = rts_fixnum((intptr_t)i);
         p[2] = RTS_NIL;

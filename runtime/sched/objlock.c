@@ -1,0 +1,28 @@
+/* Object header locks: see objlock.h. */
+#include "sched/objlock.h"
+#include "trace/eventlog.h"
+
+void obj_lock(Capability *cap, Value obj)
+{
+    Value *h = obj_ptr(obj);
+    uint64_t spins = 0;
+    while (__atomic_fetch_or(h, OBJ_LOCKED, __ATOMIC_ACQUIRE) & OBJ_LOCKED)
+        while (__atomic_load_n(h, __ATOMIC_RELAXED) & OBJ_LOCKED) {
+            cpu_relax();
+            spins++;
+        }
+    cap->obj_lock_acq++;
+    cap->obj_lock_spins += spins;
+    cap->defer_wakes = 1;
+    if (__builtin_expect(spins && trace_on, 0))
+        trace_spin("mvar/thread header", spins);
+}
+
+void obj_unlock(Capability *cap, Value obj)
+{
+    __atomic_fetch_and(obj_ptr(obj), ~OBJ_LOCKED, __ATOMIC_RELEASE);
+    cap->defer_wakes = 0;
+    for (unsigned i = 0; i < cap->n_wake_later; i++)
+        cap_wake(cap->wake_later[i]);
+    cap->n_wake_later = 0;
+}

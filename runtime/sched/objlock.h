@@ -1,0 +1,22 @@
+/* Locks on a heap object's header (MVars, threads): the OBJ_LOCKED bit, spun on with a CPU
+ * pause and counted per capability (-s prints them as the "mvar/thread header" lock).
+ * Never held across a safe point; a capability holds at most one at a time.
+ *
+ * Note [No wake under a lock]
+ * Handing a thread to another capability ends in cap_wake, a mutex and a condition-variable
+ * signal: system calls, after which the kernel often runs the woken OS thread at once. Made
+ * while holding an object lock, that parks the holder with the lock held, and every other
+ * capability that wants the MVar spins (the baseline's spinlocks never yield) until the
+ * holder runs again: threadring at -N4 on 2 cores spent 97% of its time in obj_lock and
+ * took ~1.8 ms per hand-off. So between obj_lock and obj_unlock, cap_send_thread queues the
+ * thread in the inbox at once but only records the wake (cap->wake_later, or wakes at once
+ * when that is full), and obj_unlock makes the owed wakes after releasing the lock. */
+#ifndef RTS_SCHED_OBJLOCK_H
+#define RTS_SCHED_OBJLOCK_H
+
+#include "sched/capability.h"
+
+void obj_lock(Capability *cap, Value obj);
+void obj_unlock(Capability *cap, Value obj);
+
+#endif
