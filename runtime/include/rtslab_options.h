@@ -31,6 +31,7 @@ typedef struct RtsOptions {
     bool     eventlog;        /* -l */
     char    *eventlog_file;   /* -l<file>; NULL = <prog>.eventlog */
     bool     sanity;          /* -DS: sanity-check the heap before and after every GC */
+    unsigned gc_stress;       /* -DG<n>: a minor GC every n allocations; 0 = off */
     bool     show_info;       /* --info */
     bool     show_help;       /* -? */
 } RtsOptions;

@@ -616,7 +616,7 @@ L_HALT:
 suspend:
     /* Note [VM safe points]: resume at this call; the scheduler joins a GC or switches. */
     b[1] = pc_value(pc - 1, true);
-    __atomic_store_n(&cap->sm.hplim, cap->sm.hplim_real, __ATOMIC_RELAXED);
+    sm_restore_limit(&cap->sm);
     return RTS_NEXT;
 
 raise: {

@@ -28,7 +28,7 @@ static void set_block(SmCap *cap, bdescr *bd)
     cap->cur_block = bd;
     cap->hp = (Value *)bd->start;
     cap->hplim_real = (Value *)(bd->start + BLOCK_SIZE);
-    __atomic_store_n(&cap->hplim, cap->hplim_real, __ATOMIC_RELAXED);
+    sm_restore_limit(cap);
 }
 
 void sm_cap_init(SmCap *cap, unsigned no)
@@ -125,17 +125,22 @@ static Value *alloc_large(SmCap *cap, size_t words)
 
 Value *sm_alloc_slow(SmCap *cap, size_t words)
 {
+    if (__builtin_expect(rts_opts.gc_stress != 0, 0)
+        && ++cap->stress_allocs >= rts_opts.gc_stress) {
+        cap->stress_allocs = 0;
+        gc_collect(cap, false);             /* Note [GC stress] */
+    }
     if (words * sizeof(Value) >= RTS_LARGE_OBJECT_BYTES)
         return alloc_large(cap, words);
     for (;;) {
         if (stw_pending())
             stw_follow(cap->no);            /* a safe point: join the sync in progress */
-        /* A trapped heap check (the timer's NULL) only needs the real limit back: the
-         * context switch itself happens at the thread's next RTS_NEXT. */
-        __atomic_store_n(&cap->hplim, cap->hplim_real, __ATOMIC_RELAXED);
         if ((uintptr_t)(cap->hp + words) <= (uintptr_t)cap->hplim_real) {
             Value *p = cap->hp;
             cap->hp = p + words;
+            /* A trapped heap check (the timer's NULL) only needs its limit back: the
+             * context switch itself happens at the thread's next RTS_NEXT. */
+            sm_restore_limit(cap);
             return p;
         }
         sm_sync_nursery(cap);

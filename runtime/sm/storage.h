@@ -23,6 +23,13 @@
  *    is only brought up to date (= hp) at a GC or a block switch.
  *  - hplim is either hplim_real or NULL: another OS thread (the timer, a GC leader) stores
  *    NULL to make the next heap check fail and so reach a safe point (GHC's HpLim trick).
+ *    Under -DG<n> (Note [GC stress]) it is hp instead of hplim_real.
+ *
+ * Note [GC stress]
+ * +RTS -DG<n> collects every n allocations, as Lua's test mode collects at every one, so
+ * that a value held across an allocation without protection is moved under its holder at
+ * once. It keeps hplim at hp, so that every allocation, inline ones too, fails its heap
+ * check and reaches sm_alloc_slow, which counts it.
  */
 #ifndef RTS_SM_STORAGE_H
 #define RTS_SM_STORAGE_H
@@ -31,6 +38,7 @@
 #include "rtslab.h"
 #include "sm/block.h"
 #include "sync/spinlock.h"
+#include "base/util.h"
 
 #define SM_SAVE_MAX 8
 
@@ -55,6 +63,7 @@ typedef struct SmCap {
     unsigned gc_roots_by;      /* index of the GC thread that scans its roots this GC */
     unsigned no;               /* the capability's number */
     unsigned nsave;
+    unsigned stress_allocs;    /* allocations since the last -DG GC */
     Value    save[SM_SAVE_MAX];   /* values an allocating call protects across a GC */
 } SmCap;
 
@@ -82,6 +91,13 @@ extern Generation sm_old_gen;
 void   sm_init(unsigned n_caps);
 void   sm_cap_init(SmCap *cap, unsigned no);
 Value *sm_alloc_slow(SmCap *cap, size_t words);
+
+/* Gives the heap check its limit back after a trap (a safe point passed). */
+static inline void sm_restore_limit(SmCap *cap)
+{
+    Value *lim = __builtin_expect(rts_opts.gc_stress != 0, 0) ? cap->hp : cap->hplim_real;
+    __atomic_store_n(&cap->hplim, lim, __ATOMIC_RELAXED);
+}
 
 /* Allocates `words` words (header included) in the nursery; may GC. */
 static inline Value *sm_alloc(SmCap *cap, size_t words)
