@@ -1,4 +1,0 @@
-;; A malformed special form: a compile-time syntax error with its position.
-(if)
-(display "not reached")
-(newline)
