@@ -6,9 +6,10 @@ the benchmark programs of testsuite/bench/ at their quick size (see BENCH_RUNS).
     python3 testsuite/driver.py --build BUILDDIR --src SRCDIR [--only-parallel]
                                 [--filter SUBSTR] [-j N] [--timeout-factor F]
 
-`make check` runs it. It prints one line per test, "PASS name" or "FAIL name: reason" (a
-failure also shows the first lines of the test's stderr), and ends with exactly one line
-"N passed, N failed". The exit status is 1 if any test failed, else 0.
+`make check` runs it. It prints one line per test, "PASS name", "FAIL name: reason" (a
+failure also shows the first lines of the test's stderr) or "SKIP name: needs ..." (a test
+for other builds, see `needs=`), and ends with exactly one line
+"N passed, N failed, N skipped". The exit status is 1 if any test failed, else 0.
 
 Manifest format
 ---------------
@@ -17,7 +18,7 @@ first non-blank character is `#` is a comment; blank lines are ignored. Every ot
 one test, split into words as a POSIX shell would (quotes group, no expansion):
 
     NAME [exit=N] [stderr="substring"] [stdout="substring"] [env=VAR=VALUE]... [parallel]
-         [timeout=SECONDS] -- COMMAND ARGS...
+         [timeout=SECONDS] [needs=[!]FEATURE]... -- COMMAND ARGS...
 
 NAME          unique within its manifest; the test is reported as DIR/NAME, where DIR is the
               manifest's directory relative to testsuite/ (e.g. gc/stress_A4k).
@@ -30,19 +31,34 @@ parallel      the test exercises parallelism; `--only-parallel` runs just these 
               thread-sanitised `make check-tsan` does).
 timeout=S     seconds before the test is killed and fails (default 120), multiplied by
               --timeout-factor.
+needs=F       the test is for builds that have F; needs=!F: for builds without it. F is a
+              patch (spin-yield, gen0-steal, phys-caps, stack-chunks, futex-barrier,
+              idle-optout: configure's --enable-F) or a library configure found (liburing,
+              libnuma); any other name is a manifest error. May be repeated: all must hold.
+              What the build has is read from its `rtslab +RTS --info -RTS` ("Patch F" and
+              library lines, YES or NO). A test whose needs do not hold is not run, and is
+              printed as "SKIP DIR/NAME: needs F" (or "needs !F") and counted as skipped.
 COMMAND       a path relative to the build directory (e.g. tests/gc/gc_stress); a bare name
               without `/` (e.g. sh) is looked up in PATH. In COMMAND and ARGS, $SRC expands to
               the source directory and $BUILD to the build directory (both absolute). The
               test runs in the build directory with stdin from /dev/null.
+
+Tests of a patch's own mechanism live in testsuite/patches/PATCH/ (PATCH a patch name as in
+needs=, e.g. testsuite/patches/gen0-steal/TESTS): every test under that directory needs
+PATCH, as if each line said needs=PATCH, so in builds without the patch they are skipped,
+never passed. A manifest directly in testsuite/patches/, or under a directory that names no
+patch, is a manifest error.
 
 If DIR/NAME.stdout exists next to the manifest, the test's stdout must equal its contents
 exactly. A test passes when its exit status, its stderr and stdout substrings and its
 expected stdout all match, and its stderr holds no sanitizer report (AddressSanitizer,
 LeakSanitizer, UndefinedBehaviorSanitizer or ThreadSanitizer).
 
-Example:
+Examples:
     # heap exhaustion under -M
     heap_overflow  exit=251 stderr="heap overflow" -- tests/gc/alloc_forever +RTS -M8m -RTS
+    # an option that only the gen0-steal patch gives meaning to is an error without it
+    qb0_needs_patch  needs=!gen0-steal exit=1 stderr="-qb0" -- tests/gc/err_heap +RTS -qb0 -RTS
 """
 
 import argparse
@@ -61,6 +77,17 @@ import benchlib  # noqa: E402
 
 DEFAULT_TIMEOUT = 120.0
 STDERR_LINES_SHOWN = 10
+
+# What a test may need (needs=, testsuite/patches/PATCH/): the patches of configure.ac's patch
+# table and the libraries configure looks for, each with the key of its `--info` line.
+PATCHES = ("spin-yield", "gen0-steal", "phys-caps", "stack-chunks", "futex-barrier",
+           "idle-optout")
+LIBRARIES = ("liburing", "libnuma")
+FEATURES = {**{p: "Patch " + p for p in PATCHES}, **{lib: lib for lib in LIBRARIES}}
+# Programs of the build that print its --info, the first one found is asked.
+INFO_PROGRAMS = ("rtslab", "tests/gc/err_stack")
+INFO_TIMEOUT = 60.0
+INFO_LINE = re.compile(r'^\s*[\[,]\("((?:[^"\\]|\\.)*)","((?:[^"\\]|\\.)*)"\)\s*$')
 
 SANITIZER_REPORT = re.compile(
     r"^(==\d+==ERROR: (AddressSanitizer|LeakSanitizer)"
@@ -88,6 +115,7 @@ class Test:
         self.stdin_file = None            # default: /dev/null
         self.cwd = None                   # default: the build directory
         self.expected_stdout = None       # default: NAME.stdout next to the manifest
+        self.needs = []                   # (feature, wanted): needs=F is (F, True), !F False
 
     @property
     def stdout_file(self):
@@ -96,7 +124,23 @@ class Test:
         return os.path.join(self.manifest_dir, self.name.rsplit("/", 1)[-1] + ".stdout")
 
 
-def parse_line(words, rel_dir, manifest_dir):
+def describe_need(feature, wanted):
+    return feature if wanted else "!" + feature
+
+
+def add_need(test, value):
+    feature = value[1:] if value.startswith("!") else value
+    wanted = not value.startswith("!")
+    if feature not in FEATURES:
+        raise ManifestError(f"unknown need {value!r} (a patch: {', '.join(PATCHES)}; "
+                            f"a library: {', '.join(LIBRARIES)}; ! before it: without)")
+    if (feature, not wanted) in test.needs:
+        raise ManifestError(f"needs both {feature} and !{feature}: the test could never run")
+    if (feature, wanted) not in test.needs:
+        test.needs.append((feature, wanted))
+
+
+def parse_line(words, rel_dir, manifest_dir, dir_needs=()):
     if "--" not in words:
         raise ManifestError("no `--` before the command")
     split = words.index("--")
@@ -109,6 +153,8 @@ def parse_line(words, rel_dir, manifest_dir):
     if "=" in name or "/" in name or name == "parallel":
         raise ManifestError(f"bad test name {name!r}")
     test = Test(f"{rel_dir}/{name}", manifest_dir, command)
+    for need in dir_needs:
+        add_need(test, need)
     for opt in head[1:]:
         key, eq, value = opt.partition("=")
         if opt == "parallel":
@@ -134,13 +180,81 @@ def parse_line(words, rel_dir, manifest_dir):
             if not eq2 or not var:
                 raise ManifestError(f"bad env setting {value!r} (want env=VAR=VALUE)")
             test.env[var] = val
+        elif key == "needs" and eq:
+            add_need(test, value)
         else:
             raise ManifestError(f"unknown option {opt!r}")
     return test
 
 
+def patch_dir_needs(rel_dir):
+    """What every test under testsuite/REL_DIR needs: PATCH under patches/PATCH/."""
+    parts = rel_dir.split("/")
+    if parts[0] != "patches":
+        return ()
+    if len(parts) < 2:
+        raise ManifestError("a manifest directly in testsuite/patches/: a patch's tests go in "
+                            "testsuite/patches/PATCH/")
+    if parts[1] not in PATCHES:
+        raise ManifestError(f"testsuite/patches/{parts[1]}/ names no patch (the patches: "
+                            f"{', '.join(PATCHES)})")
+    return (parts[1],)
+
+
+def read_build_info(build, timeout):
+    """Asks the build what it has: returns ({feature: bool}, problems), problems being
+    messages about its --info output (unreadable, or not what the driver expects)."""
+    env = dict(os.environ)
+    env.pop("RTSLAB_RTS", None)
+    programs = [p for p in INFO_PROGRAMS if os.access(os.path.join(build, p), os.X_OK)]
+    if not programs:
+        return {}, [f"none of {', '.join(INFO_PROGRAMS)} is built in {build}, so the "
+                    f"build's --info cannot be read"]
+    argv = [os.path.join(build, programs[0]), "+RTS", "--info", "-RTS"]
+    cmd = " ".join(argv)
+    try:
+        p = subprocess.run(argv, cwd=build, env=env, stdin=subprocess.DEVNULL,
+                           capture_output=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {}, [f"{cmd} timed out after {timeout:g} s"]
+    except OSError as e:
+        return {}, [f"cannot run {cmd}: {e.strerror}"]
+    if p.returncode != 0:
+        first = (decode(p.stderr).strip().splitlines() or [""])[0]
+        return {}, [f"{cmd} exited with {describe_status(p.returncode)}: {first}"]
+    info = {}
+    for line in decode(p.stdout).splitlines():
+        m = INFO_LINE.match(line)
+        if m:
+            info[m.group(1)] = m.group(2)
+    have, problems = {}, []
+    for feature, key in FEATURES.items():
+        value = info.get(key)
+        if value is None:
+            problems.append(f"{cmd} has no line for {key!r}")
+        elif value == "YES" or value.startswith("YES "):
+            have[feature] = True
+        elif value == "NO":
+            have[feature] = False
+        else:
+            problems.append(f"{cmd} says {value!r} for {key!r} (expected YES or NO)")
+    for key in info:
+        if key.startswith("Patch ") and key[len("Patch "):] not in PATCHES:
+            problems.append(f"{cmd} lists {key!r}, which driver.py does not know: add it to "
+                            f"PATCHES")
+    return have, problems
+
+
+def unmet_needs(test, have):
+    """The needs of `test` that the build does not meet, or None if it cannot tell."""
+    if any(feature not in have for feature, _ in test.needs):
+        return None
+    return [describe_need(f, w) for f, w in test.needs if have[f] != w]
+
+
 def read_manifests(src):
-    """Returns (tests, errors); errors are (label, message) for malformed lines."""
+    """Returns (tests, errors); errors are (label, message) for malformed lines and
+    manifests."""
     root = os.path.join(src, "testsuite")
     tests, errors, seen = [], [], set()
     manifests = []
@@ -150,6 +264,11 @@ def read_manifests(src):
             manifests.append(dirpath)
     for manifest_dir in manifests:
         rel_dir = os.path.relpath(manifest_dir, root).replace(os.sep, "/")
+        try:
+            dir_needs = patch_dir_needs(rel_dir)
+        except ManifestError as e:
+            errors.append((f"{rel_dir}/TESTS", str(e)))
+            continue
         path = os.path.join(manifest_dir, "TESTS")
         with open(path, encoding="utf-8") as f:
             lines = f.read().splitlines()
@@ -159,7 +278,7 @@ def read_manifests(src):
                 continue
             label = f"{rel_dir}/TESTS:{lineno}"
             try:
-                test = parse_line(shlex.split(stripped), rel_dir, manifest_dir)
+                test = parse_line(shlex.split(stripped), rel_dir, manifest_dir, dir_needs)
             except (ManifestError, ValueError) as e:
                 errors.append((label, str(e)))
                 continue
@@ -386,7 +505,7 @@ def main():
     tests = [t for t in tests
              if args.filter in t.name and (t.parallel or not args.only_parallel)]
 
-    passed = failed = 0
+    passed = failed = skipped = 0
     out_lock = threading.Lock()
 
     def report(name, result):
@@ -409,6 +528,25 @@ def main():
     for label, message in errors:
         report(label, (f"bad manifest line: {message}", ""))
 
+    # Tests for other builds (needs=) are skipped; when the build cannot say what it has, the
+    # tests that need something fail, and so does the build's --info.
+    if any(t.needs for t in tests):
+        have, problems = read_build_info(build, INFO_TIMEOUT * args.timeout_factor)
+        for message in problems:
+            report("build --info", (message, ""))
+        runnable = []
+        for t in tests:
+            unmet = unmet_needs(t, have)
+            if unmet is None:
+                report(t.name, ("needs " + ", ".join(describe_need(f, w) for f, w in t.needs)
+                                + ", but the build's --info does not say (see above)", ""))
+            elif unmet:
+                skipped += 1
+                print(f"SKIP {t.name}: needs {', '.join(unmet)}", flush=True)
+            else:
+                runnable.append(t)
+        tests = runnable
+
     runner = Runner(src, build, args.timeout_factor)
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs))
     try:
@@ -422,7 +560,7 @@ def main():
         return 130
     pool.shutdown()
 
-    print(f"{passed} passed, {failed} failed", flush=True)
+    print(f"{passed} passed, {failed} failed, {skipped} skipped", flush=True)
     return 1 if failed else 0
 
 

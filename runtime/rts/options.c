@@ -15,6 +15,16 @@
  *
  * Every error message starts with "rtslab: " and fits on one line; the caller prints it and
  * exits 1.
+ *
+ * Note [Options that need a patch]
+ * An option that only a patch gives meaning to is an error in a build without the patch
+ * (never accepted and ignored), with a message that names the configure flag:
+ *   -kc<size>  stack-chunks: rejected as it is parsed, after its size, so a malformed size is
+ *              reported as such in every build;
+ *   -qb0       gen0-steal (the baseline balances no minor GC): rejected once all the options
+ *              are parsed, if it is still in force; a later -qb<gen> or -qb overrides it, as
+ *              the command line overrides RTSLAB_RTS (check_patch_options).
+ * The -? text says which options need which patch; --info lists the patches compiled in.
  */
 #include "rtslab_options.h"
 #include "rts_config.h"
@@ -277,8 +287,19 @@ int rts_options_parse_word(RtsOptions *o, const char *w, char *err, size_t errle
     case 'k':
         if (w[2] == 'i')
             return stack_size(w, w + 3, "initial stack size", &o->initial_stack, err, errlen);
-        if (w[2] == 'c')
-            return stack_size(w, w + 3, "stack chunk size", &o->stack_chunk, err, errlen);
+        if (w[2] == 'c') {
+            size_t chunk;
+            if (stack_size(w, w + 3, "stack chunk size", &chunk, err, errlen) != 0)
+                return -1;
+#if RTS_PATCH_STACK_CHUNKS
+            o->stack_chunk = chunk;
+            return 0;
+#else
+            /* Note [Options that need a patch] */
+            return fail(err, errlen, "%s: stack chunks need a build with --enable-stack-chunks",
+                        w);
+#endif
+        }
         break;
     case 'q':
         switch (w[2]) {
@@ -371,11 +392,26 @@ static int parse_env(RtsOptions *o, const char *env, char *err, size_t errlen)
     return rc;
 }
 
+/* Note [Options that need a patch]: the options still in force once all are parsed. */
+static int check_patch_options(const RtsOptions *o, char *err, size_t errlen)
+{
+#if !RTS_PATCH_GEN0_STEAL
+    if (o->balance && o->balance_gen == 0)
+        return fail(err, errlen,
+                    "-qb0: work stealing in minor GCs needs a build with --enable-gen0-steal");
+#else
+    (void)o;
+    (void)err;
+    (void)errlen;
+#endif
+    return 0;
+}
+
 int rts_options_parse(RtsOptions *o, int *argc, char **argv, const char *env,
                       char *err, size_t errlen)
 {
     if (env && parse_env(o, env, err, errlen) != 0) return -1;
-    if (!argc || !argv || *argc <= 0) return 0;
+    if (!argc || !argv || *argc <= 0) return check_patch_options(o, err, errlen);
 
     int n = *argc, out = 1, i;
     bool in_rts = false;
@@ -399,7 +435,7 @@ int rts_options_parse(RtsOptions *o, int *argc, char **argv, const char *env,
     for (; i < n; i++) argv[out++] = argv[i];
     argv[out] = NULL;
     *argc = out;
-    return 0;
+    return check_patch_options(o, err, errlen);
 }
 
 /* "1m", "512m", "4k", "100" */
@@ -446,7 +482,8 @@ void rts_options_usage(void *file)
         "  -qg           use sequential GC\n"
         "  -qg<gen>      use parallel GC only for generations >= <gen> (default %d)\n"
         "  -qb           no load balancing in parallel GC\n"
-        "  -qb<gen>      load-balance in parallel GC only for generations >= <gen> (default %d)\n"
+        "  -qb<gen>      load-balance in parallel GC only for generations >= <gen>\n"
+        "                (default %d; -qb0 needs the gen0-steal patch%s)\n"
         "  -qn<n>        use <n> GC threads (default: one per capability)\n"
         "  -qa           pin each capability's OS thread to a CPU\n"
         "\n"
@@ -456,7 +493,8 @@ void rts_options_usage(void *file)
         "                at the last major GC (default %g)\n"
         "  -K<size>      maximum stack size of a thread (default %s)\n"
         "  -ki<size>     initial stack size of a thread (default %s)\n"
-        "  -kc<size>     stack chunk size (stack-chunks patch; default %s)\n"
+        "  -kc<size>     stack chunk size (default %s;\n"
+        "                needs the stack-chunks patch%s)\n"
         "\n"
         "  -s[<file>]    print a GC summary at exit to <file> (default stderr; -sstderr\n"
         "                is stderr too)\n"
@@ -464,9 +502,14 @@ void rts_options_usage(void *file)
         "  --machine-readable  print -s statistics as key/value pairs for tools\n"
         "  -l[<file>]    write an eventlog (Perfetto opens it) to <file>\n"
         "                (default <prog>.eventlog)\n"
-        "  -DS           sanity-check the whole heap before and after every GC (slow)\n",
-        RTS_OPT_MAX_CAPS, RTS_DEFAULT_PAR_GC_GEN, RTS_DEFAULT_BALANCE_GEN, a, amin,
-        RTS_DEFAULT_OLD_GEN_FACTOR, kk, ki, kc);
+        "  -DS           sanity-check the whole heap before and after every GC (slow)\n"
+        "\n"
+        "An option that needs a patch is an error in a build without it (configure\n"
+        "--enable-<patch>); --info lists the patches compiled in.\n",
+        RTS_OPT_MAX_CAPS, RTS_DEFAULT_PAR_GC_GEN, RTS_DEFAULT_BALANCE_GEN,
+        RTS_PATCH_GEN0_STEAL ? "" : ", not in this build", a, amin,
+        RTS_DEFAULT_OLD_GEN_FACTOR, kk, ki, kc,
+        RTS_PATCH_STACK_CHUNKS ? "" : ", not in this build");
 }
 
 /* Haskell-show-like string: quotes and backslashes escaped. */

@@ -7,15 +7,17 @@
  *                          capabilities and joined; prints how many capabilities ran them
  *   par_sched pin          (with -qa) a thread started on each capability checks that its OS
  *                          thread is pinned to exactly the CPU -qa gives that capability
- *   par_sched idle SECS    the main thread sleeps SECS while every other capability idles;
- *                          prints the process CPU time used meanwhile (idle capabilities
- *                          sleep, so it stays near zero) */
+ *   par_sched idle SECS    (with -N2 or more) the main thread sleeps SECS while every other
+ *                          capability idles, with no work and no GC; counts how often the
+ *                          idle capabilities' OS threads ran meanwhile (Note [Counting
+ *                          idle wake-ups]) */
 #define _GNU_SOURCE
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include "rtslab.h"
 #include "os/affinity.h"
 
@@ -90,6 +92,62 @@ static RtsStep pin_checker(RtsCap *cap)
     bool ok = sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) == 1 && CPU_ISSET(cpu, &set);
     rts_set_result(cap, rts_bool(ok));
     return RTS_FINISH;
+}
+
+/* --- idle ------------------------------------------------------------------------------------
+ *
+ * Note [Counting idle wake-ups]
+ * An idle capability must sleep until it is given work or a GC needs it (never poll nor
+ * spin), so while the main thread sleeps, with no other thread and no GC, the other
+ * capabilities' OS threads should not run at all. The kernel counts every time a thread
+ * stops running, /proc/self/task/TID/status: voluntary_ctxt_switches (it blocked: a thread
+ * that wakes and goes back to sleep adds one) and nonvoluntary_ctxt_switches (it was
+ * preempted). Their sum over the sleep, per idle capability, is how many times it was woken
+ * and ran: a count, so a loaded machine or a sanitizer's slowdown does not change it. Once
+ * settled it is 0; IDLE_MAX_RUNS allows a capability that had not yet gone back to sleep
+ * after its probe (below) to finish doing so. An idle wait that polled (a timed wait of a few
+ * ms, woken by every timer tick) would count hundreds. A thread that spun without blocking
+ * might not be preempted on a machine with free cores, so each must also be asleep (State S)
+ * at the end. A probe thread started on each capability records the TID of its OS thread.
+ */
+
+#define IDLE_SETTLE_SECS 0.2   /* for the capabilities to go back to sleep after the probes */
+#define IDLE_MAX_RUNS    2     /* times an idle capability may run while main sleeps */
+
+static pid_t *cap_tid;         /* the OS thread of each capability */
+
+static RtsStep tid_probe(RtsCap *cap)
+{
+    cap_tid[rts_cap_no(cap)] = (pid_t)syscall(SYS_gettid);
+    return RTS_FINISH;
+}
+
+typedef struct { long runs; char state; } TaskSample;
+
+/* The context switches of OS thread `tid` so far, and its state; false if unreadable. */
+static bool sample_task(pid_t tid, TaskSample *out)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/self/task/%ld/status", (long)tid);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "par_sched: cannot open %s\n", path);
+        return false;
+    }
+    long vol = -1, nonvol = -1;
+    out->state = '?';
+    while (fgets(line, sizeof line, f)) {
+        sscanf(line, "voluntary_ctxt_switches: %ld", &vol);
+        sscanf(line, "nonvoluntary_ctxt_switches: %ld", &nonvol);
+        sscanf(line, "State: %c", &out->state);
+    }
+    fclose(f);
+    if (vol < 0 || nonvol < 0 || out->state == '?') {
+        fprintf(stderr, "par_sched: %s lacks the context switch counts or the state\n", path);
+        return false;
+    }
+    out->runs = vol + nonvol;
+    return true;
 }
 
 /* --- main ----------------------------------------------------------------------------------- */
@@ -174,20 +232,72 @@ static RtsStep main_code(RtsCap *cap)
         printf("pin: %u capabilities, %ld not pinned as -qa says\n", rts_n_caps(), bad);
         return RTS_FINISH;
     }
-    /* idle */
-    static struct rusage before;
+    /* idle: Note [Counting idle wake-ups] */
+    static TaskSample *before;
+    unsigned nc = rts_n_caps();
     if (pc == 0) {
-        getrusage(RUSAGE_SELF, &before);
-        rts_set_slot(cap, M_PC, rts_fixnum(1));
+        if (nc < 2) {
+            printf("idle: needs -N2 or more (there are no idle capabilities to watch)\n");
+            bad++;
+            return RTS_FINISH;
+        }
+        cap_tid = calloc(nc, sizeof *cap_tid);
+        before = calloc(nc, sizeof *before);
+        if (!cap_tid || !before) abort();
+        rts_set_slot(cap, M_T, rts_make_vector(cap, nc, RTS_FALSE));
+        for (unsigned c = 1; c < nc; c++) {
+            Value t = rts_thread_new(cap, tid_probe, 1);
+            rts_set_field(cap, rts_slot(cap, M_T), c, t);
+            rts_thread_start_on(cap, t, c);
+        }
+        rts_set_slot(cap, M_I, rts_fixnum(1));
+        rts_set_slot(cap, M_PC, rts_fixnum(pc = 1));
+    }
+    if (pc == 1) {
+        for (intptr_t c = rts_fixnum_val(rts_slot(cap, M_I)); c < (intptr_t)nc; c++) {
+            rts_set_slot(cap, M_I, rts_fixnum(c));
+            if (!rts_thread_join(cap, rts_field(rts_slot(cap, M_T), (size_t)c)))
+                return RTS_BLOCK;
+        }
+        rts_set_slot(cap, M_PC, rts_fixnum(2));
+        rts_sleep(cap, IDLE_SETTLE_SECS);
+        return RTS_BLOCK;
+    }
+    if (pc == 2) {
+        for (unsigned c = 1; c < nc; c++) {
+            if (cap_tid[c] == 0 || cap_tid[c] == (pid_t)syscall(SYS_gettid)) {
+                printf("idle: capability %u's OS thread is not its own\n", c);
+                bad++;
+                return RTS_FINISH;
+            }
+            if (!sample_task(cap_tid[c], &before[c])) {
+                bad++;
+                return RTS_FINISH;
+            }
+        }
+        rts_set_slot(cap, M_PC, rts_fixnum(3));
         rts_sleep(cap, (double)n);
         return RTS_BLOCK;
     }
-    struct rusage after;
-    getrusage(RUSAGE_SELF, &after);
-    double cpu = (after.ru_utime.tv_sec - before.ru_utime.tv_sec) + (after.ru_stime.tv_sec - before.ru_stime.tv_sec)
-               + ((after.ru_utime.tv_usec - before.ru_utime.tv_usec) + (after.ru_stime.tv_usec - before.ru_stime.tv_usec)) / 1e6;
-    printf("idle: %u capabilities, %.3f s CPU over %ld s asleep: %s\n", rts_n_caps(), cpu, n,
-           cpu < 0.05 * (double)n ? "near zero" : "too much");
+    long runs = 0, most = 0;
+    unsigned asleep = 0;
+    for (unsigned c = 1; c < nc; c++) {
+        TaskSample after;
+        if (!sample_task(cap_tid[c], &after)) {
+            bad++;
+            return RTS_FINISH;
+        }
+        long r = after.runs - before[c].runs;
+        runs += r;
+        if (r > most) most = r;
+        if (after.state == 'S')
+            asleep++;
+    }
+    bool ok = most <= IDLE_MAX_RUNS && asleep == nc - 1;
+    printf("idle: %u capabilities; while main slept %ld s the %u idle ones ran %ld times (at "
+           "most %ld each, %d allowed), %u asleep at the end: %s\n", nc, n, nc - 1, runs, most,
+           IDLE_MAX_RUNS, asleep, ok ? "they slept" : "NOT IDLE");
+    if (!ok) bad++;
     return RTS_FINISH;
 }
 

@@ -178,10 +178,19 @@ static void test_good_words(void)
     CHECK(o.initial_stack == 4 * KB);
     CHECK_EQ_INT(word("-ki1025"), 0); /* rounded up to a word */
     CHECK(o.initial_stack == KB + sizeof(void *));
+#if RTS_PATCH_STACK_CHUNKS
     CHECK_EQ_INT(word("-kc64k"), 0);
     CHECK(o.stack_chunk == 64 * KB);
     CHECK_EQ_INT(word("-kc1k"), 0);
     CHECK(o.stack_chunk == KB);
+    CHECK_EQ_INT(word("-kc1025"), 0); /* rounded up to a word */
+    CHECK(o.stack_chunk == KB + sizeof(void *));
+#else
+    /* Without the patch a well-formed -kc is an error (test_bad_words has the malformed). */
+    bad("-kc64k", "rtslab: -kc64k: stack chunks need a build with --enable-stack-chunks");
+    CHECK(o.stack_chunk == 32 * KB);
+    bad("-kc1k", "rtslab: -kc1k: stack chunks need a build with --enable-stack-chunks");
+#endif
 
     CHECK_EQ_INT(word("-qg"), 0);
     CHECK(!o.par_gc);
@@ -310,8 +319,11 @@ static void test_bad_words(void)
     bad("-K512", "rtslab: -K512: the maximum stack size must be at least 1k");
     bad("-ki100", "rtslab: -ki100: the initial stack size must be at least 1k");
     bad("-ki", "rtslab: bad size in RTS option -ki");
+    /* in every build: a malformed -kc is reported as such, with or without stack chunks */
     bad("-kc512", "rtslab: -kc512: the stack chunk size must be at least 1k");
     bad("-kc1z", "rtslab: bad size in RTS option -kc1z");
+    bad("-kc12q", "rtslab: bad size in RTS option -kc12q");
+    bad("-kc", "rtslab: bad size in RTS option -kc");
     bad("-qgx", "rtslab: bad generation in RTS option -qgx");
     bad("-qb-1", "rtslab: bad generation in RTS option -qb-1");
     bad("-qg256", "rtslab: -qg256: the generation must be at most 255");
@@ -417,6 +429,63 @@ static void test_cmdline(void)
     rts_options_free(&o);
 }
 
+/* Options that only a patch gives meaning to (options.c, Note [Options that need a patch]). */
+static void test_patch_options(void)
+{
+    char out[512];
+
+    /* -qb0 is judged once everything is parsed: a later -qb<gen> or -qb overrides it. */
+    CHECK_EQ_INT(parse_cmdline("-qb0", "prog +RTS -qb1", out, sizeof out), 0);
+    CHECK(o.balance);
+    CHECK_EQ_INT(o.balance_gen, 1);
+    CHECK_EQ_INT(parse_cmdline(NULL, "prog +RTS -qb0 -qb", out, sizeof out), 0);
+    CHECK(!o.balance);
+    CHECK_EQ_INT(parse_cmdline(NULL, "prog +RTS -qb2 -RTS x", out, sizeof out), 0);
+    CHECK_STR(out, "prog x");
+    CHECK_EQ_INT(o.balance_gen, 2);
+#if RTS_PATCH_GEN0_STEAL
+    CHECK_EQ_INT(parse_cmdline(NULL, "prog +RTS -qb0", out, sizeof out), 0);
+    CHECK(o.balance);
+    CHECK_EQ_INT(o.balance_gen, 0);
+    CHECK_EQ_INT(parse_cmdline("-qb0", "prog", out, sizeof out), 0);
+    CHECK_EQ_INT(parse_cmdline(NULL, "prog +RTS -qb1 -qb0", out, sizeof out), 0);
+    CHECK_EQ_INT(o.balance_gen, 0);
+    rts_options_free(&o);
+    rts_options_defaults(&o);
+    CHECK_EQ_INT(rts_options_parse(&o, NULL, NULL, "-qb0", err, sizeof err), 0);
+#else
+    const char *qb0 = "rtslab: -qb0: work stealing in minor GCs needs a build with "
+                      "--enable-gen0-steal";
+    CHECK_EQ_INT(parse_cmdline(NULL, "prog +RTS -qb0", out, sizeof out), -1);
+    CHECK_STR(err, qb0);
+    CHECK_EQ_INT(parse_cmdline("-qb0", "prog", out, sizeof out), -1);
+    CHECK_STR(err, qb0);
+    CHECK_EQ_INT(parse_cmdline(NULL, "prog +RTS -qb1 -qb0", out, sizeof out), -1);
+    CHECK_STR(err, qb0);
+    CHECK_EQ_INT(parse_cmdline(NULL, "prog +RTS -qb00 -RTS a", out, sizeof out), -1);
+    CHECK_STR(err, qb0);
+    rts_options_free(&o);
+    rts_options_defaults(&o);
+    CHECK_EQ_INT(rts_options_parse(&o, NULL, NULL, "-qb0", err, sizeof err), -1);
+    CHECK_STR(err, qb0);
+#endif
+
+    /* -kc: its size first, in every build; then, without the patch, the patch. */
+    CHECK_EQ_INT(parse_cmdline(NULL, "prog +RTS -kc12q", out, sizeof out), -1);
+    CHECK_STR(err, "rtslab: bad size in RTS option -kc12q");
+#if RTS_PATCH_STACK_CHUNKS
+    CHECK_EQ_INT(parse_cmdline("-kc8k", "prog +RTS -kc16k -RTS a", out, sizeof out), 0);
+    CHECK_STR(out, "prog a");
+    CHECK(o.stack_chunk == 16 * KB);
+#else
+    CHECK_EQ_INT(parse_cmdline(NULL, "prog +RTS -kc32k -RTS a", out, sizeof out), -1);
+    CHECK_STR(err, "rtslab: -kc32k: stack chunks need a build with --enable-stack-chunks");
+    CHECK_EQ_INT(parse_cmdline("-kc8k", "prog", out, sizeof out), -1);
+    CHECK_STR(err, "rtslab: -kc8k: stack chunks need a build with --enable-stack-chunks");
+#endif
+    rts_options_free(&o);
+}
+
 /* Reads what `fn` writes to a FILE * into a malloc'd string. */
 static char *capture(void (*fn)(void *))
 {
@@ -447,6 +516,13 @@ static void test_usage_info(void)
             CHECK(0);
         }
     }
+    /* which options need which patch, and whether this build has it */
+    CHECK(strstr(u, "-qb0 needs the gen0-steal patch") != NULL);
+    CHECK(strstr(u, "needs the stack-chunks patch") != NULL);
+    CHECK((strstr(u, "-qb0 needs the gen0-steal patch, not in this build") != NULL)
+          == !RTS_PATCH_GEN0_STEAL);
+    CHECK((strstr(u, "needs the stack-chunks patch, not in this build") != NULL)
+          == !RTS_PATCH_STACK_CHUNKS);
     free(u);
 
     char *info = capture(rts_options_info);
@@ -486,6 +562,7 @@ int main(void)
     test_good_words();
     test_bad_words();
     test_cmdline();
+    test_patch_options();
     test_usage_info();
     rts_options_free(&o);
     return check_done();
