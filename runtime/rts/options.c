@@ -36,6 +36,7 @@
 #include <string.h>
 
 #define RTS_OPT_MAX_CAPS   4096u          /* -N<n>, -qn<n> */
+#define RTS_OPT_MAX_GC_STRESS 1000000000u /* -DG<n> */
 #define RTS_OPT_MAX_GEN    255u           /* -qg<gen>, -qb<gen> */
 #define RTS_OPT_HEAP_GRAIN ((size_t)4096) /* -A, -M round up to this */
 #define RTS_OPT_MIN_STACK  ((size_t)1024) /* -K, -ki, -kc: at least 1k */
@@ -82,6 +83,7 @@ void rts_options_defaults(RtsOptions *o)
     o->eventlog = false;
     o->eventlog_file = NULL;
     o->sanity = false;
+    o->gc_stress = 0;
     o->show_info = false;
     o->show_help = false;
 }
@@ -340,9 +342,19 @@ int rts_options_parse_word(RtsOptions *o, const char *w, char *err, size_t errle
         o->eventlog = true;
         return 0;
     case 'D':
-        if (strcmp(w, "-DS") != 0) break;
-        o->sanity = true;
-        return 0;
+        if (strcmp(w, "-DS") == 0) {
+            o->sanity = true;
+            return 0;
+        }
+        if (w[2] == 'G') {
+            unsigned n;
+            if (parse_uint(w + 3, RTS_OPT_MAX_GC_STRESS, &n) != 0 || n < 1)
+                return fail(err, errlen, "%s: -DG<n> needs a number of allocations from 1 to %u",
+                            w, RTS_OPT_MAX_GC_STRESS);
+            o->gc_stress = n;
+            return 0;
+        }
+        break;
     case '?':
         if (w[2] != '\0') break;
         o->show_help = true;
@@ -503,6 +515,7 @@ void rts_options_usage(void *file)
         "  -l[<file>]    write an eventlog (Perfetto opens it) to <file>\n"
         "                (default <prog>.eventlog)\n"
         "  -DS           sanity-check the whole heap before and after every GC (slow)\n"
+        "  -DG<n>        collector stress: a minor GC every n allocations (slow)\n"
         "\n"
         "An option that needs a patch is an error in a build without it (configure\n"
         "--enable-<patch>); --info lists the patches compiled in.\n",

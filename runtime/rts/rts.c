@@ -35,11 +35,6 @@ void rts_init(int *argc, char ***argv)
     }
     if (rts_opts.max_heap && rts_opts.max_heap < rts_opts.alloc_area)
         rts_die(1, "maximum heap size (-M) is smaller than the allocation area (-A)");
-#if !RTS_PATCH_GEN0_STEAL
-    if (rts_opts.balance && rts_opts.balance_gen == 0)
-        rts_die(1, "-qb0: work stealing in minor GCs needs a build with --enable-gen0-steal");
-#endif
-
     unsigned n = rts_opts.n_caps_auto ? (unsigned)topo_get()->n_logical : rts_opts.n_caps;
     stats_init();
     gc_on_done(stats_gc_done);
