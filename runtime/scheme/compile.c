@@ -20,8 +20,8 @@
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include "rts/vm_api.h"
 #include "scheme/vm.h"
-#include "rts/rts.h"
 
 typedef struct Lam Lam;
 typedef struct Node Node;
@@ -431,7 +431,7 @@ static void emit(Gen *g, int32_t w)
     if (g->n == g->cap) {
         g->cap = g->cap ? 2 * g->cap : 64;
         g->code = realloc(g->code, g->cap * sizeof *g->code);
-        if (!g->code) rts_fatal("out of memory (compiler)");
+        if (!g->code) rtv_fatal("out of memory (compiler)");
     }
     g->code[g->n++] = w;
 }
@@ -454,7 +454,7 @@ static int const_index(Gen *g, Datum *d)
     if (g->nconsts == g->constcap) {
         g->constcap = g->constcap ? 2 * g->constcap : 16;
         g->consts = realloc(g->consts, (size_t)g->constcap * sizeof *g->consts);
-        if (!g->consts) rts_fatal("out of memory (compiler)");
+        if (!g->consts) rtv_fatal("out of memory (compiler)");
     }
     g->consts[g->nconsts] = d;
     return g->nconsts++;
@@ -469,7 +469,7 @@ static const char *system_name(const char *name)
 {
     size_t n = strlen(name);
     char *buf = malloc(n + 6);
-    if (!buf) rts_fatal("out of memory (compiler)");
+    if (!buf) rtv_fatal("out of memory (compiler)");
     memcpy(buf, "%sys:", 5);
     memcpy(buf + 5, name, n + 1);
     const char *r = datum_intern(buf, n + 5);
@@ -587,13 +587,13 @@ static void gen_closure(Gen *g, Lam *l, int dst)
     if (g->nchildren == g->childcap) {
         g->childcap = g->childcap ? 2 * g->childcap : 8;
         g->children = realloc(g->children, (size_t)g->childcap * sizeof *g->children);
-        if (!g->children) rts_fatal("out of memory (compiler)");
+        if (!g->children) rtv_fatal("out of memory (compiler)");
     }
     int idx = g->nchildren;
     g->children[g->nchildren++] = p;
     int mark = g->next;
     int *src = malloc((size_t)(l->nfree + 1) * sizeof *src);
-    if (!src) rts_fatal("out of memory (compiler)");
+    if (!src) rtv_fatal("out of memory (compiler)");
     for (int i = 0; i < l->nfree; i++) {
         Var *v = l->free[i];
         if (v->owner == g->lam) {
@@ -862,7 +862,7 @@ static Proto *gen_lambda(Comp *c, Lam *l)
     emit(&g, OP_HALT);
 
     Proto *p = calloc(1, sizeof *p);
-    if (!p) rts_fatal("out of memory (compiler)");
+    if (!p) rtv_fatal("out of memory (compiler)");
     vm_register_proto(p);
     p->code = g.code;
     p->ncode = g.n;
@@ -881,7 +881,7 @@ static Proto *gen_lambda(Comp *c, Lam *l)
     /* Constants become a heap vector, a GC root for as long as the code lives (forever). */
     p->consts = RTS_FALSE;
     if (g.nconsts) {
-        RtsCap *cap = my_cap;
+        RtsCap *cap = rtv_my_cap();
         rts_add_root(&p->consts);
         p->consts = rts_make_vector(cap, (size_t)g.nconsts, RTS_FALSE);
         for (int i = 0; i < g.nconsts; i++) {

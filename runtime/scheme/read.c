@@ -20,8 +20,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <strings.h>
+#include "rts/vm_api.h"
 #include "scheme/scheme.h"
-#include "rts/rts.h"
 
 #define MAX_DEPTH 10000
 
@@ -70,7 +70,7 @@ static void buf_add(Reader *r, uint32_t c)
     if (r->len == r->buf_size) {
         r->buf_size = r->buf_size ? 2 * r->buf_size : 64;
         r->buf = realloc(r->buf, r->buf_size * sizeof *r->buf);
-        if (!r->buf) rts_fatal("out of memory (reader)");
+        if (!r->buf) rtv_fatal("out of memory (reader)");
     }
     r->buf[r->len++] = c;
 }
@@ -246,7 +246,7 @@ static Token read_string(Reader *r, Datum **out, int line, int col)
 static Datum *symbol_from_buf(Reader *r, int line, int col)
 {
     char *name = malloc(4 * r->len + 1);
-    if (!name) rts_fatal("out of memory (reader)");
+    if (!name) rtv_fatal("out of memory (reader)");
     size_t n = buf_utf8(r, name, 4 * r->len + 1);
     Datum *d = new_symbol(r, name, n, line, col);
     free(name);
@@ -466,7 +466,7 @@ static bool push(Reader *r, const Frame *f)
     if (r->depth == r->stack_size) {
         r->stack_size = r->stack_size ? 2 * r->stack_size : 32;
         r->stack = realloc(r->stack, r->stack_size * sizeof *r->stack);
-        if (!r->stack) rts_fatal("out of memory (reader)");
+        if (!r->stack) rtv_fatal("out of memory (reader)");
     }
     r->stack[r->depth++] = *f;
     return true;
@@ -675,7 +675,7 @@ static bool parse_uint(const char *d, size_t n, int radix, uint64_t limit, uint6
         if (v > (limit - dv) / (uint64_t)radix) {
             if (radix == 10) {
                 char *text = malloc(n + 1);
-                if (!text) rts_fatal("out of memory (reader)");
+                if (!text) rtv_fatal("out of memory (reader)");
                 memcpy(text, d, n);
                 text[n] = 0;
                 *x = strtod(text, NULL);
@@ -796,7 +796,7 @@ int sch_parse_number(const uint32_t *s, size_t n, int radix, intptr_t *fix, doub
     }
     if (i == n) return 0;
     char small[128], *t = n - i < sizeof small ? small : malloc(n - i + 1);
-    if (!t) rts_fatal("out of memory (reader)");
+    if (!t) rtv_fatal("out of memory (reader)");
     size_t k = 0;
     for (; i < n && s[i] > 0 && s[i] < 0x80; i++)
         t[k++] = (char)s[i];
