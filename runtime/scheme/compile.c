@@ -39,6 +39,7 @@ typedef struct Var {
 struct Lam {
     Lam  *parent;
     const char *name;
+    const char *file;
     int   line, col;
     Var **params;
     int   nparams;
@@ -73,11 +74,11 @@ typedef struct Scope { const char *name; Var *var; struct Scope *next; } Scope;
 
 typedef struct Comp {
     DArena *a;
-    const char *file;
     bool system;
     SchCompileError *err;
     jmp_buf fail;
-    int line, col;
+    const char *file;           /* the position of the form being converted: an included */
+    int line, col;              /* file's forms carry its name (Note [Include]) */
     const char **redefined;     /* globals this unit defines or assigns */
     int nredefined;
     int depth;                  /* Note [Compiler depth] */
@@ -257,6 +258,7 @@ static Node *convert_lambda(Comp *c, Datum *d, Scope *s, Lam *cur, const char *n
     Lam *l = cnew(c, sizeof *l);
     l->parent = cur;
     l->name = name;
+    l->file = d->line ? d->file : c->file;
     l->line = d->line ? d->line : c->line;
     l->col = d->line ? d->col : c->col;
     Datum *formals = dcar(dcdr(d));
@@ -333,8 +335,9 @@ static Node *convert_let(Comp *c, Datum *d, Scope *s, Lam *cur, bool rec)
 
 static Node *convert(Comp *c, Datum *d, Scope *s, Lam *cur, bool toplevel)
 {
+    const char *file = c->file;
     int line = c->line, col = c->col;
-    if (d->line) { c->line = d->line; c->col = d->col; }
+    if (d->line) { c->file = d->file; c->line = d->line; c->col = d->col; }
     if (++c->depth > MAX_DEPTH)
         cfail(c, "%s", "nesting too deep (more than " STR(MAX_DEPTH) " levels of expressions)");
     Node *r;
@@ -407,6 +410,7 @@ static Node *convert(Comp *c, Datum *d, Scope *s, Lam *cur, bool toplevel)
         }
     }
     c->depth--;
+    c->file = file;
     c->line = line;
     c->col = col;
     return r;
@@ -875,7 +879,7 @@ static Proto *gen_lambda(Comp *c, Lam *l)
     p->children = g.children;
     p->nchildren = g.nchildren;
     p->name = l->name ? datum_intern(l->name, strlen(l->name)) : NULL;
-    p->file = datum_intern(c->file, strlen(c->file));
+    p->file = datum_intern(l->file, strlen(l->file));
     p->line = l->line;
     p->col = l->col;
     /* Constants become a heap vector, a GC root for as long as the code lives (forever). */
@@ -926,6 +930,7 @@ Proto *sch_compile_toplevel(Datum *forms, const char *file, bool system, SchComp
         scan_redefinitions(expanded, S_define, S_set, S_quote);
     Lam *top = cnew(&c, sizeof *top);
     top->name = "<top level>";
+    top->file = file;
     top->line = forms->kind == D_PAIR ? dcar(forms)->line : 1;
     top->col = 1;
     Datum *body = expanded == DNIL ? DUNSPEC

@@ -131,6 +131,7 @@ Datum *datum_new(DArena *a, DatumKind k, int line, int col)
 Datum *datum_cons(DArena *a, Datum *car, Datum *cdr)
 {
     Datum *d = datum_new(a, D_PAIR, car->line, car->col);
+    d->file = car->file;
     d->u.pair.car = car;
     d->u.pair.cdr = cdr;
     return d;

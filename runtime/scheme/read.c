@@ -41,6 +41,7 @@ typedef struct Frame {
 typedef struct Reader {
     DArena *a;
     SchPort *in;
+    const char *file;          /* the port's name, copied into the arena */
     SchReadError *err;
     Frame *stack;
     size_t depth, stack_size;
@@ -111,7 +112,9 @@ static bool looks_numeric(const uint32_t *s, size_t n)
 
 static Datum *new_datum(Reader *r, DatumKind k, int line, int col)
 {
-    return datum_new(r->a, k, line, col);
+    Datum *d = datum_new(r->a, k, line, col);
+    d->file = r->file;
+    return d;
 }
 
 static Datum *new_symbol(Reader *r, const char *name, size_t n, int line, int col)
@@ -475,6 +478,7 @@ static bool push(Reader *r, const Frame *f)
 static void append(Reader *r, Frame *f, Datum *d, int line, int col)
 {
     Datum *cell = datum_cons(r->a, d, DNIL);
+    cell->file = r->file;
     cell->line = line;
     cell->col = col;
     if (f->head) f->tail->u.pair.cdr = cell;
@@ -510,6 +514,7 @@ static Datum *close_frame(Reader *r, uint32_t close, int *linep, int *colp)
     if (f->kind == F_LIST) {
         d = elems;
         if (f->head) {
+            d->file = r->file;
             d->line = f->line;
             d->col = f->col;
         }
@@ -546,6 +551,7 @@ static bool deliver(Reader *r, Datum *d, int line, int col, Datum **done)
             Datum *sym = new_datum(r, D_SYM, f->line, f->col);
             sym->u.sym = f->sym;
             Datum *arg = datum_cons(r->a, d, DNIL);
+            arg->file = r->file;
             arg->line = line;
             arg->col = col;
             d = datum_cons(r->a, sym, arg);
@@ -599,7 +605,9 @@ static void unterminated(Reader *r)
 
 Datum *sch_read(DArena *a, SchPort *in, SchReadError *err)
 {
-    Reader r = { .a = a, .in = in, .err = err };
+    const char *name = sch_port_name(in);
+    size_t n = strlen(name) + 1;
+    Reader r = { .a = a, .in = in, .err = err, .file = memcpy(datum_alloc(a, n), name, n) };
     err->msg[0] = 0;
     err->line = err->col = 0;
     Datum *result = NULL;

@@ -19,7 +19,7 @@
  *   prim_data.c  lists, vectors, strings, chars, symbols, bytevectors
  *   prim_port.c  the port procedures (read, write, display, files, ...)
  *   vm.c         the bytecode VM, whose frames live on the runtime's thread stacks (vm.h)
- *   expand.c     derived forms to core forms
+ *   expand.c     derived forms to core forms, include
  *   compile.c    core forms to the VM's bytecode
  *   prim_ctl.c   control, threads, MVars, errors, time, the process; start-up (sch_boot)
  *   prelude.scm  the library written in Scheme, compiled at start-up
@@ -246,7 +246,8 @@ typedef enum {
 typedef struct Datum Datum;
 struct Datum {
     DatumKind kind;
-    int line, col;                  /* 0 when made by the expander */
+    int line, col;                  /* 0: no position */
+    const char *file;               /* the source file's name when line is not 0 */
     union {
         bool      b;
         intptr_t  fix;
@@ -269,7 +270,7 @@ void   *datum_alloc(DArena *a, size_t bytes);          /* zeroed */
 const char *datum_intern(const char *s, size_t n);
 
 Datum *datum_new(DArena *a, DatumKind k, int line, int col);
-Datum *datum_cons(DArena *a, Datum *car, Datum *cdr);
+Datum *datum_cons(DArena *a, Datum *car, Datum *cdr);   /* at car's position */
 Datum *datum_sym(DArena *a, const char *name);         /* name is interned here */
 Datum *datum_fix(DArena *a, intptr_t n);
 extern Datum datum_nil_, datum_true_, datum_false_, datum_unspec_;
@@ -295,7 +296,8 @@ typedef struct SchReadError {
     int line, col;
 } SchReadError;
 /* Reads one datum. Returns NULL at the end of the input with err->msg empty, or NULL with
- * err->msg set (and its position) on a syntax error. Datums carry their positions. */
+ * err->msg set (and its position) on a syntax error. Datums carry their positions, and the
+ * port's name as their file. */
 Datum *sch_read(DArena *a, SchPort *in, SchReadError *err);
 /* Number syntax (R7RS, without exactness prefixes beyond #e/#i, radix prefixes #x #b #o #d):
  * returns 0 if s is not a number, 1 with *fix set for an exact integer (fixnum range),

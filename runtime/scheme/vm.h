@@ -148,8 +148,12 @@ Proto *sch_compile_toplevel(Datum *forms, const char *file, bool system, SchComp
 Value sch_boot(RtsCap *cap);
 /* The program's command line, for (command-line). */
 void sch_set_command_line(int argc, char **argv);
-/* Derived forms to core forms (expand.c); NULL with err set on bad syntax. */
+/* Derived forms to core forms (expand.c); NULL with err set on bad syntax. `file` names
+ * the unit, for the datums that have no position. */
 Datum *sch_expand(DArena *a, Datum *form, SchCompileError *err, const char *file);
+/* Whether (include "file" ...) may read files (true unless turned off): the fuzzing harness
+ * turns it off, so that no input makes the compiler read a file (Note [Include]). */
+extern bool sch_include_enabled;
 
 
 #endif

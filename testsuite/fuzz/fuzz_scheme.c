@@ -12,6 +12,8 @@
  * reads and compiles it and returns; the first call boots the Scheme layer (sch_boot:
  * symbols, record types, primitives; the prelude thunk it returns is not run -- compiling
  * needs none of it). rts_run_main may be called again after the main thread finished.
+ * `include` is turned off (sch_include_enabled): an input must not make the compiler read
+ * files (/dev/zero, or whatever else a path names); it is a syntax error here.
  *
  * Two builds of this file:
  *   libFuzzer (clang -fsanitize=fuzzer,...; `make fuzz`): LLVMFuzzerInitialize starts the
@@ -231,6 +233,7 @@ static void start_runtime(void)
     int argc = 4;
     char **argv = args;
     rts_init(&argc, &argv);
+    sch_include_enabled = false;
     input = NULL;
     rts_run_main(fuzz_frame, 1);      /* boots */
 }
