@@ -14,7 +14,7 @@
  * (include "file" ...) is the forms of the files, in order, as one (begin ...), spliced into
  * a body or the top level like any begin (R7RS 4.1.7). A relative name is taken from the
  * directory of the file that holds the include form, not from the current directory (as
- * in Chibi and Guile), so a program can include its library wherever it is run from. The
+ * Guile does), so a program can include its library wherever it is run from. The
  * forms read carry their file's name in their positions: errors in them, and backtraces
  * through the procedures they define, name that file. Includes nest at most MAX_INCLUDES
  * deep (a file that includes itself would never end). A program that cannot be trusted to

@@ -214,7 +214,7 @@ int32_t  sch_port_peekc(SchPort *p);
 /* Whether a character (or the end) can be read without blocking. */
 bool     sch_port_char_ready(SchPort *p);
 /* Reads up to max characters, stopping after a newline if `line` (the line's "\n" or
- * "\r\n" is dropped): malloc'd, *n of them; NULL when the input had ended before any. */
+ * "\r\n" is dropped): malloc'd, *n of them; NULL when max > 0 and the input had ended. */
 uint32_t *sch_port_read_chars(SchPort *p, size_t max, bool line, size_t *n);
 void     sch_port_putc(SchPort *p, uint32_t c);
 void     sch_port_puts(SchPort *p, const char *utf8);
