@@ -3,7 +3,8 @@ test driver (driver.py).
 
 Programs
 --------
-A benchmark is testsuite/bench/GROUP/NAME.scm whose first lines are a comment header:
+A benchmark is testsuite/bench/GROUP/NAME.scm whose first lines are a comment header
+(GROUP is not `lib`: testsuite/bench/lib/ holds files that programs include):
 
     ;; NAME: what it computes and what it stresses
     ;; quick: ARGS        command-line arguments for each size
@@ -82,7 +83,7 @@ def discover(src):
     progs = []
     for group in sorted(os.listdir(root)):
         gdir = os.path.join(root, group)
-        if not os.path.isdir(gdir):
+        if group == "lib" or not os.path.isdir(gdir):
             continue
         for fname in sorted(os.listdir(gdir)):
             if fname.endswith(".scm"):

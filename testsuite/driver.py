@@ -362,7 +362,11 @@ def bench_tests(src):
     for prog in benchlib.discover(src):
         with open(prog.path, encoding="utf-8") as f:
             text = f.read()
-            uses_threads = "(fork" in text or "(future" in text
+        # ... and the files it includes, named relative to its directory (lib/par.scm forks)
+        for name in re.findall(r'\(include\s+"([^"]+)"', text):
+            with open(os.path.join(os.path.dirname(prog.path), name), encoding="utf-8") as f:
+                text += f.read()
+        uses_threads = "(fork" in text or "(future" in text
         for run, opts, threaded_only in BENCH_RUNS:
             if threaded_only and not uses_threads:
                 continue

@@ -106,12 +106,12 @@ static RtsStep repl_read(RtsCap *cap)
         datum_arena_free(a);
         if (thunk == RTS_FALSE)
             continue;
-        size_t mark = cap_lroots_mark(cap);
-        Value *t = cap_lroot(cap, thunk);
+        size_t mark = sch_mark(cap);
+        Value *t = sch_protect(cap, thunk);
         Value run = sch_symbol_value(sch_intern(cap, "%sys:%repl-run", 14));
         set_state(cap, ST_REPL_PRINT);
         vm_push_call1(cap, run, *t);
-        cap_lroots_release(cap, mark);
+        sch_release(cap, mark);
         return RTS_NEXT;
     }
 }

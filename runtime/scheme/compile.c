@@ -20,8 +20,8 @@
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include "rts/vm_api.h"
 #include "scheme/vm.h"
-#include "rts/rts.h"
 
 typedef struct Lam Lam;
 typedef struct Node Node;
@@ -39,6 +39,7 @@ typedef struct Var {
 struct Lam {
     Lam  *parent;
     const char *name;
+    const char *file;
     int   line, col;
     Var **params;
     int   nparams;
@@ -73,11 +74,11 @@ typedef struct Scope { const char *name; Var *var; struct Scope *next; } Scope;
 
 typedef struct Comp {
     DArena *a;
-    const char *file;
     bool system;
     SchCompileError *err;
     jmp_buf fail;
-    int line, col;
+    const char *file;           /* the position of the form being converted: an included */
+    int line, col;              /* file's forms carry its name (Note [Include]) */
     const char **redefined;     /* globals this unit defines or assigns */
     int nredefined;
     int depth;                  /* Note [Compiler depth] */
@@ -257,6 +258,7 @@ static Node *convert_lambda(Comp *c, Datum *d, Scope *s, Lam *cur, const char *n
     Lam *l = cnew(c, sizeof *l);
     l->parent = cur;
     l->name = name;
+    l->file = d->line ? d->file : c->file;
     l->line = d->line ? d->line : c->line;
     l->col = d->line ? d->col : c->col;
     Datum *formals = dcar(dcdr(d));
@@ -333,8 +335,9 @@ static Node *convert_let(Comp *c, Datum *d, Scope *s, Lam *cur, bool rec)
 
 static Node *convert(Comp *c, Datum *d, Scope *s, Lam *cur, bool toplevel)
 {
+    const char *file = c->file;
     int line = c->line, col = c->col;
-    if (d->line) { c->line = d->line; c->col = d->col; }
+    if (d->line) { c->file = d->file; c->line = d->line; c->col = d->col; }
     if (++c->depth > MAX_DEPTH)
         cfail(c, "%s", "nesting too deep (more than " STR(MAX_DEPTH) " levels of expressions)");
     Node *r;
@@ -407,6 +410,7 @@ static Node *convert(Comp *c, Datum *d, Scope *s, Lam *cur, bool toplevel)
         }
     }
     c->depth--;
+    c->file = file;
     c->line = line;
     c->col = col;
     return r;
@@ -431,7 +435,7 @@ static void emit(Gen *g, int32_t w)
     if (g->n == g->cap) {
         g->cap = g->cap ? 2 * g->cap : 64;
         g->code = realloc(g->code, g->cap * sizeof *g->code);
-        if (!g->code) rts_fatal("out of memory (compiler)");
+        if (!g->code) rtv_fatal("out of memory (compiler)");
     }
     g->code[g->n++] = w;
 }
@@ -454,7 +458,7 @@ static int const_index(Gen *g, Datum *d)
     if (g->nconsts == g->constcap) {
         g->constcap = g->constcap ? 2 * g->constcap : 16;
         g->consts = realloc(g->consts, (size_t)g->constcap * sizeof *g->consts);
-        if (!g->consts) rts_fatal("out of memory (compiler)");
+        if (!g->consts) rtv_fatal("out of memory (compiler)");
     }
     g->consts[g->nconsts] = d;
     return g->nconsts++;
@@ -469,7 +473,7 @@ static const char *system_name(const char *name)
 {
     size_t n = strlen(name);
     char *buf = malloc(n + 6);
-    if (!buf) rts_fatal("out of memory (compiler)");
+    if (!buf) rtv_fatal("out of memory (compiler)");
     memcpy(buf, "%sys:", 5);
     memcpy(buf + 5, name, n + 1);
     const char *r = datum_intern(buf, n + 5);
@@ -587,13 +591,13 @@ static void gen_closure(Gen *g, Lam *l, int dst)
     if (g->nchildren == g->childcap) {
         g->childcap = g->childcap ? 2 * g->childcap : 8;
         g->children = realloc(g->children, (size_t)g->childcap * sizeof *g->children);
-        if (!g->children) rts_fatal("out of memory (compiler)");
+        if (!g->children) rtv_fatal("out of memory (compiler)");
     }
     int idx = g->nchildren;
     g->children[g->nchildren++] = p;
     int mark = g->next;
     int *src = malloc((size_t)(l->nfree + 1) * sizeof *src);
-    if (!src) rts_fatal("out of memory (compiler)");
+    if (!src) rtv_fatal("out of memory (compiler)");
     for (int i = 0; i < l->nfree; i++) {
         Var *v = l->free[i];
         if (v->owner == g->lam) {
@@ -862,7 +866,7 @@ static Proto *gen_lambda(Comp *c, Lam *l)
     emit(&g, OP_HALT);
 
     Proto *p = calloc(1, sizeof *p);
-    if (!p) rts_fatal("out of memory (compiler)");
+    if (!p) rtv_fatal("out of memory (compiler)");
     vm_register_proto(p);
     p->code = g.code;
     p->ncode = g.n;
@@ -875,13 +879,13 @@ static Proto *gen_lambda(Comp *c, Lam *l)
     p->children = g.children;
     p->nchildren = g.nchildren;
     p->name = l->name ? datum_intern(l->name, strlen(l->name)) : NULL;
-    p->file = datum_intern(c->file, strlen(c->file));
+    p->file = datum_intern(l->file, strlen(l->file));
     p->line = l->line;
     p->col = l->col;
     /* Constants become a heap vector, a GC root for as long as the code lives (forever). */
     p->consts = RTS_FALSE;
     if (g.nconsts) {
-        RtsCap *cap = cap_self;
+        RtsCap *cap = rtv_my_cap();
         rts_add_root(&p->consts);
         p->consts = rts_make_vector(cap, (size_t)g.nconsts, RTS_FALSE);
         for (int i = 0; i < g.nconsts; i++) {
@@ -926,6 +930,7 @@ Proto *sch_compile_toplevel(Datum *forms, const char *file, bool system, SchComp
         scan_redefinitions(expanded, S_define, S_set, S_quote);
     Lam *top = cnew(&c, sizeof *top);
     top->name = "<top level>";
+    top->file = file;
     top->line = forms->kind == D_PAIR ? dcar(forms)->line : 1;
     top->col = 1;
     Datum *body = expanded == DNIL ? DUNSPEC

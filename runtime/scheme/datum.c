@@ -2,8 +2,8 @@
  * with source positions; and their conversion to and from heap values. */
 #include <pthread.h>
 #include <stdlib.h>
+#include "rts/vm_api.h"
 #include "scheme/scheme.h"
-#include "rts/rts.h"
 
 Datum datum_nil_     = { .kind = D_NIL };
 Datum datum_true_    = { .kind = D_BOOL, .u.b = true };
@@ -18,7 +18,7 @@ struct DArena { Chunk *head; };
 DArena *datum_arena_new(void)
 {
     DArena *a = calloc(1, sizeof *a);
-    if (!a) rts_fatal("out of memory (datum arena)");
+    if (!a) rtv_fatal("out of memory (datum arena)");
     return a;
 }
 
@@ -39,7 +39,7 @@ void *datum_alloc(DArena *a, size_t bytes)
     if (!c || c->size - c->used < bytes) {
         size_t size = bytes > 64 * 1024 ? bytes : 64 * 1024;
         c = malloc(sizeof *c + size);
-        if (!c) rts_fatal("out of memory (datum arena)");
+        if (!c) rtv_fatal("out of memory (datum arena)");
         c->size = size;
         c->used = 0;
         c->next = a->head;
@@ -77,7 +77,7 @@ static void names_grow(void)
 {
     size_t ncap = names_cap ? 2 * names_cap : 1024;
     char **nn = calloc(ncap, sizeof *nn);
-    if (!nn) rts_fatal("out of memory (symbol names)");
+    if (!nn) rtv_fatal("out of memory (symbol names)");
     for (size_t i = 0; i < names_cap; i++) {
         if (!names[i]) continue;
         size_t j = hash_bytes(names[i], interned_len(names[i])) & (ncap - 1);
@@ -106,7 +106,7 @@ const char *datum_intern(const char *s, size_t n)
         }
     }
     char *block = malloc(sizeof n + n + 1);
-    if (!block) rts_fatal("out of memory (symbol names)");
+    if (!block) rtv_fatal("out of memory (symbol names)");
     memcpy(block, &n, sizeof n);
     memcpy(block + sizeof n, s, n);
     block[sizeof n + n] = 0;
@@ -131,6 +131,7 @@ Datum *datum_new(DArena *a, DatumKind k, int line, int col)
 Datum *datum_cons(DArena *a, Datum *car, Datum *cdr)
 {
     Datum *d = datum_new(a, D_PAIR, car->line, car->col);
+    d->file = car->file;
     d->u.pair.car = car;
     d->u.pair.cdr = cdr;
     return d;
@@ -195,7 +196,7 @@ Value sch_datum_to_value(RtsCap *cap, const Datum *d)
         for (; p->kind == D_PAIR; p = dcdr(p))
             n++;
         const Datum **items = malloc(n * sizeof *items);
-        if (!items) rts_fatal("out of memory");
+        if (!items) rtv_fatal("out of memory");
         p = d;
         for (size_t i = 0; i < n; i++, p = dcdr(p))
             items[i] = dcar(p);

@@ -10,6 +10,16 @@
  * %-prefixed aliases (%memv, %cons, ...) that programs do not redefine; the expander is not
  * hygienic otherwise (a local variable named like a special form shadows nothing).
  *
+ * Note [Include]
+ * (include "file" ...) is the forms of the files, in order, as one (begin ...), spliced into
+ * a body or the top level like any begin (R7RS 4.1.7). A relative name is taken from the
+ * directory of the file that holds the include form, not from the current directory (as
+ * Guile does), so a program can include its library wherever it is run from. The
+ * forms read carry their file's name in their positions: errors in them, and backtraces
+ * through the procedures they define, name that file. Includes nest at most MAX_INCLUDES
+ * deep (a file that includes itself would never end). A program that cannot be trusted to
+ * read files (the fuzzer's inputs) is compiled with sch_include_enabled off.
+ *
  * Note [Expander depth]
  * The expander recurses on the nesting of the forms it expands (expand) and on the chains
  * that become nested code (cond and case clauses, let-values bindings, quasiquote
@@ -18,6 +28,7 @@
  * reader admits 10000 levels of datums, more than the C stack holds here under ASan. The
  * compiler (compile.c) bounds the nesting of what it is given likewise.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include "scheme/vm.h"
@@ -25,16 +36,18 @@
 typedef struct Ex {
     DArena *a;
     SchCompileError *err;
-    const char *file;
     jmp_buf fail;
-    int line, col;              /* the position of the form being expanded */
+    const char *file;           /* the position of the form being expanded */
+    int line, col;
     int depth;                  /* Note [Expander depth] */
+    int includes;               /* includes being expanded (Note [Include]) */
     const Datum **uq_key;       /* has_unquote's answers so far (open addressing) */
     bool *uq_val;
     size_t uq_cap, uq_n;
 } Ex;
 
 #define MAX_DEPTH 2000
+#define MAX_INCLUDES 64
 #define STR_(n) #n
 #define STR(n) STR_(n)
 
@@ -43,7 +56,7 @@ static const char *S_quote, *S_quasiquote, *S_unquote, *S_unquote_splicing, *S_l
     *S_and, *S_or, *S_when, *S_unless, *S_cond, *S_case, *S_else, *S_arrow, *S_do,
     *S_define_record_type, *S_delay, *S_delay_force, *S_make_promise_lazy, *S_guard,
     *S_let_values, *S_letstar_values, *S_define_values, *S_receive, *S_case_lambda,
-    *S_parameterize, *S_import, *S_assert, *S_dot3, *S_define_syntax;
+    *S_parameterize, *S_import, *S_assert, *S_dot3, *S_define_syntax, *S_include;
 
 static void init_names(void)
 {
@@ -61,16 +74,29 @@ static void init_names(void)
     N(S_define_values, "define-values"); N(S_receive, "receive");
     N(S_case_lambda, "case-lambda"); N(S_parameterize, "parameterize");
     N(S_import, "import"); N(S_assert, "assert"); N(S_dot3, "..."); N(S_define_syntax, "define-syntax");
+    N(S_include, "include");
 #undef N
+}
+
+static void __attribute__((noreturn)) fail_at(Ex *x, const char *file, int line, int col,
+                                              const char *msg)
+{
+    snprintf(x->err->msg, sizeof x->err->msg, "%s:%d:%d: %s", file, line, col, msg);
+    longjmp(x->fail, 1);
+}
+
+/* A syntax error at datum `at` (or at the form being expanded when `at` has no position). */
+static void __attribute__((noreturn)) fail_msg(Ex *x, const Datum *at, const char *msg)
+{
+    if (at && at->line) fail_at(x, at->file, at->line, at->col, msg);
+    fail_at(x, x->file, x->line, x->col, msg);
 }
 
 static void __attribute__((noreturn)) fail(Ex *x, const Datum *at, const char *fmt, const char *what)
 {
-    int line = at && at->line ? at->line : x->line, col = at && at->line ? at->col : x->col;
     char msg[200];
     snprintf(msg, sizeof msg, fmt, what);
-    snprintf(x->err->msg, sizeof x->err->msg, "%s:%d:%d: %s", x->file, line, col, msg);
-    longjmp(x->fail, 1);
+    fail_msg(x, at, msg);
 }
 
 /* One level deeper (Note [Expander depth]); the caller decrements x->depth when done. */
@@ -85,6 +111,7 @@ static void deeper(Ex *x, const Datum *at)
 static Datum *sym(Ex *x, const char *interned)
 {
     Datum *d = datum_new(x->a, D_SYM, x->line, x->col);
+    d->file = x->file;
     d->u.sym = interned;
     return d;
 }
@@ -93,6 +120,7 @@ static Datum *isym(Ex *x, const char *text) { return sym(x, datum_intern(text, s
 static Datum *cons(Ex *x, Datum *a, Datum *b)
 {
     Datum *d = datum_new(x->a, D_PAIR, x->line, x->col);
+    d->file = x->file;
     d->u.pair.car = a;
     d->u.pair.cdr = b;
     return d;
@@ -578,6 +606,67 @@ static Datum *case_lambda(Ex *x, Datum *d)
     return expand(x, list3(x, sym(x, S_lambda), args, body));
 }
 
+/* --- include (Note [Include]) ---------------------------------------------------------------------- */
+
+bool sch_include_enabled = true;
+
+/* The file that `name` names from the file `from`, in the arena. */
+static const char *include_path(Ex *x, const char *from, const char *name)
+{
+    const char *slash = strrchr(from, '/');
+    size_t dir = name[0] == '/' || !slash ? 0 : (size_t)(slash - from) + 1, n = strlen(name);
+    char *path = datum_alloc(x->a, dir + n + 1);
+    memcpy(path, from, dir);
+    memcpy(path + dir, name, n + 1);
+    return path;
+}
+
+/* The file name in the string datum s (UTF-8, in the arena), or NULL if it is empty or
+ * holds a NUL. */
+static const char *file_name(Ex *x, const Datum *s)
+{
+    if (s->kind != D_STR || s->u.str.n == 0) return NULL;
+    char *name = datum_alloc(x->a, 4 * s->u.str.n + 1), *end = name;
+    for (size_t i = 0; i < s->u.str.n; i++) {
+        if (!s->u.str.s[i]) return NULL;
+        end += sch_utf8_encode(s->u.str.s[i], end);
+    }
+    return name;
+}
+
+static Datum *include(Ex *x, Datum *d)
+{
+    need_list(x, d, 2, "include");
+    if (x->includes == MAX_INCLUDES)
+        fail(x, d, "%s: nested more than " STR(MAX_INCLUDES) " deep (does a file include itself?)", "include");
+    Datum *forms = DNIL, **tail = &forms;
+    for (Datum *l = dcdr(d); l != DNIL; l = dcdr(l)) {
+        const char *name = file_name(x, dcar(l));
+        if (!name) fail(x, dcar(l), "%s: expected a file name (a string)", "include");
+        if (!sch_include_enabled) fail(x, dcar(l), "%s: reading files is disabled", "include");
+        const char *path = include_path(x, x->file, name);
+        SchPort *in = sch_port_open_file_in(path);
+        if (!in) {
+            char msg[300];
+            snprintf(msg, sizeof msg, "include: cannot open %s: %s", path, strerror(errno));
+            fail_msg(x, dcar(l), msg);
+        }
+        SchReadError err;
+        for (Datum *f; (f = sch_read(x->a, in, &err));) {
+            *tail = datum_cons(x->a, f, DNIL);
+            tail = &(*tail)->u.pair.cdr;
+        }
+        sch_port_close(in);
+        if (err.msg[0]) fail_at(x, path, err.line, err.col, err.msg);
+    }
+    x->includes++;
+    Datum *r = expand(x, cons(x, sym(x, S_begin), forms));
+    x->includes--;
+    return r;
+}
+
+/* --- the dispatch -------------------------------------------------------------------------------------- */
+
 static Datum *expand_pair(Ex *x, Datum *d)
 {
     Datum *h = dcar(d);
@@ -735,14 +824,16 @@ static Datum *expand_pair(Ex *x, Datum *d)
         return expand(x, list4(x, sym(x, S_if), a1, DUNSPEC, list3(x, isym(x, "%error"), m, quote(x, a1))));
     }
     if (s == S_import) return DUNSPEC;
+    if (s == S_include) return include(x, d);
     if (s == S_define_syntax) fail(x, d, "%s: macros are not supported", s);
     return expand_list(x, d);
 }
 
 static Datum *expand(Ex *x, Datum *d)
 {
+    const char *file = x->file;
     int line = x->line, col = x->col;
-    if (d->line) { x->line = d->line; x->col = d->col; }
+    if (d->line) { x->file = d->file; x->line = d->line; x->col = d->col; }
     deeper(x, d);
     Datum *r;
     switch (d->kind) {
@@ -752,6 +843,7 @@ static Datum *expand(Ex *x, Datum *d)
     default:     r = d; break;
     }
     x->depth--;
+    x->file = file;
     x->line = line;
     x->col = col;
     return r;

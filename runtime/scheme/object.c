@@ -1,12 +1,11 @@
 /* Scheme objects: strings, symbols and their table, records and the built-in record types,
- * error objects and the raising of errors from C. */
+ * globals, error objects and the raising of errors from C. */
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include "rts/vm_api.h"
 #include "scheme/scheme.h"
-#include "scheme/vm.h"
-#include "sync/spinlock.h"
-#include "rts/rts.h"
 
 Value sch_rtd_values = RTS_FALSE, sch_rtd_error = RTS_FALSE,
       sch_rtd_port = RTS_FALSE, sch_rtd_cont = RTS_FALSE;
@@ -48,7 +47,7 @@ static uint32_t utf8_decode(const uint8_t *s, size_t n, size_t *used)
 Value sch_string_from_utf8(RtsCap *cap, const char *s, size_t n)
 {
     uint32_t *tmp = malloc((n + 1) * sizeof *tmp);
-    if (!tmp) rts_fatal("out of memory");
+    if (!tmp) rtv_fatal("out of memory");
     size_t k = 0;
     for (size_t i = 0; i < n;) {
         size_t used;
@@ -79,7 +78,7 @@ char *sch_string_to_utf8(Value s, size_t *n)
     size_t len = sch_string_len(s);
     const uint32_t *d = sch_string_data(s);
     char *out = malloc(len * 4 + 1);
-    if (!out) rts_fatal("out of memory");
+    if (!out) rtv_fatal("out of memory");
     size_t k = 0;
     for (size_t i = 0; i < len; i++)
         k += sch_utf8_encode(d[i], out + k);
@@ -97,7 +96,7 @@ char *sch_string_to_utf8(Value s, size_t *n)
  */
 #define SYM_BUCKETS 8192
 static Value sym_table = RTS_FALSE;
-static SpinLock sym_lock = { .name = "symbols" };
+static RtvLock sym_lock = RTV_LOCK_INIT("symbols");
 
 static uint64_t name_hash(const char *s, size_t n)
 {
@@ -134,19 +133,19 @@ Value sch_intern(RtsCap *cap, const char *utf8, size_t n)
     size_t i = name_hash(utf8, n) % SYM_BUCKETS;
     /* The common case, an existing symbol, allocates nothing. A GC may move objects but
      * cannot run in this window: nothing here allocates or reaches a safe point. */
-    spin_lock(&sym_lock);
+    rtv_lock(&sym_lock);
     Value found = bucket_find(rts_field(sym_table, i), utf8, n);
-    spin_unlock(&sym_lock);
+    rtv_unlock(&sym_lock);
     if (found != RTS_FALSE)
         return found;
     /* utf8 may point into the heap (a string's contents): copy it before allocating. */
     char *copy = malloc(n + 1);
-    if (!copy) rts_fatal("out of memory");
+    if (!copy) rtv_fatal("out of memory");
     memcpy(copy, utf8, n);
     size_t mark = sch_mark(cap);
     Value *sym = sch_protect(cap, sch_make_symbol_uninterned(cap, copy, n));
     Value cell = rts_cons(cap, *sym, RTS_NIL);
-    spin_lock(&sym_lock);
+    rtv_lock(&sym_lock);
     Value b = rts_field(sym_table, i);
     found = bucket_find(b, copy, n);
     if (found == RTS_FALSE) {
@@ -154,7 +153,7 @@ Value sch_intern(RtsCap *cap, const char *utf8, size_t n)
         rts_set_field(cap, sym_table, i, cell);
         found = rts_car(cell);
     }
-    spin_unlock(&sym_lock);
+    rtv_unlock(&sym_lock);
     sch_release(cap, mark);
     free(copy);
     return found;
@@ -197,6 +196,21 @@ static Value builtin_rtd(RtsCap *cap, const char *name, Value *root)
     return *root;
 }
 
+/* --- globals ------------------------------------------------------------------------------------- */
+
+void sch_define_global(RtsCap *cap, const char *name, Value v)
+{
+    size_t mark = sch_mark(cap);
+    Value *vp = sch_protect(cap, v);
+    Value sym = sch_intern(cap, name, strlen(name));
+    rts_set_field(cap, sym, SYM_VALUE, *vp);
+    char sys[128];
+    int n = snprintf(sys, sizeof sys, "%%sys:%s", name);
+    sym = sch_intern(cap, sys, (size_t)n);
+    rts_set_field(cap, sym, SYM_VALUE, *vp);
+    sch_release(cap, mark);
+}
+
 /* --- errors --------------------------------------------------------------------------------------- */
 
 /* An error object whose message is "<who>: <msg>" (or msg alone when who is NULL). The
@@ -209,7 +223,7 @@ static Value make_error(RtsCap *cap, const char *who, const char *msg, Value *ir
         *list = rts_cons(cap, irritants[i], *list);
     size_t wl = who ? strlen(who) : 0, ml = strlen(msg);
     char *text = malloc(wl + ml + 3);
-    if (!text) rts_fatal("out of memory");
+    if (!text) rtv_fatal("out of memory");
     if (who) {
         memcpy(text, who, wl);
         memcpy(text + wl, ": ", 2);
@@ -229,7 +243,7 @@ static Value make_error(RtsCap *cap, const char *who, const char *msg, Value *ir
 
 void sch_error(RtsCap *cap, const char *who, const char *msg, int n, ...)
 {
-    Value *irr = cap->lroots + cap->nlroots;
+    Value *irr = rtv_lroots_next(cap);
     va_list ap;
     va_start(ap, n);
     for (int i = 0; i < n; i++)
@@ -251,9 +265,14 @@ void sch_range_error(RtsCap *cap, const char *who, Value index, Value object)
     sch_error(cap, who, "index out of range:", 2, index, object);
 }
 
+__thread jmp_buf *sch_catch;
+
 void sch_raise(RtsCap *cap, Value obj)
 {
-    vm_raise(cap, obj);
+    if (!sch_catch)
+        rtv_fatal("a Scheme error outside the VM");
+    rts_set_result(cap, obj);
+    longjmp(*sch_catch, 1);
 }
 
 /* --- start-up ---------------------------------------------------------------------------------------- */

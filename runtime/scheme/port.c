@@ -1,5 +1,5 @@
-/* Ports: input from files and strings, output to files and strings, the standard streams,
- * and the port primitives.
+/* Ports: input from files and strings, output to files and strings, the standard streams.
+ * The Scheme procedures over them are in prim_port.c.
  *
  * Note [Ports]
  * A SchPort is a malloc'd C struct, not a heap object: the reader and the printer use ports
@@ -28,8 +28,8 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "rts/vm_api.h"
 #include "scheme/scheme.h"
-#include "rts/rts.h"
 
 typedef enum { FILE_IN, STRING_IN, FILE_OUT, STRING_OUT } PortKind;
 
@@ -61,7 +61,7 @@ static pthread_mutex_t all_ports_lock = PTHREAD_MUTEX_INITIALIZER;
 static void *xrealloc(void *p, size_t n)
 {
     p = realloc(p, n ? n : 1);
-    if (!p) rts_fatal("out of memory (ports)");
+    if (!p) rtv_fatal("out of memory (ports)");
     return p;
 }
 
@@ -94,8 +94,9 @@ static SchPort *port_new(PortKind kind, const char *name)
     return p;
 }
 
-static bool is_open(SchPort *p)  { return __atomic_load_n(&p->open, __ATOMIC_ACQUIRE); }
-static bool is_input(SchPort *p) { return p->kind == FILE_IN || p->kind == STRING_IN; }
+bool sch_port_is_open(SchPort *p)       { return __atomic_load_n(&p->open, __ATOMIC_ACQUIRE); }
+bool sch_port_is_input(SchPort *p)      { return p->kind == FILE_IN || p->kind == STRING_IN; }
+bool sch_port_is_string_out(SchPort *p) { return p->kind == STRING_OUT; }
 
 /* --- the standard streams ---------------------------------------------------------------- */
 
@@ -182,7 +183,7 @@ SchPort *sch_port_open_file_in(const char *path)
     return p;
 }
 
-static SchPort *open_file_out(const char *path)
+SchPort *sch_port_open_file_out(const char *path)
 {
     FILE *f = fopen(path, "we");
     if (!f) return NULL;
@@ -291,8 +292,36 @@ int32_t sch_port_peekc(SchPort *p)
     return c;
 }
 
-/* Whether a character (or the end) can be read without blocking. */
-static bool char_ready(SchPort *p)
+uint32_t *sch_port_read_chars(SchPort *p, size_t max, bool line, size_t *n)
+{
+    size_t k = 0, size = 80;
+    uint32_t *buf = xrealloc(NULL, size * sizeof *buf);
+    bool any = false;
+    pthread_mutex_lock(&p->lock);
+    while (k < max) {
+        int32_t c = getc_locked(p);
+        if (c < 0) break;
+        any = true;
+        if (line && c == '\n') {
+            if (k && buf[k - 1] == '\r') k--;
+            break;
+        }
+        if (k == size) {
+            size *= 2;
+            buf = xrealloc(buf, size * sizeof *buf);
+        }
+        buf[k++] = (uint32_t)c;
+    }
+    pthread_mutex_unlock(&p->lock);
+    if (!any && max) {
+        free(buf);
+        return NULL;
+    }
+    *n = k;
+    return buf;
+}
+
+bool sch_port_char_ready(SchPort *p)
 {
     pthread_mutex_lock(&p->lock);
     bool ready = p->kind != FILE_IN || p->peeked != NO_PEEK || p->bpos < p->blen;
@@ -365,8 +394,7 @@ void sch_port_puts(SchPort *p, const char *utf8)
     pthread_mutex_unlock(&p->lock);
 }
 
-/* Writes s[0..n) (which may be a heap string's contents: nothing here allocates). */
-static void put_utf32(SchPort *p, const uint32_t *s, size_t n)
+void sch_port_put_utf32(SchPort *p, const uint32_t *s, size_t n)
 {
     pthread_mutex_lock(&p->lock);
     for (size_t i = 0; i < n; i++)
@@ -393,6 +421,19 @@ char *sch_port_out_utf8(SchPort *p, size_t *n)
     out[k] = 0;
     if (n) *n = k;
     return out;
+}
+
+uint32_t *sch_port_out_utf32(SchPort *p, size_t *n)
+{
+    pthread_mutex_lock(&p->lock);
+    uint32_t *copy = NULL;
+    if (p->open) {
+        *n = p->n;
+        copy = xrealloc(NULL, p->n * sizeof *copy);
+        if (p->n) memcpy(copy, p->s, p->n * sizeof *copy);
+    }
+    pthread_mutex_unlock(&p->lock);
+    return copy;
 }
 
 void sch_flush_all(void)
@@ -437,331 +478,3 @@ Value sch_port_value(RtsCap *cap, SchPort *p)
 bool sch_is_port(Value v) { return sch_is_record_of(v, sch_rtd_port); }
 
 SchPort *sch_port_of(Value v) { return (SchPort *)(uintptr_t)rts_fixnum_val(sch_record_ref(v, 0)); }
-
-/* --- primitives ----------------------------------------------------------------------------- */
-
-#define PRIM(fn) static Value fn(RtsCap *cap __attribute__((unused)),           \
-                                 Value *argv __attribute__((unused)),           \
-                                 int argc __attribute__((unused)))
-
-static SchPort *port_arg(RtsCap *cap, Value v, const char *who)
-{
-    if (!sch_is_port(v)) sch_type_error(cap, who, "port", v);
-    return sch_port_of(v);
-}
-
-/* The open port of kind `input` (else output) in argv[i], or the standard one when argc <= i. */
-static SchPort *dir_port_arg(RtsCap *cap, Value *argv, int argc, int i, bool input,
-                             const char *who)
-{
-    SchPort *p;
-    if (argc <= i) {
-        p = input ? sch_port_stdin() : sch_port_stdout();
-        if (!is_open(p)) sch_error(cap, who, "port is closed", 0);
-        return p;
-    }
-    if (!sch_is_port(argv[i]) || is_input(p = sch_port_of(argv[i])) != input)
-        sch_type_error(cap, who, input ? "input port" : "output port", argv[i]);
-    if (!is_open(p)) sch_error(cap, who, "port is closed", 1, argv[i]);
-    return p;
-}
-
-static SchPort *in_arg(RtsCap *cap, Value *argv, int argc, int i, const char *who)
-{ return dir_port_arg(cap, argv, argc, i, true, who); }
-
-static SchPort *out_arg(RtsCap *cap, Value *argv, int argc, int i, const char *who)
-{ return dir_port_arg(cap, argv, argc, i, false, who); }
-
-static void check_string(RtsCap *cap, Value v, const char *who)
-{
-    if (!sch_is_string(v)) sch_type_error(cap, who, "string", v);
-}
-
-/* The index argv[i] into the string argv[0] (a fixnum in 0..hi), or dflt when argc <= i. */
-static size_t index_arg(RtsCap *cap, Value *argv, int argc, int i, size_t hi, size_t dflt,
-                        const char *who)
-{
-    if (argc <= i) return dflt;
-    Value v = argv[i];
-    if (!rts_is_fixnum(v)) sch_type_error(cap, who, "exact integer", v);
-    if (rts_fixnum_val(v) < 0 || rts_fixnum_val(v) > (intptr_t)hi)
-        sch_range_error(cap, who, v, argv[0]);
-    return (size_t)rts_fixnum_val(v);
-}
-
-PRIM(p_current_input_port)  { return sch_port_value(cap, sch_port_stdin()); }
-PRIM(p_current_output_port) { return sch_port_value(cap, sch_port_stdout()); }
-PRIM(p_current_error_port)  { return sch_port_value(cap, sch_port_stderr()); }
-
-static Value open_file(RtsCap *cap, Value *argv, bool input, const char *who)
-{
-    check_string(cap, argv[0], who);
-    char *path = sch_string_to_utf8(argv[0], NULL);
-    SchPort *p = input ? sch_port_open_file_in(path) : open_file_out(path);
-    free(path);
-    if (!p) sch_error(cap, who, "cannot open file", 1, argv[0]);
-    return sch_port_value(cap, p);
-}
-
-PRIM(p_open_input_file)  { return open_file(cap, argv, true, "open-input-file"); }
-PRIM(p_open_output_file) { return open_file(cap, argv, false, "open-output-file"); }
-
-PRIM(p_open_input_string)
-{
-    check_string(cap, argv[0], "open-input-string");
-    return sch_port_value(cap, sch_port_open_string_in(sch_string_data(argv[0]),
-                                                       sch_string_len(argv[0])));
-}
-
-PRIM(p_open_output_string) { return sch_port_value(cap, sch_port_open_string_out()); }
-
-PRIM(p_get_output_string)
-{
-    SchPort *p = port_arg(cap, argv[0], "get-output-string");
-    if (p->kind != STRING_OUT)
-        sch_type_error(cap, "get-output-string", "string output port", argv[0]);
-    /* Copied out under the lock, converted after it (the conversion allocates). */
-    pthread_mutex_lock(&p->lock);
-    bool open = p->open;
-    size_t n = p->n;
-    uint32_t *copy = open ? xrealloc(NULL, n * sizeof *copy) : NULL;
-    if (open && n) memcpy(copy, p->s, n * sizeof *copy);
-    pthread_mutex_unlock(&p->lock);
-    if (!open) sch_error(cap, "get-output-string", "port is closed", 1, argv[0]);
-    Value s = sch_string_from_utf32(cap, copy, n);
-    free(copy);
-    return s;
-}
-
-PRIM(p_close_port)
-{
-    sch_port_close(port_arg(cap, argv[0], "close-port"));
-    return RTS_UNSPEC;
-}
-
-static Value close_dir(RtsCap *cap, Value v, bool input, const char *who)
-{
-    SchPort *p = port_arg(cap, v, who);
-    if (is_input(p) != input) sch_type_error(cap, who, input ? "input port" : "output port", v);
-    sch_port_close(p);
-    return RTS_UNSPEC;
-}
-
-PRIM(p_close_input_port)  { return close_dir(cap, argv[0], true, "close-input-port"); }
-PRIM(p_close_output_port) { return close_dir(cap, argv[0], false, "close-output-port"); }
-
-PRIM(p_is_input_port)  { return rts_bool(sch_is_port(argv[0]) && is_input(sch_port_of(argv[0]))); }
-PRIM(p_is_output_port) { return rts_bool(sch_is_port(argv[0]) && !is_input(sch_port_of(argv[0]))); }
-PRIM(p_is_port)        { return rts_bool(sch_is_port(argv[0])); }
-
-PRIM(p_input_port_open)
-{
-    SchPort *p = port_arg(cap, argv[0], "input-port-open?");
-    return rts_bool(is_input(p) && is_open(p));
-}
-
-PRIM(p_output_port_open)
-{
-    SchPort *p = port_arg(cap, argv[0], "output-port-open?");
-    return rts_bool(!is_input(p) && is_open(p));
-}
-
-PRIM(p_eof_object)    { return RTS_EOF; }
-PRIM(p_is_eof_object) { return rts_bool(argv[0] == RTS_EOF); }
-
-static Value char_or_eof(int32_t c) { return c < 0 ? RTS_EOF : rts_char((uint32_t)c); }
-
-PRIM(p_read_char) { return char_or_eof(sch_port_getc(in_arg(cap, argv, argc, 0, "read-char"))); }
-PRIM(p_peek_char) { return char_or_eof(sch_port_peekc(in_arg(cap, argv, argc, 0, "peek-char"))); }
-PRIM(p_char_ready) { return rts_bool(char_ready(in_arg(cap, argv, argc, 0, "char-ready?"))); }
-
-/* Reads up to max characters, stopping after a newline if `line`; the line's "\n" (or
- * "\r\n") is dropped. Returns the string, or the eof object when nothing was left. */
-static Value read_chars(RtsCap *cap, SchPort *p, size_t max, bool line)
-{
-    size_t n = 0, size = 80;
-    uint32_t *buf = xrealloc(NULL, size * sizeof *buf);
-    bool any = false;
-    pthread_mutex_lock(&p->lock);
-    while (n < max) {
-        int32_t c = getc_locked(p);
-        if (c < 0) break;
-        any = true;
-        if (line && c == '\n') {
-            if (n && buf[n - 1] == '\r') n--;
-            break;
-        }
-        if (n == size) {
-            size *= 2;
-            buf = xrealloc(buf, size * sizeof *buf);
-        }
-        buf[n++] = (uint32_t)c;
-    }
-    pthread_mutex_unlock(&p->lock);
-    Value s = any || max == 0 ? sch_string_from_utf32(cap, buf, n) : RTS_EOF;
-    free(buf);
-    return s;
-}
-
-PRIM(p_read_line) { return read_chars(cap, in_arg(cap, argv, argc, 0, "read-line"), SIZE_MAX, true); }
-
-PRIM(p_read_string)
-{
-    if (!rts_is_fixnum(argv[0]) || rts_fixnum_val(argv[0]) < 0)
-        sch_type_error(cap, "read-string", "non-negative exact integer", argv[0]);
-    SchPort *p = in_arg(cap, argv, argc, 1, "read-string");
-    return read_chars(cap, p, (size_t)rts_fixnum_val(argv[0]), false);
-}
-
-PRIM(p_write_char)
-{
-    if (!rts_is_char(argv[0])) sch_type_error(cap, "write-char", "character", argv[0]);
-    sch_port_putc(out_arg(cap, argv, argc, 1, "write-char"), rts_char_val(argv[0]));
-    return RTS_UNSPEC;
-}
-
-PRIM(p_write_string)
-{
-    check_string(cap, argv[0], "write-string");
-    SchPort *p = out_arg(cap, argv, argc, 1, "write-string");
-    size_t len = sch_string_len(argv[0]);
-    size_t end = index_arg(cap, argv, argc, 3, len, len, "write-string");
-    size_t start = index_arg(cap, argv, argc, 2, end, 0, "write-string");
-    put_utf32(p, sch_string_data(argv[0]) + start, end - start);
-    return RTS_UNSPEC;
-}
-
-PRIM(p_newline)
-{
-    sch_port_putc(out_arg(cap, argv, argc, 0, "newline"), '\n');
-    return RTS_UNSPEC;
-}
-
-PRIM(p_display)
-{
-    sch_print(out_arg(cap, argv, argc, 1, "display"), argv[0], false);
-    return RTS_UNSPEC;
-}
-
-PRIM(p_write)
-{
-    sch_print(out_arg(cap, argv, argc, 1, "write"), argv[0], true);
-    return RTS_UNSPEC;
-}
-
-PRIM(p_flush_output_port)
-{
-    sch_port_flush(out_arg(cap, argv, argc, 0, "flush-output-port"));
-    return RTS_UNSPEC;
-}
-
-PRIM(p_read)
-{
-    SchPort *p = in_arg(cap, argv, argc, 0, "read");
-    DArena *a = datum_arena_new();
-    SchReadError err;
-    Datum *d = sch_read(a, p, &err);
-    if (!d) {
-        datum_arena_free(a);
-        if (!err.msg[0]) return RTS_EOF;
-        char msg[sizeof err.msg + 300];
-        snprintf(msg, sizeof msg, "%s:%d:%d: %s", sch_port_name(p), err.line, err.col, err.msg);
-        sch_error(cap, "read", msg, 0);
-    }
-    Value v = sch_datum_to_value(cap, d);
-    datum_arena_free(a);
-    return v;
-}
-
-PRIM(p_file_exists)
-{
-    check_string(cap, argv[0], "file-exists?");
-    char *path = sch_string_to_utf8(argv[0], NULL);
-    bool exists = access(path, F_OK) == 0;
-    free(path);
-    return rts_bool(exists);
-}
-
-PRIM(p_delete_file)
-{
-    check_string(cap, argv[0], "delete-file");
-    char *path = sch_string_to_utf8(argv[0], NULL);
-    int r = unlink(path);
-    free(path);
-    if (r != 0) sch_error(cap, "delete-file", "cannot delete file", 1, argv[0]);
-    return RTS_UNSPEC;
-}
-
-static int radix_arg(RtsCap *cap, Value *argv, int argc, const char *who)
-{
-    if (argc < 2) return 10;
-    Value r = argv[1];
-    if (r != rts_fixnum(2) && r != rts_fixnum(8) && r != rts_fixnum(10) && r != rts_fixnum(16))
-        sch_error(cap, who, "radix must be 2, 8, 10 or 16, got", 1, r);
-    return (int)rts_fixnum_val(r);
-}
-
-PRIM(p_number_to_string)
-{
-    if (!sch_is_number(argv[0])) sch_type_error(cap, "number->string", "number", argv[0]);
-    int radix = radix_arg(cap, argv, argc, "number->string");
-    if (radix != 10 && !rts_is_fixnum(argv[0]))
-        sch_error(cap, "number->string", "an inexact number needs radix 10, got", 1, argv[0]);
-    char buf[80];
-    size_t n = sch_format_number(argv[0], radix, buf, sizeof buf);
-    return sch_string_from_utf8(cap, buf, n);
-}
-
-PRIM(p_string_to_number)
-{
-    check_string(cap, argv[0], "string->number");
-    int radix = radix_arg(cap, argv, argc, "string->number");
-    intptr_t fix;
-    double flo;
-    switch (sch_parse_number(sch_string_data(argv[0]), sch_string_len(argv[0]), radix, &fix, &flo)) {
-    case 1:  return rts_fixnum(fix);
-    case 2:  return rts_make_flonum(cap, flo);
-    default: return RTS_FALSE;
-    }
-}
-
-const SchPrimDef sch_prims_port[] = {
-    { "current-input-port",  p_current_input_port,  0, 0 },
-    { "current-output-port", p_current_output_port, 0, 0 },
-    { "current-error-port",  p_current_error_port,  0, 0 },
-    { "open-input-file",     p_open_input_file,     1, 1 },
-    { "open-output-file",    p_open_output_file,    1, 1 },
-    { "open-input-string",   p_open_input_string,   1, 1 },
-    { "open-output-string",  p_open_output_string,  0, 0 },
-    { "get-output-string",   p_get_output_string,   1, 1 },
-    { "close-port",          p_close_port,          1, 1 },
-    { "close-input-port",    p_close_input_port,    1, 1 },
-    { "close-output-port",   p_close_output_port,   1, 1 },
-    { "input-port?",         p_is_input_port,       1, 1 },
-    { "output-port?",        p_is_output_port,      1, 1 },
-    { "port?",               p_is_port,             1, 1 },
-    { "textual-port?",       p_is_port,             1, 1 },   /* every port is textual */
-    { "input-port-open?",    p_input_port_open,     1, 1 },
-    { "output-port-open?",   p_output_port_open,    1, 1 },
-    { "eof-object",          p_eof_object,          0, 0 },
-    { "eof-object?",         p_is_eof_object,       1, 1 },
-    { "read-char",           p_read_char,           0, 1 },
-    { "peek-char",           p_peek_char,           0, 1 },
-    { "read-line",           p_read_line,           0, 1 },
-    { "read-string",         p_read_string,         1, 2 },
-    { "char-ready?",         p_char_ready,          0, 1 },
-    { "write-char",          p_write_char,          1, 2 },
-    { "write-string",        p_write_string,        1, 4 },
-    { "newline",             p_newline,             0, 1 },
-    { "display",             p_display,             1, 2 },
-    { "write",               p_write,               1, 2 },
-    { "write-shared",        p_write,               1, 2 },
-    { "write-simple",        p_write,               1, 2 },
-    { "flush-output-port",   p_flush_output_port,   0, 1 },
-    { "read",                p_read,                0, 1 },
-    { "file-exists?",        p_file_exists,         1, 1 },
-    { "delete-file",         p_delete_file,         1, 1 },
-    { "number->string",      p_number_to_string,    1, 2 },
-    { "string->number",      p_string_to_number,    1, 2 },
-    { NULL, NULL, 0, 0 },
-};

@@ -1,11 +1,10 @@
 /* Primitives for control, threads, MVars, errors, time and the process; and the Scheme
- * layer's start-up (sch_boot). */
+ * layer's start-up (sch_boot), at the top of Note [Scheme layers]. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include "rts/vm_api.h"
 #include "scheme/vm.h"
-#include "sched/thread.h"
-#include "rts/rts.h"
 
 static Value protect_list(RtsCap *cap, Value *items, int n)
 {
@@ -97,19 +96,19 @@ static Value p_report_error(RtsCap *cap, Value *argv, int argc)
     return RTS_UNSPEC;
 }
 
-static Value dyn_get(RtsCap *cap, int f)
+static Value dyn_get(RtsCap *cap, RtvDynamic which)
 {
-    Value v = tso_get(cap->current, f);
+    Value v = rtv_dynamic(cap, which);
     return v == RTS_FALSE ? RTS_NIL : v;
 }
 static Value p_handlers(RtsCap *cap, Value *argv, int argc)
-{ (void)argv; (void)argc; return dyn_get(cap, TSO_HANDLERS); }
+{ (void)argv; (void)argc; return dyn_get(cap, RTV_HANDLERS); }
 static Value p_set_handlers(RtsCap *cap, Value *argv, int argc)
-{ (void)argc; tso_set(cap, cap->current, TSO_HANDLERS, argv[0]); return RTS_UNSPEC; }
+{ (void)argc; rtv_set_dynamic(cap, RTV_HANDLERS, argv[0]); return RTS_UNSPEC; }
 static Value p_winders(RtsCap *cap, Value *argv, int argc)
-{ (void)argv; (void)argc; return dyn_get(cap, TSO_WINDERS); }
+{ (void)argv; (void)argc; return dyn_get(cap, RTV_WINDERS); }
 static Value p_set_winders(RtsCap *cap, Value *argv, int argc)
-{ (void)argc; tso_set(cap, cap->current, TSO_WINDERS, argv[0]); return RTS_UNSPEC; }
+{ (void)argc; rtv_set_dynamic(cap, RTV_WINDERS, argv[0]); return RTS_UNSPEC; }
 
 /* --- threads and MVars -------------------------------------------------------------------------- */
 
@@ -153,7 +152,7 @@ static Value p_thread_join(RtsCap *cap, Value *argv, int argc)
 {
     (void)argc;
     need_thread(cap, argv[0], "thread-join");
-    if (argv[0] == cap->current)
+    if (argv[0] == rtv_current_thread(cap))
         sch_error(cap, "thread-join", "a thread cannot join itself", 0);
     return rts_thread_join(cap, argv[0]) ? rts_result(cap) : SCH_BLOCK;
 }
@@ -193,7 +192,7 @@ static Value p_make_mvar(RtsCap *cap, Value *argv, int argc)
 {
     Value m = rts_new_mvar(cap);
     if (argc == 1 && !rts_mvar_try_put(cap, m, argv[0]))
-        rts_fatal("a new MVar is full");
+        rtv_fatal("a new MVar is full");
     return m;
 }
 
@@ -251,7 +250,7 @@ static Value p_current_cap(RtsCap *cap, Value *argv, int argc)
 /* --- time and the process ------------------------------------------------------------------------ */
 
 static Value p_current_jiffy(RtsCap *cap, Value *argv, int argc)
-{ (void)cap; (void)argv; (void)argc; return rts_fixnum((intptr_t)rts_now_ns()); }
+{ (void)cap; (void)argv; (void)argc; return rts_fixnum((intptr_t)rtv_now_ns()); }
 static Value p_jiffies_per_second(RtsCap *cap, Value *argv, int argc)
 { (void)cap; (void)argv; (void)argc; return rts_fixnum(1000000000); }
 static Value p_current_second(RtsCap *cap, Value *argv, int argc)
@@ -316,7 +315,7 @@ static Value p_gc(RtsCap *cap, Value *argv, int argc)
     return RTS_UNSPEC;
 }
 
-const SchPrimDef sch_prims_ctl[] = {
+static const SchPrimDef prims_ctl[] = {
     { "values", p_values, 0, -1 },
     { "%values", p_values, 0, -1 },
     { "%values?", p_values_p, 1, 1 },
@@ -365,6 +364,25 @@ const SchPrimDef sch_prims_ctl[] = {
 
 /* --- start-up -------------------------------------------------------------------------------------- */
 
+/* Defines every primitive as a global. */
+static void prims_init(RtsCap *cap)
+{
+    const SchPrimDef *tables[] = { sch_prims_num, sch_prims_data, sch_prims_port, prims_ctl };
+    for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
+        for (const SchPrimDef *d = tables[t]; d->name; d++) {
+            Proto *p = calloc(1, sizeof *p);
+            if (!p) rtv_fatal("out of memory");
+            p->name = d->name;
+            p->prim = d->fn;
+            p->min_args = d->min_args;
+            p->max_args = d->max_args;
+            p->consts = RTS_FALSE;
+            p->system = true;
+            vm_register_proto(p);
+            sch_define_global(cap, d->name, vm_make_closure0(cap, p));
+        }
+}
+
 static const char prelude_text[] = {
 #include "scheme_prelude.inc"
 };
@@ -373,7 +391,7 @@ Value sch_boot(RtsCap *cap)
 {
     sch_objects_init(cap);
     vm_init(cap);
-    sch_prims_init(cap);
+    prims_init(cap);
     DArena *a = datum_arena_new();
     SchPort *in = sch_port_open_utf8_in(prelude_text, sizeof prelude_text - 1, "prelude.scm");
     Datum *forms = DNIL, **tail = &forms;
@@ -386,11 +404,11 @@ Value sch_boot(RtsCap *cap)
     }
     sch_port_close(in);
     if (rerr.msg[0])
-        rts_fatal("prelude.scm:%d:%d: %s", rerr.line, rerr.col, rerr.msg);
+        rtv_fatal("prelude.scm:%d:%d: %s", rerr.line, rerr.col, rerr.msg);
     SchCompileError cerr;
     Proto *p = sch_compile_toplevel(forms, "prelude.scm", true, &cerr);
     datum_arena_free(a);
     if (!p)
-        rts_fatal("%s", cerr.msg);
+        rtv_fatal("%s", cerr.msg);
     return vm_make_closure0(cap, p);
 }

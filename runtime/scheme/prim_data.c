@@ -19,8 +19,8 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include "rts/vm_api.h"
 #include "scheme/scheme.h"
-#include "rts/rts.h"
 
 /* The largest size make-vector, make-string and friends accept. */
 #define SIZE_LIMIT ((size_t)1 << 32)
@@ -182,7 +182,7 @@ typedef struct {
 static void *xrealloc(void *p, size_t n)
 {
     void *q = realloc(p, n);
-    if (!q) rts_fatal("out of memory (equal?)");
+    if (!q) rtv_fatal("out of memory (equal?)");
     return q;
 }
 
@@ -648,7 +648,7 @@ static Value p_symbol_p(RtsCap *cap, Value *argv, int argc)
 static Value string_from_heap_utf8(RtsCap *cap, const char *s, size_t n)
 {
     char *copy = malloc(n + 1);
-    if (!copy) rts_fatal("out of memory");
+    if (!copy) rtv_fatal("out of memory");
     memcpy(copy, s, n);
     Value r = sch_string_from_utf8(cap, copy, n);
     free(copy);
@@ -698,12 +698,12 @@ static Value p_gensym(RtsCap *cap, Value *argv, int argc)
             check_symbol(cap, "gensym", argv[0]);
             const char *s = sch_symbol_utf8(argv[0], &n);
             prefix = malloc(n + 1);
-            if (!prefix) rts_fatal("out of memory");
+            if (!prefix) rtv_fatal("out of memory");
             memcpy(prefix, s, n);
         }
     }
     char *name = malloc(n + 24);
-    if (!name) rts_fatal("out of memory");
+    if (!name) rtv_fatal("out of memory");
     memcpy(name, prefix ? prefix : "g", n);
     size_t len = n + (size_t)snprintf(name + n, 24, "%llu", (unsigned long long)k);
     free(prefix);

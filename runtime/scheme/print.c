@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <strings.h>
 #include "scheme/scheme.h"
-#include "scheme/vm.h"
 
 #define MAX_DEPTH 10000
 
@@ -426,7 +425,7 @@ static void print_value(Out *o, Value v, bool write, int depth)
         out_number(o, v);
         return;
     case T_CLOSURE: {
-        const char *name = vm_proc_name(v);
+        const char *name = sch_procedure_name(v);
         out_str(o, "#<procedure");
         if (name && *name) {
             out_byte(o, ' ');

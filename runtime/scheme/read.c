@@ -20,8 +20,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <strings.h>
+#include "rts/vm_api.h"
 #include "scheme/scheme.h"
-#include "rts/rts.h"
 
 #define MAX_DEPTH 10000
 
@@ -41,6 +41,7 @@ typedef struct Frame {
 typedef struct Reader {
     DArena *a;
     SchPort *in;
+    const char *file;          /* the port's name, copied into the arena */
     SchReadError *err;
     Frame *stack;
     size_t depth, stack_size;
@@ -70,7 +71,7 @@ static void buf_add(Reader *r, uint32_t c)
     if (r->len == r->buf_size) {
         r->buf_size = r->buf_size ? 2 * r->buf_size : 64;
         r->buf = realloc(r->buf, r->buf_size * sizeof *r->buf);
-        if (!r->buf) rts_fatal("out of memory (reader)");
+        if (!r->buf) rtv_fatal("out of memory (reader)");
     }
     r->buf[r->len++] = c;
 }
@@ -111,7 +112,9 @@ static bool looks_numeric(const uint32_t *s, size_t n)
 
 static Datum *new_datum(Reader *r, DatumKind k, int line, int col)
 {
-    return datum_new(r->a, k, line, col);
+    Datum *d = datum_new(r->a, k, line, col);
+    d->file = r->file;
+    return d;
 }
 
 static Datum *new_symbol(Reader *r, const char *name, size_t n, int line, int col)
@@ -246,7 +249,7 @@ static Token read_string(Reader *r, Datum **out, int line, int col)
 static Datum *symbol_from_buf(Reader *r, int line, int col)
 {
     char *name = malloc(4 * r->len + 1);
-    if (!name) rts_fatal("out of memory (reader)");
+    if (!name) rtv_fatal("out of memory (reader)");
     size_t n = buf_utf8(r, name, 4 * r->len + 1);
     Datum *d = new_symbol(r, name, n, line, col);
     free(name);
@@ -466,7 +469,7 @@ static bool push(Reader *r, const Frame *f)
     if (r->depth == r->stack_size) {
         r->stack_size = r->stack_size ? 2 * r->stack_size : 32;
         r->stack = realloc(r->stack, r->stack_size * sizeof *r->stack);
-        if (!r->stack) rts_fatal("out of memory (reader)");
+        if (!r->stack) rtv_fatal("out of memory (reader)");
     }
     r->stack[r->depth++] = *f;
     return true;
@@ -475,6 +478,7 @@ static bool push(Reader *r, const Frame *f)
 static void append(Reader *r, Frame *f, Datum *d, int line, int col)
 {
     Datum *cell = datum_cons(r->a, d, DNIL);
+    cell->file = r->file;
     cell->line = line;
     cell->col = col;
     if (f->head) f->tail->u.pair.cdr = cell;
@@ -510,6 +514,7 @@ static Datum *close_frame(Reader *r, uint32_t close, int *linep, int *colp)
     if (f->kind == F_LIST) {
         d = elems;
         if (f->head) {
+            d->file = r->file;
             d->line = f->line;
             d->col = f->col;
         }
@@ -546,6 +551,7 @@ static bool deliver(Reader *r, Datum *d, int line, int col, Datum **done)
             Datum *sym = new_datum(r, D_SYM, f->line, f->col);
             sym->u.sym = f->sym;
             Datum *arg = datum_cons(r->a, d, DNIL);
+            arg->file = r->file;
             arg->line = line;
             arg->col = col;
             d = datum_cons(r->a, sym, arg);
@@ -599,7 +605,9 @@ static void unterminated(Reader *r)
 
 Datum *sch_read(DArena *a, SchPort *in, SchReadError *err)
 {
-    Reader r = { .a = a, .in = in, .err = err };
+    const char *name = sch_port_name(in);
+    size_t n = strlen(name) + 1;
+    Reader r = { .a = a, .in = in, .err = err, .file = memcpy(datum_alloc(a, n), name, n) };
     err->msg[0] = 0;
     err->line = err->col = 0;
     Datum *result = NULL;
@@ -675,7 +683,7 @@ static bool parse_uint(const char *d, size_t n, int radix, uint64_t limit, uint6
         if (v > (limit - dv) / (uint64_t)radix) {
             if (radix == 10) {
                 char *text = malloc(n + 1);
-                if (!text) rts_fatal("out of memory (reader)");
+                if (!text) rtv_fatal("out of memory (reader)");
                 memcpy(text, d, n);
                 text[n] = 0;
                 *x = strtod(text, NULL);
@@ -796,7 +804,7 @@ int sch_parse_number(const uint32_t *s, size_t n, int radix, intptr_t *fix, doub
     }
     if (i == n) return 0;
     char small[128], *t = n - i < sizeof small ? small : malloc(n - i + 1);
-    if (!t) rts_fatal("out of memory (reader)");
+    if (!t) rtv_fatal("out of memory (reader)");
     size_t k = 0;
     for (; i < n && s[i] > 0 && s[i] < 0x80; i++)
         t[k++] = (char)s[i];

@@ -1,19 +1,28 @@
-/* The Scheme layer: object representations, local roots, errors, primitives, ports, the
- * reader's datums and the printer. One header for the whole of runtime/scheme/ so that its
- * modules agree on representations; each module's own state stays in its .c file.
+/* The Scheme layer: object representations, local roots, errors, ports, the reader's
+ * datums, the reader, the printer and the primitives below the VM. The header of the
+ * modules below the VM (Note [Scheme layers]), so that they agree on representations; each
+ * module's own state stays in its .c file.
  *
- * Modules (prefix sch_ unless noted):
- *   object.c    symbols, strings, records and the built-in record types, errors, primitives'
- *               registration
- *   datum.c     datums: the reader's C-side syntax trees (with source positions), datum_
- *   read.c      the reader (datums from a port), number syntax
- *   print.c     write/display, number formatting
- *   port.c      ports (files, strings, the standard streams) and their primitives
- *   prim_num.c  numbers;  prim_data.c  lists, vectors, strings, chars, symbols, bytevectors
- *   prim_ctl.c  control, threads, MVars, errors, time, the process
- *   expand.c    derived forms to core forms;  compile.c  core forms to bytecode (vm.h)
- *   vm.c        the bytecode VM, whose frames live on the runtime's thread stacks
- *   prelude.scm the library written in Scheme, compiled at start-up
+ * Note [Scheme layers]
+ * The modules of runtime/scheme/, bottom-up (prefix sch_ unless noted). Each one calls only
+ * modules below it, and includes only the headers of its level and below: scheme.h declares
+ * the modules object .. prim_port, vm.h (which includes scheme.h) vm .. prim_ctl. Of the
+ * core they include only the public headers of runtime/include/ and rts/vm_api.h (and
+ * prim_ctl.c the prelude's text, the generated scheme_prelude.inc).
+ *   object.c     strings, symbols, records and the built-in record types, globals, errors
+ *                and raising them (sch_raise unwinds to the catch point the VM sets)
+ *   datum.c      datums: the reader's C-side syntax trees (with source positions), datum_
+ *   port.c       ports (files, strings, the standard streams) as C objects
+ *   read.c       the reader (datums from a port), number syntax
+ *   print.c      write/display, number formatting
+ *   prim_num.c   numbers, and the generic arithmetic the VM's fast paths fall back on
+ *   prim_data.c  lists, vectors, strings, chars, symbols, bytevectors
+ *   prim_port.c  the port procedures (read, write, display, files, ...)
+ *   vm.c         the bytecode VM, whose frames live on the runtime's thread stacks (vm.h)
+ *   expand.c     derived forms to core forms, include
+ *   compile.c    core forms to the VM's bytecode
+ *   prim_ctl.c   control, threads, MVars, errors, time, the process; start-up (sch_boot)
+ *   prelude.scm  the library written in Scheme, compiled at start-up
  *
  * Note [Scheme values]
  *   fixnum         rts_fixnum (63 bits; arithmetic that overflows is an error, never wraps)
@@ -46,12 +55,13 @@
 #ifndef RTS_SCHEME_SCHEME_H
 #define RTS_SCHEME_SCHEME_H
 
+#include <setjmp.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include "rtslab.h"
-#include "sched/capability.h"
+#include "rts/vm_api.h"
 
 /* --- immediates and type tests ------------------------------------------------------------ */
 
@@ -117,9 +127,9 @@ enum { ERR_MESSAGE, ERR_IRRITANTS };   /* fields of an error object */
 
 /* --- local roots (Note [GC safety in primitives]) --------------------------------------------- */
 
-static inline size_t sch_mark(RtsCap *cap)                  { return cap_lroots_mark(cap); }
-static inline Value *sch_protect(RtsCap *cap, Value v)      { return cap_lroot(cap, v); }
-static inline void   sch_release(RtsCap *cap, size_t mark)  { cap_lroots_release(cap, mark); }
+static inline size_t sch_mark(RtsCap *cap)                  { return rtv_lroots_mark(cap); }
+static inline Value *sch_protect(RtsCap *cap, Value v)      { return rtv_lroot(cap, v); }
+static inline void   sch_release(RtsCap *cap, size_t mark)  { rtv_lroots_release(cap, mark); }
 
 /* --- errors ---------------------------------------------------------------------------------------
  * `who` and `msg` must not point into the heap (an allocation precedes their copy); the
@@ -135,8 +145,26 @@ void sch_type_error(RtsCap *cap, const char *who, const char *expected, Value go
     __attribute__((noreturn));
 void sch_range_error(RtsCap *cap, const char *who, Value index, Value object)
     __attribute__((noreturn));
-/* Raises obj (any value) as an exception. */
+/* Raises obj (any value) as an exception: leaves it in the result register and unwinds
+ * (longjmp) to this OS thread's sch_catch. */
 void sch_raise(RtsCap *cap, Value obj) __attribute__((noreturn));
+/* Where sch_raise unwinds to on this OS thread: set by the VM while it runs Scheme code (it
+ * then calls the Scheme procedure `raise`); NULL elsewhere. */
+extern __thread jmp_buf *sch_catch;
+
+/* --- globals and procedures ---------------------------------------------------------------------- */
+
+/* Defines the global `name` as v, and "%sys:name" too for the prelude (compile.c,
+ * Note [System globals]). */
+void sch_define_global(RtsCap *cap, const char *name, Value v);
+
+/* A procedure's field 0 is the address (as a fixnum) of its prototype, vm.h's Proto, whose
+ * first field is its name: so the layers below the VM can name a procedure. */
+static inline const char *sch_procedure_name(Value c)      /* NULL: anonymous */
+{ return *(const char *const *)(uintptr_t)rts_fixnum_val(obj_payload(c)[0]); }
+
+/* Makes the symbol table and the built-in record types. */
+void sch_objects_init(RtsCap *cap);
 
 /* --- primitives ------------------------------------------------------------------------------------
  * A primitive gets its arguments in argv[0..argc) (local roots; Note [GC safety in
@@ -151,8 +179,9 @@ typedef struct SchPrimDef {
     SchPrimFn   fn;
     int         min_args, max_args;
 } SchPrimDef;
-/* Each table ends with an entry whose name is NULL. */
-extern const SchPrimDef sch_prims_num[], sch_prims_data[], sch_prims_port[], sch_prims_ctl[];
+/* The tables of the modules below the VM (prim_ctl.c has its own); each ends with an entry
+ * whose name is NULL. */
+extern const SchPrimDef sch_prims_num[], sch_prims_data[], sch_prims_port[];
 
 /* Shared by the VM's inline fast paths and the primitives (prim_num.c): the slow paths
  * of generic arithmetic on two numbers (flonums, overflow and type errors). */
@@ -175,14 +204,27 @@ SchPort *sch_port_stderr(void);
 SchPort *sch_port_open_string_in(const uint32_t *s, size_t n);  /* copies s */
 SchPort *sch_port_open_utf8_in(const char *s, size_t n, const char *name);  /* copies s */
 SchPort *sch_port_open_file_in(const char *path);               /* NULL on failure (errno) */
+SchPort *sch_port_open_file_out(const char *path);              /* NULL on failure (errno) */
 SchPort *sch_port_open_string_out(void);
+bool     sch_port_is_input(SchPort *p);
+bool     sch_port_is_open(SchPort *p);
+bool     sch_port_is_string_out(SchPort *p);
 int32_t  sch_port_getc(SchPort *p);    /* a code point, or -1 at end of input */
 int32_t  sch_port_peekc(SchPort *p);
+/* Whether a character (or the end) can be read without blocking. */
+bool     sch_port_char_ready(SchPort *p);
+/* Reads up to max characters, stopping after a newline if `line` (the line's "\n" or
+ * "\r\n" is dropped): malloc'd, *n of them; NULL when max > 0 and the input had ended. */
+uint32_t *sch_port_read_chars(SchPort *p, size_t max, bool line, size_t *n);
 void     sch_port_putc(SchPort *p, uint32_t c);
 void     sch_port_puts(SchPort *p, const char *utf8);
+/* Writes s[0..n) (which may be a heap string's contents: nothing here allocates). */
+void     sch_port_put_utf32(SchPort *p, const uint32_t *s, size_t n);
 void     sch_port_flush(SchPort *p);
 /* Contents of a string output port so far (malloc'd UTF-8, NUL-terminated). */
 char    *sch_port_out_utf8(SchPort *p, size_t *n);
+/* The same as characters (malloc'd, *n of them); NULL when the port is closed. */
+uint32_t *sch_port_out_utf32(SchPort *p, size_t *n);
 /* Position of the next character of an input port (1-based line and column) and its name
  * (a file name, or "<string>"/"<stdin>"). */
 int      sch_port_line(SchPort *p);
@@ -204,7 +246,8 @@ typedef enum {
 typedef struct Datum Datum;
 struct Datum {
     DatumKind kind;
-    int line, col;                  /* 0 when made by the expander */
+    int line, col;                  /* 0: no position */
+    const char *file;               /* the source file's name when line is not 0 */
     union {
         bool      b;
         intptr_t  fix;
@@ -227,7 +270,7 @@ void   *datum_alloc(DArena *a, size_t bytes);          /* zeroed */
 const char *datum_intern(const char *s, size_t n);
 
 Datum *datum_new(DArena *a, DatumKind k, int line, int col);
-Datum *datum_cons(DArena *a, Datum *car, Datum *cdr);
+Datum *datum_cons(DArena *a, Datum *car, Datum *cdr);   /* at car's position */
 Datum *datum_sym(DArena *a, const char *name);         /* name is interned here */
 Datum *datum_fix(DArena *a, intptr_t n);
 extern Datum datum_nil_, datum_true_, datum_false_, datum_unspec_;
@@ -253,7 +296,8 @@ typedef struct SchReadError {
     int line, col;
 } SchReadError;
 /* Reads one datum. Returns NULL at the end of the input with err->msg empty, or NULL with
- * err->msg set (and its position) on a syntax error. Datums carry their positions. */
+ * err->msg set (and its position) on a syntax error. Datums carry their positions, and the
+ * port's name as their file. */
 Datum *sch_read(DArena *a, SchPort *in, SchReadError *err);
 /* Number syntax (R7RS, without exactness prefixes beyond #e/#i, radix prefixes #x #b #o #d):
  * returns 0 if s is not a number, 1 with *fix set for an exact integer (fixnum range),

@@ -3,10 +3,8 @@
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include "rts/vm_api.h"
 #include "scheme/vm.h"
-#include "sched/thread.h"
-#include "sm/storage.h"
-#include "rts/rts.h"
 
 const int vm_op_operands[OP_COUNT] = {
 #define VM_N(name, n) n,
@@ -18,9 +16,6 @@ const char *const vm_op_names[OP_COUNT] = {
     VM_OPS(VM_S)
 #undef VM_S
 };
-
-/* Where vm_raise unwinds to: the vm_run active on this OS thread. */
-static __thread jmp_buf *vm_escape;
 
 static Value sym_raise = RTS_FALSE;       /* the global `raise` (prelude) */
 static Value tramp_closure = RTS_FALSE;   /* calls slot 2 with no arguments */
@@ -61,7 +56,7 @@ void vm_register_proto(Proto *p)
     if (nprotos == protos_cap) {
         protos_cap = protos_cap ? 2 * protos_cap : 1024;
         protos = realloc(protos, protos_cap * sizeof *protos);
-        if (!protos) rts_fatal("out of memory");
+        if (!protos) rtv_fatal("out of memory");
     }
     protos[nprotos++] = p;
     pthread_mutex_unlock(&protos_mu);
@@ -75,23 +70,10 @@ static inline Value *consts_of(const Proto *p)
 
 Value vm_make_closure0(RtsCap *cap, const Proto *p)
 {
-    Value *o = sm_alloc(&cap->sm, 2);
+    Value *o = rtv_alloc(cap, 2);
     o[0] = obj_make_header(T_CLOSURE, 1);
     o[1] = rts_fixnum((intptr_t)(uintptr_t)p);
     return (Value)o;
-}
-
-const char *vm_proc_name(Value c)
-{
-    return closure_proto(c)->name;
-}
-
-void vm_raise(RtsCap *cap, Value obj)
-{
-    if (!vm_escape)
-        rts_fatal("a Scheme error outside the VM");
-    rts_set_result(cap, obj);
-    longjmp(*vm_escape, 1);
 }
 
 /* --- errors the VM raises itself ------------------------------------------------------------ */
@@ -133,15 +115,14 @@ void vm_uncaught(RtsCap *cap, Value obj)
         sch_print(out, obj, true);
     }
     /* The backtrace: the Scheme frames from the top, after the raising machinery. */
-    Value stk = tso_stack(cap->current);
-    Value *slots = stack_slots(stk);
-    size_t sp = stack_sp(stk);
+    Value *slots = rtv_stack_slots(cap);
+    size_t sp = rtv_stack_sp(cap);
     bool top = true;
     int shown = 0, more = 0;
     while (sp) {
         size_t n = (size_t)rts_fixnum_val(slots[sp - 1]);
         Value *b = slots + sp - 2 - n;
-        if (slots[sp - 2] == code_value(vm_run) && sch_is_procedure(b[0])) {
+        if (slots[sp - 2] == rtv_code_word(vm_run) && sch_is_procedure(b[0])) {
             const Proto *p = closure_proto(b[0]);
             if (!(top && p->system) && p != &cc_proto && p != &tramp_proto && p != &tramp1_proto) {
                 top = false;
@@ -226,12 +207,12 @@ RtsStep vm_run(RtsCap *cap)
      * used from inside the next vm_run, which sets it first. */
     jmp_buf jb;
     size_t mark = sch_mark(cap);
-    vm_escape = &jb;
+    sch_catch = &jb;
     int mode = setjmp(jb) ? ENTER_RAISE : ENTER_RESUME;
     if (mode == ENTER_RAISE)
         sch_release(cap, mark);
     RtsStep r = vm_loop(cap, mode);
-    vm_escape = NULL;
+    sch_catch = NULL;
     return r;
 }
 
@@ -239,19 +220,14 @@ RtsStep vm_run(RtsCap *cap)
 /* The slots of the current stack (after anything that may GC). */
 #define RELOAD() do {                                                   \
         size_t off_ = (size_t)(b - slots);                              \
-        Value stk_ = tso_stack(cap->current);                           \
-        slots = stack_slots(stk_);                                      \
-        send = slots + stack_capacity(stk_);                            \
+        slots = rtv_stack_slots(cap);                                   \
+        send = slots + rtv_stack_capacity(cap);                         \
         b = slots + off_;                                               \
         K = consts_of(P);                                               \
     } while (0)
 #define SAVE_PC() (b[1] = pc_value(pc, false))
-#define SET_SP(n) (slots[-1] = rts_fixnum((intptr_t)(n)))
+#define SET_SP(n) rtv_stack_set_sp(slots, (size_t)(n))
 #define CAPACITY() ((size_t)(send - slots))
-/* Note [VM safe points]: a GC or the timer cleared the heap limit, or the timer asked for
- * a context switch (an allocation's slow path may already have restored the limit). */
-#define SAFE_POINT_DUE() (__atomic_load_n(&cap->sm.hplim, __ATOMIC_RELAXED) == NULL \
-                          || __atomic_load_n(&cap->context_switch, __ATOMIC_RELAXED))
 
 static RtsStep vm_loop(RtsCap *cap, int mode)
 {
@@ -260,9 +236,9 @@ static RtsStep vm_loop(RtsCap *cap, int mode)
         VM_OPS(VM_L)
 #undef VM_L
     };
-    Value *slots = stack_slots(tso_stack(cap->current));
-    Value *send = slots + stack_capacity(tso_stack(cap->current));   /* end of the stack */
-    size_t sp0 = stack_sp(tso_stack(cap->current));
+    Value *slots = rtv_stack_slots(cap);
+    Value *send = slots + rtv_stack_capacity(cap);   /* end of the stack */
+    size_t sp0 = rtv_stack_sp(cap);
     int fs = (int)rts_fixnum_val(slots[sp0 - 1]);
     Value *b = slots + sp0 - 2 - fs;
     const Proto *P = closure_proto(b[0]);
@@ -314,12 +290,10 @@ L_DEFGLOBAL:
     VM_DISPATCH();
 L_FREE: b[pc[0]] = obj_payload(b[0])[1 + pc[1]]; pc += 2; VM_DISPATCH();
 L_BOX: {
-    Value *o = cap->sm.hp;
-    if ((uintptr_t)(o + 2) <= (uintptr_t)__atomic_load_n(&cap->sm.hplim, __ATOMIC_RELAXED)) {
-        cap->sm.hp = o + 2;
-    } else {
+    Value *o;
+    if (!rtv_try_alloc(cap, 2, &o)) {
         SAVE_PC();
-        o = sm_alloc_slow(&cap->sm, 2);
+        o = rtv_alloc_slow(cap, 2);
         RELOAD();
     }
     o[0] = obj_make_header(T_BOX, 1);
@@ -340,12 +314,10 @@ L_CHECKDEF:
 L_CLOSURE: {
     const Proto *child = P->children[pc[1]];
     int n = pc[2];
-    Value *o = cap->sm.hp;
-    if ((uintptr_t)(o + 2 + n) <= (uintptr_t)__atomic_load_n(&cap->sm.hplim, __ATOMIC_RELAXED)) {
-        cap->sm.hp = o + 2 + n;
-    } else {
+    Value *o;
+    if (!rtv_try_alloc(cap, (size_t)(2 + n), &o)) {
         SAVE_PC();
-        o = sm_alloc_slow(&cap->sm, (size_t)(2 + n));
+        o = rtv_alloc_slow(cap, (size_t)(2 + n));
         RELOAD();
     }
     o[0] = obj_make_header(T_CLOSURE, (size_t)(1 + n));
@@ -366,7 +338,7 @@ L_JF:
 L_CALL: {
     Value f = b[pc[0]];
     int n = pc[1];
-    if (__builtin_expect(SAFE_POINT_DUE(), 0))
+    if (__builtin_expect(rtv_safe_point_due(cap), 0))
         goto suspend;
     if (__builtin_expect(!sch_is_procedure(f), 0)) { SAVE_PC(); err_not_procedure(cap, f); }
     const Proto *q = closure_proto(f);
@@ -375,7 +347,7 @@ L_CALL: {
         int nfs = q->frame_size;
         if (__builtin_expect(nb + nfs + 2 > send, 0)) {
             SAVE_PC();
-            thread_grow_stack(cap, (size_t)(nb - slots) + (size_t)nfs + 2);
+            rtv_stack_grow(cap, (size_t)(nb - slots) + (size_t)nfs + 2);
             RELOAD();
             nb = b + fs + 2;
             f = b[pc[0]];
@@ -387,7 +359,7 @@ L_CALL: {
             nb[2 + i] = args[i];
         for (int i = 2 + n; i < nfs; i++)
             nb[i] = RTS_UNSPEC;
-        nb[nfs] = code_value(vm_run);
+        nb[nfs] = rtv_code_word(vm_run);
         nb[nfs + 1] = rts_fixnum(nfs);
         b[1] = pc_value(pc + 2, false);
         SET_SP((size_t)(nb - slots) + (size_t)nfs + 2);
@@ -400,7 +372,7 @@ L_CALL: {
     }
     SAVE_PC();
     gmark = sch_mark(cap);
-    argv = cap->lroots + gmark + 1;
+    argv = rtv_lroots_next(cap) + 1;
     for (int i = 0; i <= n; i++)
         sch_protect(cap, b[pc[0] + i]);
     argc = n;
@@ -411,7 +383,7 @@ L_CALL: {
 L_TAILCALL: {
     Value f = b[pc[0]];
     int n = pc[1];
-    if (__builtin_expect(SAFE_POINT_DUE(), 0))
+    if (__builtin_expect(rtv_safe_point_due(cap), 0))
         goto suspend;
     if (__builtin_expect(!sch_is_procedure(f), 0)) { SAVE_PC(); err_not_procedure(cap, f); }
     const Proto *q = closure_proto(f);
@@ -419,7 +391,7 @@ L_TAILCALL: {
         int nfs = q->frame_size;
         if (__builtin_expect(b + nfs + 2 > send, 0)) {
             SAVE_PC();
-            thread_grow_stack(cap, (size_t)(b - slots) + (size_t)nfs + 2);
+            rtv_stack_grow(cap, (size_t)(b - slots) + (size_t)nfs + 2);
             RELOAD();
             f = b[pc[0]];
         }
@@ -429,7 +401,7 @@ L_TAILCALL: {
             b[2 + i] = args[i];
         for (int i = 2 + n; i < nfs; i++)
             b[i] = RTS_UNSPEC;
-        b[nfs] = code_value(vm_run);
+        b[nfs] = rtv_code_word(vm_run);
         b[nfs + 1] = rts_fixnum(nfs);
         SET_SP((size_t)(b - slots) + (size_t)nfs + 2);
         fs = nfs;
@@ -440,7 +412,7 @@ L_TAILCALL: {
     }
     SAVE_PC();
     gmark = sch_mark(cap);
-    argv = cap->lroots + gmark + 1;
+    argv = rtv_lroots_next(cap) + 1;
     for (int i = 0; i <= n; i++)
         sch_protect(cap, b[pc[0] + i]);
     argc = n;
@@ -452,7 +424,7 @@ L_RET: {
     Value v = b[pc[0]];
     size_t base = (size_t)(b - slots);
     SET_SP(base);
-    if (base == 0 || slots[base - 2] != code_value(vm_run)) {
+    if (base == 0 || slots[base - 2] != rtv_code_word(vm_run)) {
         rts_set_result(cap, v);                 /* to a C frame, or the thread's end */
         return RTS_NEXT;
     }
@@ -537,12 +509,10 @@ L_JN##NAME: {                                                           \
 
 L_EQ: b[pc[0]] = rts_bool(b[pc[1]] == b[pc[2]]); pc += 3; VM_DISPATCH();
 L_CONS: {
-    Value *o = cap->sm.hp;
-    if ((uintptr_t)(o + 3) <= (uintptr_t)__atomic_load_n(&cap->sm.hplim, __ATOMIC_RELAXED)) {
-        cap->sm.hp = o + 3;
-    } else {
+    Value *o;
+    if (!rtv_try_alloc(cap, 3, &o)) {
         SAVE_PC();
-        o = sm_alloc_slow(&cap->sm, 3);
+        o = rtv_alloc_slow(cap, 3);
         RELOAD();
     }
     o[0] = obj_make_header(T_PAIR, 2);
@@ -616,7 +586,7 @@ L_HALT:
 suspend:
     /* Note [VM safe points]: resume at this call; the scheduler joins a GC or switches. */
     b[1] = pc_value(pc - 1, true);
-    sm_restore_limit(&cap->sm);
+    rtv_safe_point_taken(cap);
     return RTS_NEXT;
 
 raise: {
@@ -627,7 +597,7 @@ raise: {
         vm_uncaught(cap, rts_result(cap));
     b[1] = pc_value(raise_trap, false);
     gmark = sch_mark(cap);
-    argv = cap->lroots + gmark + 1;
+    argv = rtv_lroots_next(cap) + 1;
     sch_protect(cap, handler);
     sch_protect(cap, rts_result(cap));
     argc = 1;
@@ -661,7 +631,7 @@ call_generic: {
     if (q->special == SP_APPLY) {
         if (argc < 2) err_arity(cap, f, argc);
         /* (apply g a ... lst): spread into a new argument vector above this one. */
-        Value *nargv = cap->lroots + cap->nlroots + 1;
+        Value *nargv = rtv_lroots_next(cap) + 1;
         for (int i = 0; i < argc - 1; i++)
             sch_protect(cap, argv[i]);
         int nargc = argc - 2;
@@ -680,10 +650,10 @@ call_generic: {
         /* k = [the marker frame's base, the thread]: valid while that frame holds k. */
         Value k = sch_make_record(cap, sch_rtd_cont, 2, NULL);
         rts_set_field(cap, k, 1, rts_fixnum((intptr_t)base));
-        rts_set_field(cap, k, 2, cap->current);
+        rts_set_field(cap, k, 2, rtv_current_thread(cap));
         RELOAD();
         Value g = argv[0];
-        argv = cap->lroots + cap->nlroots + 1;
+        argv = rtv_lroots_next(cap) + 1;
         sch_protect(cap, cc_closure);
         sch_protect(cap, k);
         sch_protect(cap, g);
@@ -697,9 +667,9 @@ call_generic: {
             sch_type_error(cap, "%throw", "continuation", k);
         size_t base = (size_t)rts_fixnum_val(sch_record_ref(k, 0));
         size_t sp = (size_t)(b - slots) + (size_t)fs + 2;
-        if (sch_record_ref(k, 1) != cap->current || base + CC_FS + 2 > sp
+        if (sch_record_ref(k, 1) != rtv_current_thread(cap) || base + CC_FS + 2 > sp
             || slots[base] != cc_closure || slots[base + 2] != k
-            || slots[base + CC_FS] != code_value(vm_run))
+            || slots[base + CC_FS] != rtv_code_word(vm_run))
             sch_error(cap, NULL, "a continuation was invoked outside its extent (call/cc is escape-only)", 0);
         Value v = argv[1];
         sch_release(cap, gmark);
@@ -718,7 +688,7 @@ call_generic: {
     int nfs = q->frame_size;
     size_t base = (size_t)(b - slots) + (tail ? 0 : (size_t)fs + 2);
     if (base + (size_t)nfs + 2 > CAPACITY()) {
-        thread_grow_stack(cap, base + (size_t)nfs + 2);
+        rtv_stack_grow(cap, base + (size_t)nfs + 2);
         RELOAD();
     }
     if (!tail)
@@ -730,7 +700,7 @@ call_generic: {
         nb[2 + i] = argv[i];
     for (int i = 2 + q->nparams; i < nfs; i++)
         nb[i] = RTS_UNSPEC;
-    nb[nfs] = code_value(vm_run);
+    nb[nfs] = rtv_code_word(vm_run);
     nb[nfs + 1] = rts_fixnum(nfs);
     SET_SP(base + (size_t)nfs + 2);
     b = nb;
@@ -758,20 +728,6 @@ static const Proto special_apply  = { .name = "apply", .special = SP_APPLY, .con
 static const Proto special_callcc = { .name = "%call/cc", .special = SP_CALLCC, .consts = RTS_FALSE };
 static const Proto special_throw  = { .name = "%throw", .special = SP_THROW, .consts = RTS_FALSE };
 
-/* Defines name, and "%sys:name" for the prelude (compile.c, Note [System globals]). */
-static void define_global(RtsCap *cap, const char *name, Value v)
-{
-    size_t mark = sch_mark(cap);
-    Value *vp = sch_protect(cap, v);
-    Value sym = sch_intern(cap, name, strlen(name));
-    rts_set_field(cap, sym, SYM_VALUE, *vp);
-    char sys[128];
-    int n = snprintf(sys, sizeof sys, "%%sys:%s", name);
-    sym = sch_intern(cap, sys, (size_t)n);
-    rts_set_field(cap, sym, SYM_VALUE, *vp);
-    sch_release(cap, mark);
-}
-
 void vm_init(RtsCap *cap)
 {
     tramp_closure = vm_make_closure0(cap, &tramp_proto);
@@ -782,27 +738,9 @@ void vm_init(RtsCap *cap)
     rts_add_root(&cc_closure);
     sym_raise = sch_intern(cap, "%sys:raise", 10);
     rts_add_root(&sym_raise);
-    define_global(cap, "apply", vm_make_closure0(cap, &special_apply));
-    define_global(cap, "%call/cc", vm_make_closure0(cap, &special_callcc));
-    define_global(cap, "%throw", vm_make_closure0(cap, &special_throw));
-}
-
-void sch_prims_init(RtsCap *cap)
-{
-    const SchPrimDef *tables[] = { sch_prims_num, sch_prims_data, sch_prims_port, sch_prims_ctl };
-    for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
-        for (const SchPrimDef *d = tables[t]; d->name; d++) {
-            Proto *p = calloc(1, sizeof *p);
-            if (!p) rts_fatal("out of memory");
-            p->name = d->name;
-            p->prim = d->fn;
-            p->min_args = d->min_args;
-            p->max_args = d->max_args;
-            p->consts = RTS_FALSE;
-            p->system = true;
-            vm_register_proto(p);
-            define_global(cap, d->name, vm_make_closure0(cap, p));
-        }
+    sch_define_global(cap, "apply", vm_make_closure0(cap, &special_apply));
+    sch_define_global(cap, "%call/cc", vm_make_closure0(cap, &special_callcc));
+    sch_define_global(cap, "%throw", vm_make_closure0(cap, &special_throw));
 }
 
 /* --- the disassembler --------------------------------------------------------------------------------- */

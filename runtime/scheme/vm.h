@@ -1,9 +1,12 @@
-/* The bytecode VM: procedures' prototypes, the instruction set, and the VM's entry points.
+/* The bytecode VM: procedures' prototypes, the instruction set, and the VM's entry points;
+ * and the modules above it (Note [Scheme layers] in scheme.h): the expander, the compiler
+ * and start-up.
  *
  * Note [VM frames]
- * A Scheme procedure runs in a frame on its thread's runtime stack (sched/thread.h, Note
- * [Stack layout]): a frame of fs slots, then the trailer [vm_run, fs]. So the GC sees every
- * Value the VM holds at a safe point, and the stack is always well formed for the runtime:
+ * A Scheme procedure runs in a frame on its thread's runtime stack (Note [Stack layout] in
+ * sched/thread.h; rts/vm_api.h): a frame of fs slots, then the trailer [vm_run, fs]. So the
+ * GC sees every Value the VM holds at a safe point, and the stack is always well formed for
+ * the runtime:
  *     slot 0     the closure being run (its Proto gives the code and constants)
  *     slot 1     the saved pc (a fixnum address, below)
  *     slot 2..   the arguments (a rest list in one slot), then locals and temporaries
@@ -24,10 +27,10 @@
  *
  * Note [VM safe points]
  * Calls and tail calls check the capability's heap limit: when a GC leader or the timer has
- * cleared it, the frame is suspended before the call and vm_run returns RTS_NEXT, where the
- * scheduler joins the GC or switches threads. Every loop in Scheme goes through a call, so a
- * running thread reaches a safe point within a bounded number of instructions. Allocation
- * (inline bump allocation, sm_alloc_slow) is a safe point too.
+ * cleared it (rtv_safe_point_due), the frame is suspended before the call and vm_run returns
+ * RTS_NEXT, where the scheduler joins the GC or switches threads. Every loop in Scheme goes
+ * through a call, so a running thread reaches a safe point within a bounded number of
+ * instructions. Allocation (inline bump allocation, rtv_alloc_slow) is a safe point too.
  */
 #ifndef RTS_SCHEME_VM_H
 #define RTS_SCHEME_VM_H
@@ -85,6 +88,7 @@ enum { SP_NONE, SP_APPLY, SP_CALLCC, SP_THROW };
 
 typedef struct Proto Proto;
 struct Proto {
+    const char *name;          /* "fib"; NULL: anonymous. First: sch_procedure_name */
     int32_t    *code;
     size_t      ncode;
     Value       consts;        /* a vector (a GC root), or RTS_FALSE */
@@ -97,7 +101,6 @@ struct Proto {
     int         nfree;
     Proto     **children;      /* the lambdas inside, for CLOSURE */
     int         nchildren;
-    const char *name;          /* "fib"; NULL: anonymous */
     const char *file;
     int         line, col;
     /* primitives */
@@ -105,6 +108,8 @@ struct Proto {
     int         min_args, max_args;
     int         special;
 };
+
+_Static_assert(offsetof(Proto, name) == 0, "sch_procedure_name reads a Proto's first field");
 
 static inline const Proto *closure_proto(Value c)
 { return (const Proto *)(uintptr_t)rts_fixnum_val(obj_payload(c)[0]); }
@@ -115,9 +120,6 @@ void vm_register_proto(Proto *p);
 
 /* The RtsCode of every VM frame. */
 RtsStep vm_run(RtsCap *cap);
-/* Raises obj in the running Scheme thread (does not return): unwinds to the VM, which
- * calls the Scheme procedure `raise` with it. */
-void vm_raise(RtsCap *cap, Value obj) __attribute__((noreturn));
 /* A closure of p over no free variables; a primitive procedure when p->prim is set. */
 Value vm_make_closure0(RtsCap *cap, const Proto *p);
 /* Pushes a frame calling f with no arguments on the current thread's stack; the frame
@@ -130,8 +132,7 @@ Value vm_new_thread(RtsCap *cap, Value thunk);
 /* Kills the running thread after an uncaught exception: prints "error: <message>" for
  * obj and a backtrace of the Scheme frames on stderr (exit 1 if it is the main thread). */
 void vm_uncaught(RtsCap *cap, Value obj) __attribute__((noreturn));
-/* The name of a procedure, for printing ("fib", "car"), or NULL when it has none. */
-const char *vm_proc_name(Value closure);
+/* Makes the VM's own procedures: apply, %call/cc, %throw. */
 void vm_init(RtsCap *cap);
 /* Prints a prototype's code (and its children's) on stderr: `rtslab --disassemble`. */
 void vm_disassemble(const Proto *p, int depth);
@@ -147,11 +148,12 @@ Proto *sch_compile_toplevel(Datum *forms, const char *file, bool system, SchComp
 Value sch_boot(RtsCap *cap);
 /* The program's command line, for (command-line). */
 void sch_set_command_line(int argc, char **argv);
-/* Derived forms to core forms (expand.c); NULL with err set on bad syntax. */
+/* Derived forms to core forms (expand.c); NULL with err set on bad syntax. `file` names
+ * the unit, for the datums that have no position. */
 Datum *sch_expand(DArena *a, Datum *form, SchCompileError *err, const char *file);
+/* Whether (include "file" ...) may read files (true unless turned off): the fuzzing harness
+ * turns it off, so that no input makes the compiler read a file (Note [Include]). */
+extern bool sch_include_enabled;
 
-void sch_objects_init(RtsCap *cap);
-/* Defines every primitive of the tables in scheme.h as a global. */
-void sch_prims_init(RtsCap *cap);
 
 #endif

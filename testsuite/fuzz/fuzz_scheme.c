@@ -7,11 +7,13 @@
  * the bytecode made must pass check_proto (what the VM trusts of it). The compiled code is
  * not run (it could loop forever).
  *
- * The runtime: the compiler builds its constants in the heap (through my_cap), so it runs
+ * The runtime: the compiler builds its constants in the heap (through the calling OS thread's capability), so it runs
  * on a runtime thread. Every input is one rts_run_main with a C frame (fuzz_frame) that
  * reads and compiles it and returns; the first call boots the Scheme layer (sch_boot:
  * symbols, record types, primitives; the prelude thunk it returns is not run -- compiling
  * needs none of it). rts_run_main may be called again after the main thread finished.
+ * `include` is turned off (sch_include_enabled): an input must not make the compiler read
+ * files (/dev/zero, or whatever else a path names); it is a syntax error here.
  *
  * Two builds of this file:
  *   libFuzzer (clang -fsanitize=fuzzer,...; `make fuzz`): LLVMFuzzerInitialize starts the
@@ -231,6 +233,7 @@ static void start_runtime(void)
     int argc = 4;
     char **argv = args;
     rts_init(&argc, &argv);
+    sch_include_enabled = false;
     input = NULL;
     rts_run_main(fuzz_frame, 1);      /* boots */
 }

@@ -20,7 +20,9 @@ Rule B (symbol references; only with --build, once the build has made
   undefined. Every undefined symbol that another runtime object defines must be defined in
   the user's own module or in one of a lower rank, as in rule A. This catches a call up
   that goes through a header of a lower layer (say, one of the public API in
-  runtime/include/). Without nm (or without objects) rule B is skipped, with a note.
+  runtime/include/). Within a module listed in FILE_ORDER (the Scheme front-end), a file
+  may use only its own symbols and those of files listed before it. Without nm (or without
+  objects) rule B is skipped, with a note.
 
 Every violation is a line such as
     runtime/sched/capability.c:7: includes sm/gc.h (sm, rank 4) from sched (rank 5): goes up
@@ -68,6 +70,13 @@ GENERATED = {
 ONLY_INCLUDES = {
     "scheme": {"modules": {"include", "scheme"}, "files": {"rts/vm_api.h"},
                "say": "runtime/include/, rts/vm_api.h and scheme/ headers"},
+}
+
+# Modules whose files are ordered too (rule B): a file may use symbols of files listed before
+# it, never after. The Scheme front-end's order is Note [Scheme layers] in scheme/scheme.h.
+FILE_ORDER = {
+    "scheme": ["object", "datum", "port", "read", "print", "prim_num", "prim_data",
+               "prim_port", "vm", "expand", "compile", "prim_ctl"],
 }
 
 # nm's symbol types (binutils): defined globals, and undefined references.
@@ -194,6 +203,21 @@ def nm_symbols(nm, obj):
     return defined, undefined
 
 
+def file_order_violation(mod, user_obj, definer_src):
+    """Why a reference from one file of an ordered module to another goes up, or None."""
+    order = FILE_ORDER[mod]
+    user = os.path.basename(user_obj)[:-2]
+    definer = os.path.basename(definer_src)[:-2]
+    if user == definer:
+        return None
+    for name in (user, definer):
+        if name not in order:
+            return f"{mod}/{name} is missing from FILE_ORDER[{mod!r}]: give it a place"
+    if order.index(definer) > order.index(user):
+        return f"goes up within {mod} ({definer} comes after {user} in FILE_ORDER)"
+    return None
+
+
 def check_symbols(src, build, notes):
     """(number of references checked, violations), or None when rule B is skipped."""
     objroot = os.path.join(build, "build")
@@ -238,6 +262,8 @@ def check_symbols(src, build, notes):
             n_refs += 1
             where, used, kind = definers[name][0]
             why = judge(mod, used, None)
+            if not why and used == mod and mod in FILE_ORDER:
+                why = file_order_violation(mod, rel, where)
             if why:
                 verb = "calls" if kind in NM_CODE else "uses"
                 violations.append(f"{rel}: {verb} {name} (defined in {where}, rank "

@@ -10,17 +10,7 @@
 (define height (cadr argv))
 (define limit (caddr argv))
 
-(define (join t)
-  (let ((v (thread-join t)))
-    (if v v (error "mandel: a task failed" (thread-id t)))))
-
-;; Run (f i) for i = 0..count-1, each in a thread started on capability i mod -N; the
-;; results in order of i.
-(define (par-tabulate count f)
-  (let loop ((i 0) (ts '()))
-    (if (= i count)
-        (map join (reverse ts))
-        (loop (+ i 1) (cons (fork-on i (lambda () (f i))) ts)))))
+(include "../lib/par.scm")                ; join, par-tabulate
 
 (define dx (/ 2.5 (exact->inexact width)))
 (define dy (/ 2.5 (exact->inexact height)))

@@ -11,17 +11,7 @@
 (define steps (cadr argv))
 (define block (caddr argv))               ; bodies per task
 
-(define (join t)
-  (let ((v (thread-join t)))
-    (if v v (error "nbody: a task failed" (thread-id t)))))
-
-;; Run (f i) for i = 0..count-1, each in a thread started on capability i mod -N; the
-;; results in order of i.
-(define (par-tabulate count f)
-  (let loop ((i 0) (ts '()))
-    (if (= i count)
-        (map join (reverse ts))
-        (loop (+ i 1) (cons (fork-on i (lambda () (f i))) ts)))))
+(include "../lib/par.scm")                ; join, par-tabulate
 
 (define dt 0.01)
 (define eps2 0.01)                        ; softening

@@ -10,17 +10,7 @@
 (define height (cadr argv))
 (define rows-per-task (caddr argv))
 
-(define (join t)
-  (let ((v (thread-join t)))
-    (if v v (error "ray: a task failed" (thread-id t)))))
-
-;; Run (f i) for i = 0..count-1, each in a thread started on capability i mod -N; the
-;; results in order of i.
-(define (par-tabulate count f)
-  (let loop ((i 0) (ts '()))
-    (if (= i count)
-        (map join (reverse ts))
-        (loop (+ i 1) (cons (fork-on i (lambda () (f i))) ts)))))
+(include "../lib/par.scm")                ; join, par-tabulate
 
 ;;; 3-vectors of flonums.
 (define (v3 x y z) (vector x y z))

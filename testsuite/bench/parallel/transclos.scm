@@ -9,17 +9,7 @@
 (define n (car argv))
 (define rows-per-task (cadr argv))
 
-(define (join t)
-  (let ((v (thread-join t)))
-    (if v v (error "transclos: a task failed" (thread-id t)))))
-
-;; Run (f i) for i = 0..count-1, each in a thread started on capability i mod -N; the
-;; results in order of i.
-(define (par-tabulate count f)
-  (let loop ((i 0) (ts '()))
-    (if (= i count)
-        (map join (reverse ts))
-        (loop (+ i 1) (cons (fork-on i (lambda () (f i))) ts)))))
+(include "../lib/par.scm")                ; join, par-tabulate
 
 ;;; Bitsets of 0..n-1: vectors of fixnums holding 60 bits each.
 (define bits 60)

@@ -1,0 +1,1 @@
+;; Included by ../include.scm: no forms.

@@ -1,0 +1,2 @@
+;; Included by ../include.scm, before second.scm.
+(set! order (cons 'first order))
