@@ -4,8 +4,8 @@
  *
  * Turns the eventlog on (rts_opts.eventlog, as -lFILE does), opens two tracks and writes:
  *   track 0 (this thread): trace_suspend_mutator with the mutator span innermost (true, its
- *     argument; the span ends), with another span inside it or none open (false, nothing
- *     written); nested spans in the runtime's conventions, wakes and spins; then enough GC
+ *     argument, also when another mutator span is open outside it; the span ends), with
+ *     another span inside it or none open (false, nothing written); nested spans in the runtime's conventions, wakes and spins; then enough GC
  *     work spans to fill the per-track buffer (8192 records) more than once; it leaves three
  *     spans open;
  *   track 1 (a second pthread, concurrently): mutator and idle spans, wakes, past the buffer
@@ -156,6 +156,10 @@ static void write_track0(void)
     SUSPEND(t, false, 0);
     E(t, SPAN_IDLE);
     SUSPEND(t, true, 43);
+    B(t, SPAN_MUTATOR, 45);                       /* the innermost one's argument */
+    B(t, SPAN_MUTATOR, 46);
+    SUSPEND(t, true, 46);
+    SUSPEND(t, true, 45);
 
     /* A minor GC as a leader writes it: nested spans, a sleep inside a barrier wait. */
     B(t, SPAN_MUTATOR, 44);

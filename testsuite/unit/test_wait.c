@@ -161,7 +161,7 @@ static void test_released_after_sleeping(int n, SyncWaitKind kind)
         seen[i] = checks(&w[i]);
     set_and_wake(&word, 1);
     for (int i = 0; i < n; i++) {                 /* each looks again (polling or woken) */
-        while (checks(&w[i]) == seen[i])
+        while (checks(&w[i]) == seen[i] && !has_returned(&w[i]))
             sleep_ms(1);
     }
     for (int i = 0; i < n; i++)
