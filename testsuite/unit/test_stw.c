@@ -1,0 +1,308 @@
+/* Unit test: the stop-the-world protocol (runtime/sync/stw.c) with fake members.
+ *
+ * N pthreads are the members. Between safe points each does "mutator work" (counts in
+ * ops[me], with mutating[me] set meanwhile); at a safe point it calls stw_follow. The hooks
+ * are the test's: interrupt counts the calls per member; follower_work records the round it
+ * ran in and returns true (a GC thread, which spins a little first and counts itself
+ * finished) for a different subset of the followers each round. For each sync the leader
+ * checks, from what it can observe:
+ *   - its election: stw_pending, stw_is_leader, the epoch one more than the last sync's, and
+ *     stw_try_lead failing (for itself and another member) while its sync is pending;
+ *   - stw_stop_all: every other member interrupted exactly once and itself never; every
+ *     follower arrived: none is mutating and none makes progress until the release; each
+ *     did its work of its previous sync exactly once (and none yet of this one);
+ *   - stw_await_gc_threads(k) returns only once the k GC-thread followers finished;
+ * and each follower checks that its work runs only after the leader's go (stw_start_gc),
+ * at most once per sync, and that it leaves stw_follow only after stw_release.
+ *   basic:  member 0 leads ROUNDS_BASIC syncs, the others only follow.
+ *   stress: every member wants a GC now and then and tries to lead, as gc_collect does (a
+ *           loser follows the sync in progress and tries again) until ROUNDS_TOTAL syncs.
+ * Totals at the end: each member's work calls equal the syncs it followed, stw_stats counts
+ * every sync. A broken protocol hangs or fails these checks; a hang fails by the driver's
+ * timeout. */
+#include "sync/stw.h"
+#include "unit/check.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+
+/* check.h counts in plain variables, for one thread: code that runs on the test's other
+ * threads checks with TCHECK/TCHECK_EQ, which count failures atomically, and the main thread
+ * turns that count into one CHECK at the end. */
+static unsigned long thread_failures;
+
+static bool tcheck_(bool ok, int line, const char *expr)
+{
+    if (!ok) {
+        fprintf(stderr, "%s:%d: TCHECK(%s) failed\n", __FILE__, line, expr);
+        __atomic_fetch_add(&thread_failures, 1, __ATOMIC_RELAXED);
+    }
+    return ok;
+}
+
+static bool tcheck_eq_(intmax_t a, intmax_t b, int line, const char *ea, const char *eb)
+{
+    if (a != b) {
+        fprintf(stderr, "%s:%d: TCHECK_EQ(%s, %s) failed: %jd != %jd\n", __FILE__, line, ea, eb,
+                a, b);
+        __atomic_fetch_add(&thread_failures, 1, __ATOMIC_RELAXED);
+    }
+    return a == b;
+}
+
+#define TCHECK(cond)     tcheck_((cond) ? true : false, __LINE__, #cond)
+#define TCHECK_EQ(a, b)  tcheck_eq_((intmax_t)(a), (intmax_t)(b), __LINE__, #a, #b)
+
+enum { N = 4, ROUNDS_BASIC = 300, ROUNDS_TOTAL = 2300, MUTATOR_OPS = 64 };
+
+#define LOAD(p)     __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define ADD(p, v)   __atomic_fetch_add((p), (v), __ATOMIC_ACQ_REL)
+
+/* Written by the members themselves. */
+static uint64_t ops[N];                  /* mutator work done */
+static int      mutating[N];             /* between safe points */
+static unsigned last_work_round[N];      /* the round of its latest follower_work */
+static unsigned work_total[N];           /* follower_work calls */
+
+/* Written by the leader of the sync in progress (leaders are serialised by the protocol). */
+static unsigned interrupts[N];           /* in this round, by member (reset before release) */
+static unsigned rounds;                  /* syncs completed or in progress */
+static unsigned last_followed[N];        /* the last round each member followed */
+static unsigned followed_total[N];       /* rounds each member followed */
+static uint32_t last_epoch;
+static unsigned cur_leader = N;
+static unsigned go_round;                /* round whose go was given (set just before it) */
+static unsigned released_round;          /* round released (set just before the release) */
+static unsigned gc_finished;             /* GC-thread followers of this round done working */
+static bool     stop;                    /* the members leave their loops */
+static unsigned stop_round;              /* the stress's last round sets `stop` before its release */
+
+static unsigned leads[N];                /* syncs each member led (stress) */
+static unsigned lost_elections;          /* stw_try_lead that failed (stress) */
+
+/* The followers of round r that are GC threads. */
+static bool is_gc_thread(unsigned no, unsigned r) { return (r * 5 + no * 3) % 4 != 0; }
+
+static void fake_interrupt(unsigned no)
+{
+    TCHECK(no < N);
+    TCHECK(no != LOAD(&cur_leader));
+    ADD(&interrupts[no], 1);
+}
+
+static bool fake_follower_work(unsigned no)
+{
+    unsigned r = LOAD(&go_round);
+    /* Only after go: the leader sets go_round to this round just before stw_start_gc, so a
+     * follower running early sees the previous round's, which it has worked in already. */
+    TCHECK(r > LOAD(&last_work_round[no]));
+    TCHECK(!stw_is_leader(no));
+    STORE(&last_work_round[no], r);
+    ADD(&work_total[no], 1);
+    if (!is_gc_thread(no, r))
+        return false;
+    for (int i = 0; i < 20; i++)                 /* collect a while */
+        sched_yield();
+    ADD(&gc_finished, 1);
+    return true;
+}
+
+static const StwHooks hooks = { fake_interrupt, fake_follower_work };
+
+static void mutate(unsigned me)
+{
+    STORE(&mutating[me], 1);
+    for (int i = 0; i < MUTATOR_OPS; i++)
+        __atomic_fetch_add(&ops[me], 1, __ATOMIC_RELAXED);
+    STORE(&mutating[me], 0);
+}
+
+/* A safe point: take part in the sync in progress, if any. */
+static void safe_point(unsigned me)
+{
+    unsigned before = LOAD(&last_work_round[me]);
+    stw_follow(me);
+    unsigned r = LOAD(&last_work_round[me]);
+    if (r != before)                              /* it followed round r: released? */
+        TCHECK(LOAD(&released_round) >= r);
+}
+
+/* The world is stopped: no follower mutates, nor makes progress since `seen`. */
+static void check_stopped(unsigned me, const uint64_t seen[N])
+{
+    for (unsigned i = 0; i < N; i++) {
+        if (i == me) continue;
+        TCHECK(!LOAD(&mutating[i]));
+        TCHECK_EQ(__atomic_load_n(&ops[i], __ATOMIC_RELAXED), seen[i]);
+    }
+}
+
+/* One sync led by `me`, which has just won stw_try_lead(me, SYNC_GC). */
+static void lead(unsigned me)
+{
+    uint32_t w = LOAD(&stw_sync.word);
+    uint32_t epoch = w >> 2;
+    TCHECK_EQ(w & 3, SYNC_GC);
+    TCHECK_EQ(epoch, last_epoch + 1);
+    last_epoch = epoch;
+    TCHECK(stw_pending());
+    TCHECK(stw_is_leader(me));
+    TCHECK(!stw_is_leader((me + 1) % N));
+    TCHECK(!stw_try_lead(me, SYNC_GC));
+    TCHECK(!stw_try_lead((me + 1) % N, SYNC_GC));
+    TCHECK_EQ(LOAD(&stw_sync.word), w);        /* the failed attempts changed nothing */
+    unsigned r = ++rounds;
+    STORE(&cur_leader, me);
+
+    stw_stop_all(me);
+
+    uint64_t seen[N];
+    for (unsigned i = 0; i < N; i++)
+        seen[i] = __atomic_load_n(&ops[i], __ATOMIC_RELAXED);
+    check_stopped(me, seen);
+    unsigned k = 0;
+    for (unsigned i = 0; i < N; i++) {
+        TCHECK_EQ(LOAD(&interrupts[i]), i != me);
+        /* its work of the previous round it followed is done, exactly once, and none of this */
+        TCHECK_EQ(LOAD(&last_work_round[i]), last_followed[i]);
+        TCHECK_EQ(LOAD(&work_total[i]), followed_total[i]);
+        if (i != me) {
+            last_followed[i] = r;
+            followed_total[i]++;
+            k += is_gc_thread(i, r);
+        }
+    }
+    sched_yield();                               /* time for an early follower to show */
+    check_stopped(me, seen);
+
+    STORE(&gc_finished, 0);
+    STORE(&go_round, r);
+    stw_start_gc(r % 3 == 0);
+    for (int i = 0; i < 5; i++)                   /* the leader's own part of the GC */
+        sched_yield();
+    stw_await_gc_threads(k);
+    TCHECK_EQ(LOAD(&gc_finished), k);
+    check_stopped(me, seen);
+    TCHECK(stw_is_leader(me));
+
+    for (unsigned i = 0; i < N; i++)
+        STORE(&interrupts[i], 0);
+    STORE(&cur_leader, N);
+    for (int i = 0; i < 3; i++)                   /* time for an early leaver to show */
+        sched_yield();
+    check_stopped(me, seen);
+    if (r == stop_round)
+        STORE(&stop, true);                       /* its followers learn it on their release */
+    STORE(&released_round, r);
+    stw_release();
+}
+
+/* --- basic: member 0 leads, the others follow ------------------------------------------- */
+
+static void *basic_follower(void *arg)
+{
+    unsigned me = (unsigned)(uintptr_t)arg;
+    while (!LOAD(&stop)) {
+        mutate(me);
+        safe_point(me);
+    }
+    return NULL;
+}
+
+static void test_basic(void)
+{
+    pthread_t th[N];
+    STORE(&stop, false);
+    for (unsigned i = 1; i < N; i++)
+        CHECK_EQ_INT(pthread_create(&th[i], NULL, basic_follower, (void *)(uintptr_t)i), 0);
+    for (unsigned n = 0; n < ROUNDS_BASIC; n++) {
+        mutate(0);
+        CHECK(!stw_pending());
+        CHECK(!stw_is_leader(0));
+        CHECK(stw_try_lead(0, SYNC_GC));
+        lead(0);
+        CHECK(!stw_pending());                    /* nobody else starts syncs */
+        CHECK(!stw_is_leader(0));
+        CHECK_EQ_INT(LOAD(&stw_sync.word) >> 2, last_epoch);
+        CHECK_EQ_INT(LOAD(&stw_sync.word) & 3, SYNC_NONE);
+    }
+    STORE(&stop, true);
+    for (unsigned i = 1; i < N; i++)
+        CHECK_EQ_INT(pthread_join(th[i], NULL), 0);
+}
+
+/* --- stress: whoever wins the election leads --------------------------------------------- */
+
+static void *stress_member(void *arg)
+{
+    unsigned me = (unsigned)(uintptr_t)arg;
+    uint64_t rng = 0x9E3779B97F4A7C15ull * (me + 1);
+    while (!LOAD(&stop)) {
+        mutate(me);
+        rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
+        if (rng % 4 != 0) {
+            safe_point(me);
+            continue;
+        }
+        /* Wants a GC: as gc_collect, a loser takes part in the sync in progress and retries. */
+        bool won;
+        while (!(won = stw_try_lead(me, SYNC_GC))) {
+            ADD(&lost_elections, 1);
+            safe_point(me);
+            if (LOAD(&stop))
+                break;
+        }
+        if (!won)
+            break;
+        leads[me]++;
+        lead(me);
+    }
+    return NULL;
+}
+
+static void test_stress(void)
+{
+    pthread_t th[N];
+    STORE(&stop, false);
+    stop_round = ROUNDS_TOTAL;
+    for (unsigned i = 0; i < N; i++)
+        CHECK_EQ_INT(pthread_create(&th[i], NULL, stress_member, (void *)(uintptr_t)i), 0);
+    for (unsigned i = 0; i < N; i++)
+        CHECK_EQ_INT(pthread_join(th[i], NULL), 0);
+    CHECK_EQ_INT(rounds, ROUNDS_TOTAL);
+    unsigned led = 0;
+    for (unsigned i = 0; i < N; i++)
+        led += leads[i];
+    CHECK_EQ_INT(led, ROUNDS_TOTAL - ROUNDS_BASIC);
+    /* Who led and how often elections were lost depend on the OS scheduler: shown only. */
+    printf("stress: %u syncs, led by", led);
+    for (unsigned i = 0; i < N; i++)
+        printf(" %u", leads[i]);
+    printf("; %u lost elections\n", LOAD(&lost_elections));
+}
+
+int main(void)
+{
+    stw_init(N, &hooks);
+    last_epoch = stw_sync.word >> 2;
+    CHECK(!stw_pending());
+    for (unsigned i = 0; i < N; i++) {
+        CHECK(!stw_is_leader(i));
+        stw_follow(i);                           /* no sync: returns at once */
+    }
+
+    test_basic();
+    test_stress();
+
+    CHECK_EQ_INT(thread_failures, 0);
+    CHECK(!stw_pending());
+    for (unsigned i = 0; i < N; i++)
+        CHECK_EQ_INT(work_total[i], followed_total[i]);
+    StwStats st;
+    stw_stats(&st);
+    CHECK_EQ_INT(st.syncs, ROUNDS_TOTAL);
+    CHECK(st.stw_ns_max <= st.stw_ns_total);
+    return check_done();
+}
