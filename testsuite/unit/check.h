@@ -8,6 +8,7 @@
  *   CHECK(cond)          cond is true
  *   CHECK_EQ_INT(a, b)   a == b as integers (both converted to intmax_t); prints both values
  *   CHECK_STR(a, b)      a and b are equal strings (NULL equals only NULL); prints both
+ * Any thread may check; check_done belongs after the others have been joined.
  */
 #ifndef RTSLAB_CHECK_H
 #define RTSLAB_CHECK_H
@@ -26,12 +27,13 @@ static inline struct check_counts *check_counts_(void)
     return &counts;
 }
 
+/* Atomic: tests check from several threads. */
 static inline bool check_count_(bool ok)
 {
     struct check_counts *c = check_counts_();
-    c->checks++;
+    __atomic_fetch_add(&c->checks, 1, __ATOMIC_RELAXED);
     if (!ok)
-        c->failed++;
+        __atomic_fetch_add(&c->failed, 1, __ATOMIC_RELAXED);
     return ok;
 }
 
