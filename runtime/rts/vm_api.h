@@ -80,7 +80,7 @@ static inline bool rtv_safe_point_due(RtsCap *cap)
 /* Before returning RTS_NEXT from a due safe point: gives back the heap limit that was
  * cleared to trap; the scheduler then joins the GC or switches threads. */
 static inline void rtv_safe_point_taken(RtsCap *cap)
-{ sm_restore_limit(&cap->sm); }
+{ sm_safe_point_passed(&cap->sm); }
 
 /* --- local roots: Values C code keeps across allocations -------------------------------- *
  * A stack per capability that the GC updates in place; it never moves, so a pointer into

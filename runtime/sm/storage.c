@@ -54,6 +54,11 @@ void sm_cap_init(SmCap *cap, unsigned no)
     gc_thread_init(cap);
 }
 
+void sm_safe_point_passed(SmCap *cap)
+{
+    sm_restore_limit(cap);
+}
+
 void sm_sync_nursery(SmCap *cap)
 {
     bdescr *bd = cap->cur_block;
