@@ -28,16 +28,7 @@ static inline Value *rtv_alloc(RtsCap *cap, size_t words) { return sm_alloc(&cap
  * point is due; the caller then saves what the GC must see and calls rtv_alloc_slow. Never
  * GCs. (Not a NULL result: that would cost the fast path a test.) */
 static inline bool rtv_try_alloc(RtsCap *cap, size_t words, Value **p)
-{
-    Value *hp = cap->sm.hp;
-    if (__builtin_expect((uintptr_t)(hp + words)
-                         <= (uintptr_t)__atomic_load_n(&cap->sm.hplim, __ATOMIC_RELAXED), 1)) {
-        cap->sm.hp = hp + words;
-        *p = hp;
-        return true;
-    }
-    return false;
-}
+{ return sm_try_alloc(&cap->sm, words, p); }
 
 /* The slow path of rtv_alloc: a safe point (it may join a GC or run one). */
 static inline Value *rtv_alloc_slow(RtsCap *cap, size_t words) { return sm_alloc_slow(&cap->sm, words); }

@@ -105,29 +105,33 @@ static inline void sm_restore_limit(SmCap *cap)
  * counts). */
 void sm_safe_point_passed(SmCap *cap);
 
+/* The bump alone: `words` words (header included) at *p, or false when the nursery block
+ * is full or the heap check traps (a safe point is due). Never GCs. */
+static inline bool sm_try_alloc(SmCap *cap, size_t words, Value **p)
+{
+    Value *hp = cap->hp;
+    if (__builtin_expect((uintptr_t)(hp + words)
+                         <= (uintptr_t)__atomic_load_n(&cap->hplim, __ATOMIC_RELAXED), 1)) {
+        cap->hp = hp + words;
+        *p = hp;
+        return true;
+    }
+    return false;
+}
+
 /* Allocates `words` words (header included) in the nursery; may GC. */
 static inline Value *sm_alloc(SmCap *cap, size_t words)
 {
-    Value *p = cap->hp;
-    Value *lim = __atomic_load_n(&cap->hplim, __ATOMIC_RELAXED);
-    if (__builtin_expect((uintptr_t)(p + words) <= (uintptr_t)lim, 1)) {
-        cap->hp = p + words;
-        return p;
-    }
-    return sm_alloc_slow(cap, words);
+    Value *p;
+    return sm_try_alloc(cap, words, &p) ? p : sm_alloc_slow(cap, words);
 }
 
 /* Allocation that protects `n` Values across a possible GC: vals[] is updated in place. */
 Value *sm_alloc_protect_slow(SmCap *cap, size_t words, Value *vals, unsigned n);
 static inline Value *sm_alloc_protect(SmCap *cap, size_t words, Value *vals, unsigned n)
 {
-    Value *p = cap->hp;
-    Value *lim = __atomic_load_n(&cap->hplim, __ATOMIC_RELAXED);
-    if (__builtin_expect((uintptr_t)(p + words) <= (uintptr_t)lim, 1)) {
-        cap->hp = p + words;
-        return p;
-    }
-    return sm_alloc_protect_slow(cap, words, vals, n);
+    Value *p;
+    return sm_try_alloc(cap, words, &p) ? p : sm_alloc_protect_slow(cap, words, vals, n);
 }
 
 extern size_t sm_large_young_blocks;
