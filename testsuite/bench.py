@@ -54,16 +54,9 @@ DEFAULT_CONFIGS = ["baseline:-N1", "baseline:-N2", "baseline:-N4"]
 TIMEOUT = {"quick": 60.0, "norm": 300.0, "slow": 1800.0}
 
 
-def patch_names(src):
-    """The patch names of configure.ac's RTSLAB_PATCH_TABLE."""
-    with open(os.path.join(src, "configure.ac"), encoding="utf-8") as f:
-        text = f.read()
-    return re.findall(r"\[\[([a-z0-9-]+)\],\s*\[RTS_PATCH_", text)
-
-
 def parse_configs(specs, src):
     """[(label, variant, rts_opts)] and {variant: configure flags}."""
-    patches = patch_names(src)
+    patches = benchlib.patch_names(src)
     flags = {"baseline": [], "all-patches": ["--enable-all-patches"]}
     flags.update({p: [f"--enable-{p}"] for p in patches})
     configs = []

@@ -331,3 +331,10 @@ def report(runs, programs, configs, metrics):
     lines.append("-----: no figure (nothing measured, or the first column is 0).  "
                  "=: 0 in both.  FAIL: a run failed.")
     return lines
+
+
+def patch_names(src):
+    """The patch names of configure.ac's RTSLAB_PATCH_TABLE (the one list of the patches)."""
+    with open(os.path.join(src, "configure.ac"), encoding="utf-8") as f:
+        text = f.read()
+    return re.findall(r"\[\[([a-z0-9-]+)\],\s*\[RTS_PATCH_", text)

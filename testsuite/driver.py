@@ -32,9 +32,9 @@ parallel      the test exercises parallelism; `--only-parallel` runs just these 
 timeout=S     seconds before the test is killed and fails (default 120), multiplied by
               --timeout-factor.
 needs=F       the test is for builds that have F; needs=!F: for builds without it. F is a
-              patch (spin-yield, gen0-steal, phys-caps, stack-chunks, futex-barrier,
-              idle-optout: configure's --enable-F) or a library configure found (liburing,
-              libnuma); any other name is a manifest error. May be repeated: all must hold.
+              patch of configure.ac's patch table (e.g. gen0-steal: configure's --enable-F)
+              or a library configure found (liburing, libnuma); any other name is a
+              manifest error. May be repeated: all must hold.
               What the build has is read from its `rtslab +RTS --info -RTS` ("Patch F" and
               library lines, YES or NO). A test whose needs do not hold is not run, and is
               printed as "SKIP DIR/NAME: needs F" (or "needs !F") and counted as skipped.
@@ -80,8 +80,8 @@ STDERR_LINES_SHOWN = 10
 
 # What a test may need (needs=, testsuite/patches/PATCH/): the patches of configure.ac's patch
 # table and the libraries configure looks for, each with the key of its `--info` line.
-PATCHES = ("spin-yield", "gen0-steal", "phys-caps", "stack-chunks", "futex-barrier",
-           "idle-optout")
+SRC_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PATCHES = tuple(benchlib.patch_names(SRC_ROOT))
 LIBRARIES = ("liburing", "libnuma")
 FEATURES = {**{p: "Patch " + p for p in PATCHES}, **{lib: lib for lib in LIBRARIES}}
 # Programs of the build that print its --info, the first one found is asked.
@@ -240,8 +240,8 @@ def read_build_info(build, timeout):
             problems.append(f"{cmd} says {value!r} for {key!r} (expected YES or NO)")
     for key in info:
         if key.startswith("Patch ") and key[len("Patch "):] not in PATCHES:
-            problems.append(f"{cmd} lists {key!r}, which driver.py does not know: add it to "
-                            f"PATCHES")
+            problems.append(f"{cmd} lists {key!r}, which configure.ac's patch table does "
+                            f"not name")
     return have, problems
 
 
@@ -489,7 +489,7 @@ def main():
     ap = argparse.ArgumentParser(description="Run the rtslab testsuite (see the manifest "
                                              "format at the top of this file).")
     ap.add_argument("--build", default=".", help="build directory (default: .)")
-    ap.add_argument("--src", default=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+    ap.add_argument("--src", default=SRC_ROOT,
                     help="source directory (default: this script's parent's parent)")
     ap.add_argument("--only-parallel", action="store_true",
                     help="run only the tests marked parallel")
