@@ -450,7 +450,9 @@ class Runner:
                 return f"stderr does not contain {s!r}", stderr
         for s in test.stdout_has:
             if s not in stdout:
-                return f"stdout does not contain {s!r}", stderr
+                got = stdout.strip().splitlines()
+                shown = got[-1][:200] if got else ""
+                return f"stdout does not contain {s!r} (its last line: {shown!r})", stderr
         if os.path.exists(test.stdout_file):
             with open(test.stdout_file, "rb") as f:
                 expected = f.read()

@@ -4,7 +4,8 @@
  *                          (through inboxes); they must see every value in order and finish
  *                          where they started
  *   par_sched spread N     N threads that each allocate a little are forked, spread over the
- *                          capabilities and joined; prints how many capabilities ran them
+ *                          capabilities (Note [Spreading deterministically]) and joined;
+ *                          prints how many capabilities ran them
  *   par_sched pin          (with -qa) a thread started on each capability checks that its OS
  *                          thread is pinned to exactly the CPU -qa gives that capability
  *   par_sched idle SECS    (with -N2 or more) the main thread sleeps SECS while every other
@@ -20,6 +21,7 @@
 #include <unistd.h>
 #include "rtslab.h"
 #include "os/affinity.h"
+#include "sched/capability.h"
 
 static long n = 1000;
 static const char *mode = "pingpong";
@@ -154,6 +156,51 @@ static bool sample_task(pid_t tid, TaskSample *out)
 
 enum { M_A, M_B, M_T, M_I, M_PC, M_NSLOTS };
 
+/* Note [Spreading deterministically]
+ * Capability 0 pushes a runnable thread only to a capability that is idle when it looks
+ * (Note [Pushing work]); an idle capability stays idle until it is given work or woken for a
+ * GC. Forking the 10 000 threads at once would run dozens of GCs, each waking every idle
+ * capability, and on a loaded machine a woken capability's OS thread may not get a CPU to go
+ * back to sleep before capability 0 has run every thread itself: "one capability", although
+ * pushing works. So spread first collects (an empty nursery), waits until every other
+ * capability is idle, forks a first wave of 2 threads per capability (a few KB: no GC) and
+ * joins it. Capability 0 then pushes, before it runs the first of the wave, one thread to
+ * each idle capability; a pushed thread must run where it was pushed, so more than one
+ * capability runs the wave whatever the load. The rest are forked and joined after. */
+#define SPREAD_MAX_POLLS 30000   /* 1 ms sleeps: 30 s for the others to go idle */
+
+static bool others_idle(void)
+{
+    for (unsigned c = 1; c < cap_count; c++)
+        if (!__atomic_load_n(&cap_array[c].idle, __ATOMIC_ACQUIRE))
+            return false;
+    return true;
+}
+
+static void fork_spreaders(RtsCap *cap, long from, long to)
+{
+    for (long k = from; k < to; k++) {
+        Value t = rts_thread_new(cap, spreader, W_NSLOTS);
+        rts_set_field(cap, rts_slot(cap, M_T), (size_t)k, t);
+        rts_thread_set_slot(cap, t, W_K, rts_fixnum(k));
+        rts_thread_start(cap, t);
+    }
+}
+
+/* Joins the threads from M_I up to `to`, adding their capabilities to the mask in M_A. */
+static bool join_spreaders(RtsCap *cap, long to)
+{
+    for (intptr_t k = rts_fixnum_val(rts_slot(cap, M_I)); k < to; k++) {
+        rts_set_slot(cap, M_I, rts_fixnum(k));
+        if (!rts_thread_join(cap, rts_field(rts_slot(cap, M_T), (size_t)k)))
+            return false;
+        intptr_t c = rts_fixnum_val(rts_result(cap));
+        rts_set_slot(cap, M_A, rts_fixnum(rts_fixnum_val(rts_slot(cap, M_A)) | ((intptr_t)1 << (c % 62))));
+    }
+    rts_set_slot(cap, M_I, rts_fixnum(to));
+    return true;
+}
+
 static RtsStep main_code(RtsCap *cap)
 {
     Value pcv = rts_slot(cap, M_PC);
@@ -187,25 +234,40 @@ static RtsStep main_code(RtsCap *cap)
         return RTS_FINISH;
     }
     if (!strcmp(mode, "spread")) {
+        /* Note [Spreading deterministically]: the forks wait until every other capability is
+         * idle, and the first wave is small enough to need no GC before it is pushed. */
+        long wave = 2 * (long)rts_n_caps();
+        if (wave > n) wave = n;
         if (pc == 0) {
             rts_set_slot(cap, M_T, rts_make_vector(cap, (size_t)n, RTS_FALSE));
-            for (long k = 0; k < n; k++) {
-                Value t = rts_thread_new(cap, spreader, W_NSLOTS);
-                rts_set_field(cap, rts_slot(cap, M_T), (size_t)k, t);
-                rts_thread_set_slot(cap, t, W_K, rts_fixnum(k));
-                rts_thread_start(cap, t);
-            }
-            rts_set_slot(cap, M_I, rts_fixnum(0));
             rts_set_slot(cap, M_A, rts_fixnum(0));           /* mask of capabilities seen */
-            rts_set_slot(cap, M_PC, rts_fixnum(1));
+            rts_set_slot(cap, M_I, rts_fixnum(0));           /* polls so far */
+            rts_set_slot(cap, M_PC, rts_fixnum(pc = 1));
+            rts_gc(cap, false);                              /* an empty nursery for wave 1 */
         }
-        for (intptr_t k = rts_fixnum_val(rts_slot(cap, M_I)); k < n; k++) {
-            rts_set_slot(cap, M_I, rts_fixnum(k));
-            if (!rts_thread_join(cap, rts_field(rts_slot(cap, M_T), (size_t)k)))
+        if (pc == 1) {
+            if (!others_idle()) {
+                intptr_t polls = rts_fixnum_val(rts_slot(cap, M_I));
+                if (polls >= SPREAD_MAX_POLLS) {
+                    printf("spread: the other capabilities never went idle\n");
+                    return RTS_FINISH;
+                }
+                rts_set_slot(cap, M_I, rts_fixnum(polls + 1));
+                rts_sleep(cap, 0.001);
                 return RTS_BLOCK;
-            intptr_t c = rts_fixnum_val(rts_result(cap));
-            rts_set_slot(cap, M_A, rts_fixnum(rts_fixnum_val(rts_slot(cap, M_A)) | ((intptr_t)1 << (c % 62))));
+            }
+            fork_spreaders(cap, 0, wave);
+            rts_set_slot(cap, M_I, rts_fixnum(0));
+            rts_set_slot(cap, M_PC, rts_fixnum(pc = 2));
         }
+        if (pc == 2 && !join_spreaders(cap, wave))
+            return RTS_BLOCK;
+        if (pc == 2) {
+            fork_spreaders(cap, wave, n);
+            rts_set_slot(cap, M_PC, rts_fixnum(pc = 3));
+        }
+        if (!join_spreaders(cap, n))
+            return RTS_BLOCK;
         int used = __builtin_popcountl((unsigned long)rts_fixnum_val(rts_slot(cap, M_A)));
         printf("spread: %ld threads joined, %ld bad; ran on %s\n", n, bad,
                used == 1 ? "one capability" : used >= 2 ? "several capabilities" : "none");
