@@ -337,4 +337,4 @@ def patch_names(src):
     """The patch names of configure.ac's RTSLAB_PATCH_TABLE (the one list of the patches)."""
     with open(os.path.join(src, "configure.ac"), encoding="utf-8") as f:
         text = f.read()
-    return re.findall(r"\[\[([a-z0-9-]+)\],\s*\[RTS_PATCH_", text)
+    return re.findall(r"^RTSLAB_PATCH\(\[([a-z0-9-]+)\],\s*\[RTS_PATCH_", text, re.M)

@@ -4,7 +4,7 @@ the Scheme programs in testsuite/scheme/ (see SCHEME_RUNS and testsuite/scheme/R
 the benchmark programs of testsuite/bench/ at their quick size (see BENCH_RUNS).
 
     python3 testsuite/driver.py --build BUILDDIR --src SRCDIR [--only-parallel]
-                                [--filter SUBSTR] [-j N] [--timeout-factor F]
+                                [--filter SUBSTR,...] [-j N] [--timeout-factor F]
 
 `make check` runs it. It prints one line per test, "PASS name", "FAIL name: reason" (a
 failure also shows the first lines of the test's stderr) or "SKIP name: needs ..." (a test
@@ -495,8 +495,8 @@ def main():
                     help="source directory (default: this script's parent's parent)")
     ap.add_argument("--only-parallel", action="store_true",
                     help="run only the tests marked parallel")
-    ap.add_argument("--filter", metavar="SUBSTR", default="",
-                    help="run only tests whose DIR/NAME contains SUBSTR")
+    ap.add_argument("--filter", metavar="SUBSTR[,SUBSTR...]", default="",
+                    help="run only tests whose DIR/NAME contains one of the SUBSTRs")
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1,
                     help="tests run at once (default: the number of CPUs)")
     ap.add_argument("--timeout-factor", type=float, default=1.0,
@@ -510,8 +510,9 @@ def main():
         tests += bench_tests(src)
     except benchlib.HeaderError as e:
         errors.append(("bench", str(e)))
+    wanted = [w for w in args.filter.split(",") if w] or [""]
     tests = [t for t in tests
-             if args.filter in t.name and (t.parallel or not args.only_parallel)]
+             if any(w in t.name for w in wanted) and (t.parallel or not args.only_parallel)]
 
     passed = failed = skipped = 0
     out_lock = threading.Lock()

@@ -1,0 +1,520 @@
+#!/usr/bin/env python3
+"""The patch queue: turns the tree, with its six switchable ideas, into a base and one
+`git format-patch` file per idea (`make patches`), and proves that they work
+(`make check-patches`).
+
+    python3 tools/mkpatches.py generate [--src DIR] [--out DIR]
+    python3 tools/mkpatches.py verify   [--src DIR]          # patches/ is current
+    python3 tools/mkpatches.py base DIR [--src DIR]          # the base, as a git repository
+    python3 tools/mkpatches.py check    [--src DIR] [--scratch DIR] [--check-args ARGS] [-j N]
+
+What belongs to a patch (PATCHES.md, and the rules every patch follows):
+  * in C (.c, .h, .inc): the `#if RTS_PATCH_<MACRO>` islands, which unifdef strips
+    (-U<MACRO>); a C file that is nothing but islands of stripped patches (at most an
+    `#include "rtslab_config.h"` besides) is the patch's own file and goes with it;
+  * everything under testsuite/patches/<name>/ and experiments/<name>/, and
+    docs/patches/<name>.md (the patch's upstream description: its first line is the
+    subject, the rest the body of the commit message);
+  * in any other text file, the lines from one holding `{{patch:<name>` to the one holding
+    `}}patch:<name>` (markers on lines of their own, in the file's comment syntax; they may
+    nest, two deep at most), including configure.ac's RTSLAB_PATCH line for it.
+The names, macros and series order come from configure.ac's RTSLAB_PATCH lines. A patch is
+*written* when testsuite/patches/<name>/ exists; only written patches get a patch file.
+
+The base is the tree with every patch stripped (the files of patches/ left out, configure and
+rtslab_config.h.in regenerated), and must mention none of them: not a name, not a macro.
+patches/NNNN-<name>.patch is the change from the base to the base with only <name> kept,
+NNNN its position in configure.ac. Every commit is made with a fixed author and date and
+written with --zero-commit, so the output depends on the tree alone and `verify` can compare.
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC_DEFAULT = os.path.dirname(HERE)
+C_SUFFIXES = (".c", ".h", ".inc")
+# Note [Generated files]
+# configure and rtslab_config.h.in are generated from configure.ac, and every patch adds to the
+# same lists in them (configure's options and help, autoheader's sorted templates), so patches
+# that carried them would conflict when stacked, whatever the source looks like. The base and
+# the patches carry configure.ac only, like most projects' git trees: after `git am`, run
+# `autoconf && autoheader` (autoconf 2.71, as for the tree itself) before ./configure.
+GENERATED = ("configure", "rtslab_config.h.in")
+OUT_DIR = "patches"
+UNIFDEF = os.environ.get("UNIFDEF") or "unifdef"   # configure's choice, through make
+BEGIN = re.compile(r"\{\{patch:([a-z0-9-]+)")
+END = re.compile(r"\}\}patch:([a-z0-9-]+)")
+PATCH_LINE = re.compile(r"^RTSLAB_PATCH\(\[([a-z0-9-]+)\],\s*\[(RTS_PATCH_[A-Z0-9_]+)\]", re.M)
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "rtslab", "GIT_AUTHOR_EMAIL": "rtslab@localhost",
+    "GIT_COMMITTER_NAME": "rtslab", "GIT_COMMITTER_EMAIL": "rtslab@localhost",
+    "GIT_AUTHOR_DATE": "2026-01-01T00:00:00+0000", "GIT_COMMITTER_DATE": "2026-01-01T00:00:00+0000",
+    "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1",
+}
+
+
+class PatchError(Exception):
+    pass
+
+
+# --- what the patches are -------------------------------------------------------------------
+
+class Patch:
+    def __init__(self, index, name, macro):
+        self.index, self.name, self.macro = index, name, macro
+
+    @property
+    def file_name(self):
+        return f"{self.index:04d}-{self.name}.patch"
+
+    def owns(self, path):
+        """Whether PATH (relative to the tree) is one of the patch's own files."""
+        return (path.startswith(f"testsuite/patches/{self.name}/")
+                or path.startswith(f"experiments/{self.name}/")
+                or path == f"docs/patches/{self.name}.md")
+
+
+def read_patches(src):
+    with open(os.path.join(src, "configure.ac"), encoding="utf-8") as f:
+        found = PATCH_LINE.findall(f.read())
+    if not found:
+        raise PatchError("configure.ac has no RTSLAB_PATCH line")
+    return [Patch(i + 1, name, macro) for i, (name, macro) in enumerate(found)]
+
+
+def is_written(src, patch):
+    return os.path.isdir(os.path.join(src, "testsuite", "patches", patch.name))
+
+
+# --- stripping ------------------------------------------------------------------------------
+
+def tracked_files(src):
+    """The files of the tree: git's tracked files as they are in the working tree."""
+    out = subprocess.run(["git", "-C", src, "ls-files", "-z"], check=True,
+                         capture_output=True).stdout.decode()
+    return sorted(p for p in out.split("\0") if p and os.path.isfile(os.path.join(src, p))
+                  and not p.startswith(OUT_DIR + "/"))
+
+
+def strip_markers(text, drop, path):
+    """TEXT without the lines between {{patch:NAME and }}patch:NAME for NAME in DROP."""
+    out, stack = [], []
+    for no, line in enumerate(text.splitlines(keepends=True), 1):
+        b, e = BEGIN.search(line), END.search(line)
+        if b:
+            stack.append(b.group(1))
+            if len(stack) > 2:
+                raise PatchError(f"{path}:{no}: patch markers nest more than two deep")
+        dropped = any(n in drop for n in stack)
+        if e:
+            if not stack or stack[-1] != e.group(1):
+                raise PatchError(f"{path}:{no}: }}}}patch:{e.group(1)} does not close "
+                                 f"{'{{patch:' + stack[-1] if stack else 'any marker'}")
+            stack.pop()
+        if not dropped:
+            out.append(line)
+    if stack:
+        raise PatchError(f"{path}: {{{{patch:{stack[-1]} is never closed")
+    return "".join(out)
+
+
+def strip_c(data, macros, path):
+    """unifdef -U each of MACROS over DATA (bytes)."""
+    if not macros:
+        return data
+    if not shutil.which(UNIFDEF):
+        raise PatchError(f"{UNIFDEF} not found: install unifdef (Debian: apt-get install unifdef)")
+    r = subprocess.run([UNIFDEF, "-B", *(f"-U{m}" for m in macros)], input=data,
+                       capture_output=True)
+    if r.returncode not in (0, 1):
+        raise PatchError(f"{path}: unifdef failed: {r.stderr.decode(errors='replace').strip()}")
+    return r.stdout
+
+
+def only_islands_left(before, after):
+    """Whether a C file was nothing but islands that were stripped (it is a patch's own)."""
+    def code(b):
+        lines = b.decode(errors="replace").splitlines()
+        return [l for l in lines if l.strip() and l.strip() != '#include "rtslab_config.h"']
+    return code(before) and not code(after)
+
+
+def make_tree(src, files, dest, drop, patches):
+    """Writes into DEST the tree SRC with the patches DROP (a set of names) stripped."""
+    dropped = [p for p in patches if p.name in drop]
+    macros = [p.macro for p in dropped]
+    for path in files:
+        if any(p.owns(path) for p in dropped) or path in GENERATED:
+            continue
+        with open(os.path.join(src, path), "rb") as f:
+            data = f.read()
+        out = data
+        if path.endswith(C_SUFFIXES):
+            out = strip_c(data, macros, path)
+            if only_islands_left(data, out):
+                continue
+        elif b"\0" not in data:
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError:
+                text = None
+            if text is not None:
+                out = strip_markers(text, drop, path).encode("utf-8")
+        target = os.path.join(dest, path)
+        os.makedirs(os.path.dirname(target) or dest, exist_ok=True)
+        with open(target, "wb") as f:
+            f.write(out)
+        shutil.copymode(os.path.join(src, path), target)
+    check_configure_ac(dest)
+
+
+def check_configure_ac(tree):
+    """Whether the stripped configure.ac still makes a configure script (into a scratch
+    directory: the trees carry no generated files, see Note [Generated files])."""
+    if not os.path.exists(os.path.join(tree, "configure.ac")):
+        return
+    with tempfile.TemporaryDirectory(prefix="mkpatches-autoconf.") as tmp:
+        r = subprocess.run(["autoconf", "-f", "-o", os.path.join(tmp, "configure"), "configure.ac"],
+                           cwd=tree, capture_output=True, text=True)
+        shutil.rmtree(os.path.join(tree, "autom4te.cache"), ignore_errors=True)
+        if r.returncode or r.stderr.strip():
+            raise PatchError(f"autoconf fails or warns on the stripped configure.ac of {tree}:\n"
+                             f"{r.stderr}")
+
+
+def mentions(tree, patches):
+    """(path, line number, patch name) for every mention of PATCHES in TREE."""
+    words = {}
+    for p in patches:
+        words[p.name] = p.name
+        words[p.macro] = p.name
+    rx = re.compile(r"(?<![A-Za-z0-9_])(" + "|".join(re.escape(w) for w in words) + r")(?![A-Za-z0-9_])")
+    found = []
+    for root, _, names in os.walk(tree):
+        if ".git" in root.split(os.sep):
+            continue
+        for n in names:
+            path = os.path.join(root, n)
+            with open(path, "rb") as f:
+                data = f.read()
+            if b"\0" in data:
+                continue
+            for no, line in enumerate(data.decode(errors="replace").splitlines(), 1):
+                m = rx.search(line)
+                if m:
+                    found.append((os.path.relpath(path, tree), no, words[m.group(1)]))
+    return found
+
+
+def check_mentions(tree, patches, what):
+    found = mentions(tree, patches)
+    if found:
+        shown = "\n".join(f"  {p}:{n}: mentions {name}" for p, n, name in found[:40])
+        more = f"\n  ... and {len(found) - 40} more" if len(found) > 40 else ""
+        raise PatchError(f"{what} still mentions patches it should not have (put the lines in "
+                         f"#if islands or {{{{patch:NAME markers):\n{shown}{more}")
+
+
+# --- git ------------------------------------------------------------------------------------
+
+def git(repo, *args, check=True, **kw):
+    env = {**os.environ, **GIT_ENV}
+    return subprocess.run(["git", "-C", repo, *args], check=check, env=env,
+                          capture_output=True, **kw)
+
+
+def commit_tree(repo, tree, message):
+    """Replaces REPO's work tree by TREE's files and commits them."""
+    git(repo, "rm", "-rq", "--ignore-unmatch", ".")
+    for entry in os.listdir(tree):
+        s, d = os.path.join(tree, entry), os.path.join(repo, entry)
+        if os.path.isdir(s):
+            shutil.copytree(s, d, symlinks=True)
+        else:
+            shutil.copy2(s, d)
+    git(repo, "add", "-A", ".")
+    with tempfile.NamedTemporaryFile("w", delete=False, encoding="utf-8") as f:
+        f.write(message)
+    try:
+        git(repo, "commit", "-q", "--allow-empty", "--cleanup=verbatim", "-F", f.name)
+    finally:
+        os.unlink(f.name)
+
+
+def description(src, patch):
+    """The commit message of PATCH: docs/patches/NAME.md, and the tests it adds."""
+    path = os.path.join(src, "docs", "patches", patch.name + ".md")
+    if not os.path.exists(path):
+        raise PatchError(f"{patch.name} is written (testsuite/patches/{patch.name}/ exists) but "
+                         f"has no description, docs/patches/{patch.name}.md")
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().rstrip("\n").splitlines()
+    subject = lines[0].lstrip("# ").strip()
+    body = lines[1:]
+    while body and not body[0].strip():
+        body.pop(0)
+    for no, line in enumerate(body, 2):
+        if line.startswith("#"):
+            raise PatchError(f"docs/patches/{patch.name}.md:{no}: a commit message line may not "
+                             f"start with '#' (git drops it); write the heading as plain text")
+    tests = []
+    manifest = os.path.join(src, "testsuite", "patches", patch.name, "TESTS")
+    if os.path.exists(manifest):
+        with open(manifest, encoding="utf-8") as f:
+            for line in f:
+                if line.strip() and not line.lstrip().startswith("#"):
+                    tests.append(f"testsuite/patches/{patch.name}/{line.split()[0]}")
+    msg = subject + "\n\n" + "\n".join(body).rstrip() + "\n"
+    if tests:
+        msg += ("\nTests it adds (testsuite/patches/%s/TESTS, run only where the patch is on):\n"
+                % patch.name) + "".join(f"  {t}\n" for t in tests)
+    msg += (f"\nSwitch: ./configure --enable-{patch.name} (macro {patch.macro}).\n"
+            f"Generated by `make patches` (tools/mkpatches.py) from the rtslab tree.\n")
+    return msg
+
+
+# --- the commands ---------------------------------------------------------------------------
+
+def build_queue(src, work):
+    """Builds WORK/repo: the base commit, then one branch per written patch. Returns
+    (repo, written patches)."""
+    patches = read_patches(src)
+    written = [p for p in patches if is_written(src, p)]
+    files = tracked_files(src)
+    names = {p.name for p in patches}
+    base = os.path.join(work, "base")
+    make_tree(src, files, base, names, patches)
+    check_mentions(base, patches, "the base")
+    repo = os.path.join(work, "repo")
+    os.makedirs(repo)
+    git(repo, "init", "-q", "-b", "base")
+    commit_tree(repo, base, "rtslab: the base, with every patch stripped\n")
+    for p in written:
+        tree = os.path.join(work, "tree-" + p.name)
+        make_tree(src, files, tree, names - {p.name}, patches)
+        check_mentions(tree, [q for q in patches if q is not p], f"the base with only {p.name}")
+        git(repo, "checkout", "-q", "-b", p.name, "base")
+        commit_tree(repo, tree, description(src, p))
+    return repo, patches, written
+
+
+def series_readme(patches, written):
+    rows = []
+    for p in patches:
+        state = f"`{p.file_name}`" if p in written else "not written yet (no testsuite/patches/%s/)" % p.name
+        rows.append(f"| {p.index} | {p.name} | `--enable-{p.name}` | {state} |")
+    return README_TEMPLATE.format(rows="\n".join(rows))
+
+
+README_TEMPLATE = """# The patch queue
+
+Generated by `make patches` (tools/mkpatches.py); do not edit: edit the tree and regenerate.
+`.ci/run` checks that these files are current.
+
+Each idea of rtslab is one patch against the **base**, the tree with every patch stripped:
+
+| # | patch | configure switch | file |
+|---|-------|------------------|------|
+{rows}
+
+`series` lists the files in order.
+
+## Applying
+
+    make patch-base BASE=/tmp/rtslab-base      # the base, as a git repository
+    cd /tmp/rtslab-base
+    git am /path/to/rtslab/patches/0001-spin-yield.patch     # any one patch, alone
+    autoconf && autoheader && ./configure --enable-spin-yield && make && make check
+
+Each patch is made against the base alone, so any one of them applies with `git am` (and
+`git apply --check`). To stack several, apply them in series order with `git am -3`: where two
+patches touch neighbouring lines, git's three-way merge places the second beside the first.
+Like most projects' git trees, the base and the patches carry `configure.ac` but not the
+files generated from it (`configure`, `rtslab_config.h.in`): every patch adds to the same
+lists in them, so they would conflict when stacked. Run `autoconf && autoheader` (autoconf
+2.71) after applying; a patched tree builds its idea behind its switch,
+`./configure --enable-<name>`. Islands of two patches never touch (an unchanged line lies
+between them), so the series merges without conflicts; `make check-patches` proves it.
+
+## How they are made
+
+`tools/mkpatches.py` reads the patches from configure.ac's `RTSLAB_PATCH` lines, and strips
+a patch from a tree by running `unifdef -U<MACRO>` over the C files, leaving out the patch's
+own files (`testsuite/patches/<name>/`, `experiments/<name>/`, `docs/patches/<name>.md`,
+C files that are nothing but its islands) and dropping the lines between `{{patch:<name>`
+and `}}patch:<name>` markers in every other text file; `configure` and
+`rtslab_config.h.in` are left out (run `autoconf && autoheader`). The base must mention no patch at all, and the tree
+with one patch kept no other patch; the generator fails when either does. The commit message
+of a patch is its `docs/patches/<name>.md`, followed by the tests it adds.
+
+`make check-patches` proves the queue: the base builds and passes `make check`; each patch
+applies alone (`git apply --check`, then `git am`) and its tree builds with `-Werror` and the
+patch on and passes `make check`; the whole series applies in order and gives back the tree.
+"""
+
+
+def generate(src, out):
+    with tempfile.TemporaryDirectory(prefix="mkpatches.") as work:
+        repo, patches, written = build_queue(src, work)
+        tmp_out = os.path.join(work, "out")
+        os.makedirs(tmp_out)
+        for p in written:
+            r = git(repo, "format-patch", "-q", "--zero-commit", "--no-signature", "--stdout",
+                    "--subject-prefix=PATCH", f"base..{p.name}")
+            with open(os.path.join(tmp_out, p.file_name), "wb") as f:
+                f.write(r.stdout)
+        with open(os.path.join(tmp_out, "series"), "w", encoding="utf-8") as f:
+            f.write("".join(p.file_name + "\n" for p in written))
+        with open(os.path.join(tmp_out, "README.md"), "w", encoding="utf-8") as f:
+            f.write(series_readme(patches, written))
+        if os.path.isdir(out):
+            shutil.rmtree(out)
+        shutil.copytree(tmp_out, out)
+    return written
+
+
+def verify(src):
+    with tempfile.TemporaryDirectory(prefix="mkpatches-verify.") as work:
+        fresh = os.path.join(work, "patches")
+        generate(src, fresh)
+        committed = os.path.join(src, OUT_DIR)
+        r = subprocess.run(["diff", "-ru", committed, fresh], capture_output=True, text=True)
+        if r.returncode:
+            sys.stderr.write(r.stdout[:4000])
+            raise PatchError("patches/ is out of date with the tree: run `make patches` and "
+                             "commit the result")
+
+
+def write_base(src, dest):
+    if os.path.exists(dest) and os.listdir(dest):
+        raise PatchError(f"{dest} exists and is not empty")
+    with tempfile.TemporaryDirectory(prefix="mkpatches.") as work:
+        patches = read_patches(src)
+        base = os.path.join(work, "base")
+        make_tree(src, tracked_files(src), base, {p.name for p in patches}, patches)
+        check_mentions(base, patches, "the base")
+        os.makedirs(dest, exist_ok=True)
+        git(dest, "init", "-q", "-b", "main")
+        commit_tree(dest, base, "rtslab: the base, with every patch stripped\n")
+
+
+def apply_alone(base, patch_file, dest):
+    """Clones the base repository BASE into DEST and applies PATCH_FILE to it alone, with
+    `git apply --check` and then `git am`; a patch that does not apply is reported."""
+    git(os.path.dirname(dest) or ".", "clone", "-q", base, dest)
+    for cmd in (["apply", "--check", patch_file], ["am", "-q", patch_file]):
+        r = git(dest, *cmd, check=False)
+        if r.returncode:
+            git(dest, "am", "--abort", check=False)
+            raise PatchError(f"{os.path.basename(patch_file)} does not apply to the base alone "
+                             f"(git {cmd[0]}):\n{r.stderr.decode(errors='replace').strip()}")
+
+
+def run_logged(cmd, cwd, log, what):
+    print(f"check-patches: {what}", flush=True)
+    with open(log, "ab") as f:
+        f.write(f"\n$ (cd {cwd} && {cmd})\n".encode())
+        f.flush()
+        r = subprocess.run(cmd, shell=True, cwd=cwd, stdout=f, stderr=subprocess.STDOUT,
+                           env={**os.environ, **GIT_ENV})
+    if r.returncode:
+        with open(log, "rb") as f:
+            tail = f.read()[-3000:].decode(errors="replace")
+        raise PatchError(f"{what} failed (exit {r.returncode}); the end of {log}:\n{tail}")
+
+
+AUTOGEN = "autoconf -f && autoheader -f"
+
+
+def summary_of(log):
+    with open(log, encoding="utf-8", errors="replace") as f:
+        lines = [l.strip() for l in f if re.match(r"^\d+ passed, \d+ failed", l)]
+    return lines[-1] if lines else "no summary"
+
+
+def check(src, scratch, check_args, jobs):
+    """make check-patches: everything the queue promises, in SCRATCH."""
+    patches = read_patches(src)
+    written = [p for p in patches if is_written(src, p)]
+    pdir = os.path.join(src, OUT_DIR)
+    if os.path.isdir(scratch):
+        shutil.rmtree(scratch)
+    os.makedirs(scratch)
+    log = os.path.join(scratch, "check-patches.log")
+    test = f"make -j{jobs} && make check" + (f" CHECK_ARGS='{check_args}'" if check_args else "")
+    base = os.path.join(scratch, "base")
+    write_base(src, base)
+    run_logged(f"{AUTOGEN} && ./configure CFLAGS='-O2 -g -Werror' >/dev/null && {test}", base, log,
+               "the base builds with -Werror and passes make check")
+    print(f"check-patches: base: {summary_of(log)}", flush=True)
+    for p in written:
+        tree = os.path.join(scratch, p.name)
+        pf = os.path.join(pdir, p.file_name)
+        print(f"check-patches: {p.name}: applies alone to the base", flush=True)
+        apply_alone(base, pf, tree)
+        run_logged(f"{AUTOGEN} && ./configure --enable-{p.name} CFLAGS='-O2 -g -Werror' >/dev/null && {test}",
+                   tree, log, f"{p.name}: builds with -Werror and passes make check")
+        print(f"check-patches: {p.name}: {summary_of(log)}", flush=True)
+        shutil.rmtree(tree)
+    series = os.path.join(scratch, "series")
+    run_logged(f"git clone -q {base} {series}", scratch, log, "series: clone the base")
+    run_logged(" && ".join(f"git am -q -3 {os.path.join(pdir, p.file_name)}" for p in written)
+               or "true", series, log, "the whole series applies in order")
+    # The series gives back the tree (less the patches not written yet, and patches/).
+    unwritten = {p.name for p in patches} - {p.name for p in written}
+    expect = os.path.join(scratch, "expect")
+    make_tree(src, tracked_files(src), expect, unwritten, patches)
+    r = subprocess.run(["diff", "-r", "-q", "-x", ".git", expect, series], capture_output=True,
+                       text=True)
+    if r.returncode:
+        raise PatchError("the series applied to the base does not give back the tree:\n"
+                         + r.stdout[:3000])
+    print(f"check-patches: the series ({len(written)} patches) applies in order and gives back "
+          f"the tree", flush=True)
+    shutil.rmtree(scratch)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("command", choices=["generate", "verify", "base", "check"])
+    ap.add_argument("dest", nargs="?", help="base: the directory to write the base into")
+    ap.add_argument("--src", default=SRC_DEFAULT)
+    ap.add_argument("--out", help="generate: where (default SRC/patches)")
+    ap.add_argument("--scratch", help="check: scratch directory (default SRC/_build/check-patches)")
+    ap.add_argument("--check-args", default="",
+                    help="check: arguments for the test driver (CHECK_ARGS), e.g. a --filter")
+    ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 2)
+    args = ap.parse_args()
+    src = os.path.abspath(args.src)
+    try:
+        if args.command == "generate":
+            written = generate(src, args.out or os.path.join(src, OUT_DIR))
+            print(f"mkpatches: {len(written)} patches: " + (", ".join(p.file_name for p in written) or "none"))
+        elif args.command == "verify":
+            verify(src)
+            print("mkpatches: patches/ is current")
+        elif args.command == "base":
+            if not args.dest:
+                ap.error("base needs a directory")
+            write_base(src, os.path.abspath(args.dest))
+            print(f"mkpatches: the base is in {args.dest}")
+        else:
+            check(src, os.path.abspath(args.scratch or os.path.join(src, "_build", "check-patches")),
+                  args.check_args, args.jobs)
+    except (PatchError, subprocess.CalledProcessError) as e:
+        msg = str(e)
+        if isinstance(e, subprocess.CalledProcessError) and e.stderr:
+            msg += "\n" + e.stderr.decode(errors="replace")
+        print(f"mkpatches: error: {msg}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
