@@ -15,7 +15,7 @@ one the others are compared against. Variants:
     all-patches     configure --enable-all-patches
     PATCH           configure --enable-PATCH, for each patch in configure.ac's table
     NAME=FLAGS      configure FLAGS (a comma-separated list), e.g.
-                    'spin100=--enable-spin-yield=100'   (define once, then use NAME)
+                    'nodebug=--disable-debug'   (define once, then use NAME)
 
 Each variant is configured and built (only the `rtslab` binary) in SRC/_build/VARIANT/;
 it is reconfigured when its flags change and rebuilt incrementally every time.

@@ -32,7 +32,7 @@ parallel      the test exercises parallelism; `--only-parallel` runs just these 
 timeout=S     seconds before the test is killed and fails (default 120), multiplied by
               --timeout-factor.
 needs=F       the test is for builds that have F; needs=!F: for builds without it. F is a
-              patch of configure.ac's patch table (e.g. gen0-steal: configure's --enable-F)
+              patch of configure.ac's RTSLAB_PATCH lines (configure's --enable-F)
               or a library configure found (liburing, libnuma); any other name is a
               manifest error. May be repeated: all must hold.
               What the build has is read from its `rtslab +RTS --info -RTS` ("Patch F" and
@@ -44,7 +44,7 @@ COMMAND       a path relative to the build directory (e.g. tests/gc/gc_stress); 
               test runs in the build directory with stdin from /dev/null.
 
 Tests of a patch's own mechanism live in testsuite/patches/PATCH/ (PATCH a patch name as in
-needs=, e.g. testsuite/patches/gen0-steal/TESTS): every test under that directory needs
+needs=, e.g. testsuite/patches/NAME/TESTS): every test under that directory needs
 PATCH, as if each line said needs=PATCH, so in builds without the patch they are skipped,
 never passed. A manifest directly in testsuite/patches/, or under a directory that names no
 patch, is a manifest error.
@@ -57,8 +57,8 @@ LeakSanitizer, UndefinedBehaviorSanitizer or ThreadSanitizer).
 Examples:
     # heap exhaustion under -M
     heap_overflow  exit=251 stderr="heap overflow" -- tests/gc/alloc_forever +RTS -M8m -RTS
-    # an option that only the gen0-steal patch gives meaning to is an error without it
-    qb0_needs_patch  needs=!gen0-steal exit=1 stderr="-qb0" -- tests/gc/err_heap +RTS -qb0 -RTS
+    # an option that only the patch NAME gives meaning to is an error without it
+    opt_needs_patch  needs=!NAME exit=1 stderr="-Xopt" -- tests/gc/err_heap +RTS -Xopt -RTS
 """
 
 import argparse

@@ -11,7 +11,7 @@
  * little) and rts_gc(cap, false). The total of those GCs' pauses (the minor_gc_ns delta of
  * rts_get_stats) is reported, and per GC. On the way back up every frame checks its pair.
  *
- * This is the baseline the stack-chunks patch is measured against: the stack is one
+ * This is the baseline that chunked stacks (seed 002) are measured against: the stack is one
  * contiguous object, dirty whenever its thread runs, so every minor GC scans all of it, and
  * the cost grows linearly with the depth even though nothing deep in it changed. */
 #include "bench.h"
