@@ -1,0 +1,179 @@
+#!/usr/bin/env python3
+"""The effect of each patch (`make bench-patches`): runs the nofib-style suite on the
+baseline, each written patch alone, all patches, and all patches but one, at each -N given,
+in ONE interleaved bench.py run, and prints a summary table with a row per patch:
+
+    alone      the patch alone against the baseline
+    last       all patches against all patches but this one (its effect as the last added)
+
+for elapsed time and GC time: the geometric mean of the per-program ratios, the worst program
+(the largest ratio) and how many programs moved beyond the noise (their runs' ranges do not
+overlap; benchlib's rule). A cell is marked `~` when no program moved beyond the noise.
+
+    python3 testsuite/bench_patches.py [--size norm] [-k 3] [-N 2,4] [-p REGEX] [--out DIR]
+    python3 testsuite/bench_patches.py --summary RUNS.json
+
+A patch is written once testsuite/patches/NAME/ exists (the others have no code, so their
+variants would be the baseline); with one written patch, "all but it" is the baseline.
+The per-program tables of bench.py are printed too; the raw runs go to OUT/.../runs.json,
+the summary to summary.txt and summary.json beside it.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import benchlib  # noqa: E402
+
+METRICS = ("elapsed", "gc")
+
+
+def written(src):
+    return [p for p in benchlib.patch_names(src)
+            if os.path.isdir(os.path.join(src, "testsuite", "patches", p))]
+
+
+def config_specs(src, ns):
+    """bench.py -c arguments, and {(role, patch, n): label}."""
+    ws = written(src)
+    every = benchlib.patch_names(src)
+    specs, labels, defined = [], {}, set()
+
+    def add(variant, flags, n, key):
+        head = variant
+        if flags is not None and variant not in defined:
+            head = f"{variant}={','.join(flags)}"
+            defined.add(variant)
+        specs.append(f"{head}:-N{n}")
+        labels[key] = f"{variant} -N{n}"
+
+    for n in ns:
+        add("baseline", None, n, ("baseline", None, n))
+        for p in ws:
+            add(p, None, n, ("alone", p, n))
+        if ws:
+            add("all-patches", None, n, ("all", None, n))
+        for p in ws:
+            if len(ws) == 1:
+                labels[("allbut", p, n)] = labels[("baseline", None, n)]
+                continue
+            rest = [q for q in ws if q != p]
+            # every written patch but p; the unwritten ones have no code either way
+            add("allbut-" + p, [f"--enable-{q}" for q in rest]
+                + [f"--disable-{q}" for q in every if q not in rest], n, ("allbut", p, n))
+    return specs, labels, ws
+
+
+def effect(runs, programs, a, b, metric):
+    """b against a over the programs: (geomean ratio, (worst program, ratio), moved, n)."""
+    grid = benchlib.cells(runs, programs, [a, b], metric)
+    ratios, worst, moved = [], None, 0
+    for p in programs:
+        ca, cb = grid[(p, a)], grid[(p, b)]
+        if not ca or not cb or ca.median is None or cb.median is None or not ca.median:
+            continue
+        r = cb.median / ca.median
+        ratios.append(r)
+        if worst is None or r > worst[1]:
+            worst = (p, r)
+        if not ca.overlaps(cb):
+            moved += 1
+    return benchlib.geomean(ratios), worst, moved, len(ratios)
+
+
+def summarize(data, labels, ws, ns):
+    runs = data["runs"]
+    programs = []
+    for r in runs:
+        if r["program"] not in programs:
+            programs.append(r["program"])
+    rows = []
+    for n in ns:
+        for p in ws:
+            row = {"patch": p, "n": n}
+            for role, a, b in (("alone", labels[("baseline", None, n)], labels[("alone", p, n)]),
+                               ("last", labels[("allbut", p, n)], labels[("all", None, n)])):
+                for m in METRICS:
+                    g, worst, moved, count = effect(runs, programs, a, b, benchlib.METRICS[m])
+                    row[f"{role}_{m}"] = {"geomean": g, "worst": worst, "moved": moved,
+                                          "programs": count, "against": a, "config": b}
+            rows.append(row)
+    return rows
+
+
+def fmt(cell):
+    if cell["geomean"] is None:
+        return "-----"
+    noise = "~" if cell["moved"] == 0 else ""
+    w = cell["worst"]
+    return (f"{(cell['geomean'] - 1) * 100:+6.1f}%{noise:1} worst {w[0].split('/')[-1]} "
+            f"{(w[1] - 1) * 100:+.0f}% ({cell['moved']}/{cell['programs']} moved)")
+
+
+def summary_lines(rows):
+    out = ["The effect of each patch: geometric mean of the per-program ratios (median of runs),",
+           "the worst program, and how many programs moved beyond the noise (~: none did).",
+           "alone: the patch against the baseline.  last: all patches against all but it.", ""]
+    for m in METRICS:
+        title = benchlib.METRICS[m].title
+        out.append(f"{title}")
+        out.append(f"{'patch':>14} {'-N':>3}  {'alone':<44}  {'last added':<44}")
+        for r in rows:
+            out.append(f"{r['patch']:>14} {r['n']:>3}  {fmt(r['alone_' + m]):<44}  "
+                       f"{fmt(r['last_' + m]):<44}")
+        out.append("")
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 epilog=__doc__)
+    ap.add_argument("--src", default=os.path.dirname(HERE))
+    ap.add_argument("--size", choices=benchlib.SIZES, default="norm")
+    ap.add_argument("-k", "--runs", type=int, default=3)
+    ap.add_argument("-N", dest="ns", default="2,4", help="capability counts (default 2,4)")
+    ap.add_argument("-p", "--programs", action="append", default=[])
+    ap.add_argument("--out", default=None)
+    ap.add_argument("--summary", metavar="RUNS.json",
+                    help="summarize saved runs of an earlier bench_patches run")
+    args = ap.parse_args()
+    src = os.path.abspath(args.src)
+    ns = [int(x) for x in args.ns.split(",") if x]
+    specs, labels, ws = config_specs(src, ns)
+    if not ws:
+        print("bench-patches: no patch is written yet (no testsuite/patches/NAME/)")
+        return 0
+    if args.summary:
+        runs_json = args.summary
+    else:
+        out = args.out or os.path.join(src, "_bench", "patches")
+        cmd = [sys.executable, os.path.join(HERE, "bench.py"), "--src", src, "--size", args.size,
+               "-k", str(args.runs), "--out", out, "--metrics", "elapsed,gc"]
+        cmd += [a for s in specs for a in ("-c", s)]
+        cmd += [a for p in args.programs for a in ("-p", p)]
+        print("bench-patches: " + " ".join(cmd), flush=True)
+        r = subprocess.run(cmd)
+        runs_json = os.path.join(out, "latest", "runs.json")
+        if r.returncode:
+            print("bench-patches: bench.py failed (see above); summarizing what ran")
+    with open(runs_json, encoding="utf-8") as f:
+        data = json.load(f)
+    rows = summarize(data, labels, ws, ns)
+    lines = summary_lines(rows)
+    print("\n".join(lines))
+    d = os.path.dirname(runs_json)
+    with open(os.path.join(d, "summary.txt"), "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+    with open(os.path.join(d, "summary.json"), "w", encoding="utf-8") as f:
+        json.dump({"rows": rows, "size": data["size"], "commit": data.get("commit"),
+                   "machine": data.get("machine"), "date": data.get("date")}, f, indent=1)
+    print(f"bench-patches: summary in {d}/summary.txt and summary.json")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
