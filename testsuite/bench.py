@@ -16,6 +16,11 @@ one the others are compared against. Variants:
     PATCH           configure --enable-PATCH, for each patch in configure.ac's table
     NAME=FLAGS      configure FLAGS (a comma-separated list), e.g.
                     'nodebug=--disable-debug'   (define once, then use NAME)
+    VARIANT@REV     any of the above built from git revision REV (a tag, branch or commit,
+                    e.g. 'baseline@v0.1:-N2', 'all-patches@HEAD:-N2', 'gen0-steal@my-branch'):
+                    REV is checked out in a git worktree, SRC/_build/rev-<commit>/, and the
+                    variant is built there; the report records the exact commit of every
+                    configuration. Without @REV a variant is built from the working tree.
 
 Each variant is configured and built (only the `rtslab` binary) in SRC/_build/VARIANT/;
 it is reconfigured when its flags change and rebuilt incrementally every time.
@@ -55,7 +60,8 @@ TIMEOUT = {"quick": 60.0, "norm": 300.0, "slow": 1800.0}
 
 
 def parse_configs(specs, src):
-    """[(label, variant, rts_opts)] and {variant: configure flags}."""
+    """[(label, variant, rts_opts)] and {variant: configure flags}; a variant built from a
+    git revision is named VARIANT@REV and has the flags of VARIANT."""
     patches = benchlib.patch_names(src)
     flags = {"baseline": [], "all-patches": ["--enable-all-patches"]}
     flags.update({p: [f"--enable-{p}"] for p in patches})
@@ -67,9 +73,14 @@ def parse_configs(specs, src):
             flags[variant] = [f for f in fl.split(",") if f]
         else:
             variant = head
-        if variant not in flags:
-            sys.exit(f"bench: unknown variant '{variant}' (known: "
+        base, at, rev = variant.partition("@")
+        if at and not rev:
+            sys.exit(f"bench: '{spec}': no revision after '@'")
+        if base not in flags:
+            sys.exit(f"bench: unknown variant '{base}' (known: "
                      f"{', '.join(sorted(flags))}; or define one as NAME=FLAGS)")
+        if at:
+            flags[variant] = flags[base]
         opts = [o for o in rts.split(",") if o]
         for o in opts:
             if not o.startswith("-"):
@@ -110,6 +121,24 @@ def build_variant(src, variant, flags, jobs, log):
                 with open(stamp, "w", encoding="utf-8") as f:
                     f.write(want + "\n")
     return bdir
+
+
+def revision_tree(src, rev, log):
+    """A git worktree of revision REV of SRC's repository, in SRC/_build/rev-<commit>/:
+    (its directory, the full commit)."""
+    r = subprocess.run(["git", "rev-parse", "--verify", "--quiet", rev + "^{commit}"], cwd=src,
+                       capture_output=True, text=True)
+    if r.returncode:
+        sys.exit(f"bench: '{rev}' is not a git revision of {src}")
+    commit = r.stdout.strip()
+    wt = os.path.join(src, "_build", "rev-" + commit[:12])
+    if not os.path.exists(os.path.join(wt, "configure")):
+        log(f"  @{rev}: git worktree add --detach {wt} {commit[:12]}")
+        r = subprocess.run(["git", "worktree", "add", "--force", "--detach", wt, commit], cwd=src,
+                           capture_output=True, text=True)
+        if r.returncode:
+            sys.exit(f"bench: cannot check out {rev} in {wt}:\n{r.stderr}")
+    return wt, commit
 
 
 def rtslab_info(binary):
@@ -234,7 +263,11 @@ def print_report(data, metrics):
     head = [f"rtslab nofib-style suite: size {data['size']}, {data['runs_per_config']} "
             f"run(s) per configuration, {data['date']}",
             f"machine: {data['machine'].get('cpu', '?')}, {data['machine'].get('cpus')} CPUs; "
-            f"commit {data.get('commit') or '?'}", ""]
+            f"commit {data.get('commit') or '?'}"]
+    revs = {c["label"]: c.get("revision") for c in data["configs"]}
+    if any(r and r != data.get("commit") for r in revs.values()):
+        head += [f"  {label}: built from {rev}" for label, rev in revs.items()]
+    head.append("")
     return head + benchlib.report(data["runs"], progs, configs, metrics)
 
 
@@ -308,11 +341,15 @@ def main():
 
     log(f"bench: {len(progs)} programs, size {args.size}, {args.runs} run(s) x "
         f"{len(configs)} configuration(s): {'; '.join(c[0] for c in configs)}")
-    binaries, infos = {}, {}
+    binaries, infos, revisions = {}, {}, {}
     for variant, flags in variant_flags.items():
+        base, at, rev = variant.partition("@")
         if variant in use:
             bdir = use[variant]
             log(f"  {variant}: using the build in {bdir}")
+        elif at:
+            tree, revisions[variant] = revision_tree(src, rev, log)
+            bdir = build_variant(tree, base, flags, args.jobs, log)
         else:
             bdir = build_variant(src, variant, flags, args.jobs, log)
         binaries[variant] = os.path.join(bdir, "rtslab")
@@ -346,7 +383,8 @@ def main():
         "size": args.size, "runs_per_config": args.runs,
         "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
         "machine": machine(), "commit": git_commit(src),
-        "configs": [{"label": l, "variant": v, "rts": o, "configure": variant_flags[v]}
+        "configs": [{"label": l, "variant": v, "rts": o, "configure": variant_flags[v],
+                     "revision": revisions.get(v) or git_commit(src)}
                     for l, v, o in configs],
         "rtslab_info": infos,
         "programs": [{"id": p.id, "args": p.args[args.size], "rts": p.rts} for p in progs],
