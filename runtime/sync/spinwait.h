@@ -18,6 +18,11 @@
 #define RTS_SYNC_SPINWAIT_H
 
 #include <stdint.h>
+#include "rts_config.h"
+#if RTS_PATCH_SPIN_YIELD
+#include <sched.h>
+#include "base/util.h"
+#endif
 
 static inline void cpu_relax(void)
 {
@@ -33,16 +38,44 @@ static inline void cpu_relax(void)
 typedef struct SpinWait {
     uint64_t spins;            /* turns of the waiter's loop */
     uint64_t yields;           /* of those, the ones that gave up the CPU */
+#if RTS_PATCH_SPIN_YIELD
+    unsigned since_yield;      /* turns since the last yield */
+#endif
 } SpinWait;
 
 #define SPIN_WAIT_INIT { 0 }
 
+#if RTS_PATCH_SPIN_YIELD
+/* Note [Spin-wait yields]
+ * The spin-yield patch (seed 003, GHC 6.12.2): every rts_opts.spin_yield turns (-qy<n>;
+ * the default is configure's --enable-spin-yield=N, 1000 as in GHC) the waiter calls
+ * sched_yield(). When the thread it waits for (a lock's holder, a GC thread still copying,
+ * the GC threads that still have work) has been descheduled, which is the rule when there
+ * are more capabilities than cores or another process takes a core, spinning cannot make it
+ * run sooner: it only burns the rest of the waiter's time slice. Yielding lets the kernel
+ * run it. When every thread has a core of its own, the wait is usually over within a few
+ * hundred turns and never reaches a yield, and a yield with nothing else to run returns at
+ * once; so the rule costs nothing where the baseline was fine. One rule for every spin of
+ * the runtime, as GHC's yieldThread() in ACQUIRE_SPIN_LOCK and in the GC's any_work loop.
+ * The count is per wait: a new wait starts counting from 0. */
+static inline void spin_wait(SpinWait *w)
+{
+    cpu_relax();
+    w->spins++;
+    if (__builtin_expect(++w->since_yield >= rts_opts.spin_yield, 0)) {
+        w->since_yield = 0;
+        w->yields++;
+        sched_yield();
+    }
+}
+#else
 /* One turn of a spin loop. */
 static inline void spin_wait(SpinWait *w)
 {
     cpu_relax();
     w->spins++;
 }
+#endif
 
 /* Counters of a wait that several GC threads share: updated once per wait, atomically. */
 typedef struct SpinCount {
