@@ -16,6 +16,7 @@
 #define RTS_DEFAULT_BALANCE_GEN    (RTS_PATCH_GEN0_STEAL ? 0 : 1) /* -qb1, or -qb0 with gen0-steal */
 #define RTS_MIN_OLD_GEN_LIMIT      ((size_t)4 << 20)     /* never collect the old gen below this */
 #define RTS_TICK_MS                20                    /* preemption timer period */
+#define RTS_DEFAULT_SPIN_YIELD     RTS_SPIN_YIELD_SPINS  /* -qy: configure's --enable-spin-yield=N */
 
 /* The unit of false sharing: per-capability and per-GC-thread state is aligned to it and
  * split by writer (Note [Cache lines] in sched/capability.h). 128 on aarch64, whose big

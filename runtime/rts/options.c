@@ -24,6 +24,7 @@
  *   -qb0       gen0-steal (the baseline balances no minor GC): rejected once all the options
  *              are parsed, if it is still in force; a later -qb<gen> or -qb overrides it, as
  *              the command line overrides RTSLAB_RTS (check_patch_options).
+ *   -qy<n>     spin-yield: rejected as it is parsed, after its number, as -kc is.
  * The -? text says which options need which patch; --info lists the patches compiled in.
  */
 #include "rtslab_options.h"
@@ -38,6 +39,7 @@
 #define RTS_OPT_MAX_CAPS   4096u          /* -N<n>, -qn<n> */
 #define RTS_OPT_MAX_GC_STRESS 1000000000u /* -DG<n> */
 #define RTS_OPT_MAX_GEN    255u           /* -qg<gen>, -qb<gen> */
+#define RTS_OPT_MAX_SPIN_YIELD 1000000000u /* -qy<n> */
 #define RTS_OPT_HEAP_GRAIN ((size_t)4096) /* -A, -M round up to this */
 #define RTS_OPT_MIN_STACK  ((size_t)1024) /* -K, -ki, -kc: at least 1k */
 
@@ -77,6 +79,7 @@ void rts_options_defaults(RtsOptions *o)
     o->balance_gen = RTS_DEFAULT_BALANCE_GEN;
     o->gc_threads = 0;
     o->pin_caps = false;
+    o->spin_yield = RTS_DEFAULT_SPIN_YIELD;
     o->stats = RTS_STATS_NONE;
     o->stats_file = NULL;
     o->machine_readable = false;
@@ -325,6 +328,22 @@ int rts_options_parse_word(RtsOptions *o, const char *w, char *err, size_t errle
             if (w[3] != '\0') break;
             o->pin_caps = true;
             return 0;
+        case 'y': {
+            unsigned n;
+            if (parse_uint(w + 3, RTS_OPT_MAX_SPIN_YIELD, &n) != 0)
+                return fail(err, errlen, "bad number in RTS option %s", w);
+            if (n < 1 || n > RTS_OPT_MAX_SPIN_YIELD)
+                return fail(err, errlen, "%s: the spins between yields must be from 1 to %u", w,
+                            RTS_OPT_MAX_SPIN_YIELD);
+#if RTS_PATCH_SPIN_YIELD
+            o->spin_yield = n;
+            return 0;
+#else
+            /* Note [Options that need a patch] */
+            return fail(err, errlen, "%s: yielding spin-waits need a build with --enable-spin-yield",
+                        w);
+#endif
+        }
         default:
             break;
         }
@@ -498,6 +517,8 @@ void rts_options_usage(void *file)
         "                (default %d; -qb0 needs the gen0-steal patch%s)\n"
         "  -qn<n>        use <n> GC threads (default: one per capability)\n"
         "  -qa           pin each capability's OS thread to a CPU\n"
+        "  -qy<n>        spin-waits (spinlocks, the GC's look-for-work loop) yield the CPU\n"
+        "                every <n> spins (default %u; needs the spin-yield patch%s)\n"
         "\n"
         "  -A<size>      nursery (allocation area) size per capability (default %s, min %s)\n"
         "  -M<size>      maximum heap size; 0 = unlimited (default 0)\n"
@@ -520,7 +541,9 @@ void rts_options_usage(void *file)
         "An option that needs a patch is an error in a build without it (configure\n"
         "--enable-<patch>); --info lists the patches compiled in.\n",
         RTS_OPT_MAX_CAPS, RTS_DEFAULT_PAR_GC_GEN, RTS_DEFAULT_BALANCE_GEN,
-        RTS_PATCH_GEN0_STEAL ? "" : ", not in this build", a, amin,
+        RTS_PATCH_GEN0_STEAL ? "" : ", not in this build",
+        (unsigned)RTS_DEFAULT_SPIN_YIELD, RTS_PATCH_SPIN_YIELD ? "" : ", not in this build",
+        a, amin,
         RTS_DEFAULT_OLD_GEN_FACTOR, kk, ki, kc,
         RTS_PATCH_STACK_CHUNKS ? "" : ", not in this build");
 }
@@ -559,7 +582,7 @@ void rts_options_info(void *file)
     FILE *f = file;
     char spin[64];
 #if RTS_PATCH_SPIN_YIELD
-    snprintf(spin, sizeof spin, "YES (%d spins)", (int)RTS_SPIN_YIELD_SPINS);
+    snprintf(spin, sizeof spin, "YES (%d spins, -qy<n>)", (int)RTS_SPIN_YIELD_SPINS);
 #else
     snprintf(spin, sizeof spin, "NO");
 #endif

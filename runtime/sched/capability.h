@@ -56,7 +56,7 @@ struct Capability {
     unsigned n_wake_later;
     Capability *wake_later[CAP_WAKE_LATER_MAX];
     pthread_t os_thread;
-    uint64_t obj_lock_acq, obj_lock_spins;   /* MVar/thread header locks taken here */
+    uint64_t obj_lock_acq, obj_lock_spins, obj_lock_yields; /* MVar/thread header locks taken here */
     uint64_t threads_pushed;   /* threads given to idle capabilities */
 
     /* --- written by other capabilities: the inbox ---------------------------------------- */

@@ -5,17 +5,16 @@
 void obj_lock(Capability *cap, Value obj)
 {
     Value *h = obj_ptr(obj);
-    uint64_t spins = 0;
+    SpinWait w = SPIN_WAIT_INIT;
     while (__atomic_fetch_or(h, OBJ_LOCKED, __ATOMIC_ACQUIRE) & OBJ_LOCKED)
-        while (__atomic_load_n(h, __ATOMIC_RELAXED) & OBJ_LOCKED) {
-            cpu_relax();
-            spins++;
-        }
+        while (__atomic_load_n(h, __ATOMIC_RELAXED) & OBJ_LOCKED)
+            spin_wait(&w);
     cap->obj_lock_acq++;
-    cap->obj_lock_spins += spins;
+    cap->obj_lock_spins += w.spins;
+    cap->obj_lock_yields += w.yields;
     cap->defer_wakes = 1;
-    if (__builtin_expect(spins && trace_on, 0))
-        trace_spin("mvar/thread header", spins);
+    if (__builtin_expect(w.spins && trace_on, 0))
+        trace_spin("mvar/thread header", w.spins);
 }
 
 void obj_unlock(Capability *cap, Value obj)

@@ -1,5 +1,6 @@
-/* Locks on a heap object's header (MVars, threads): the OBJ_LOCKED bit, spun on with a CPU
- * pause and counted per capability (-s prints them as the "mvar/thread header" lock).
+/* Locks on a heap object's header (MVars, threads): the OBJ_LOCKED bit, waited for through
+ * spin_wait (sync/spinwait.h) like a SpinLock, its spins and yields counted per capability
+ * (-s prints them as the "mvar/thread header" lock).
  * Never held across a safe point; a capability holds at most one at a time.
  *
  * Note [No wake under a lock]

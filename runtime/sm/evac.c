@@ -49,6 +49,20 @@ static void evacuate_large(GCThread *gct, bdescr *bd)
     gct->large_pending = bd;
 }
 
+SpinCount gc_copy_wait;
+
+/* Another GC thread is copying the object at p (its header reads OBJ_BUSY): waits through
+ * spin_wait for the header to change, and returns it. Out of line: it is rare. */
+static __attribute__((noinline)) Value await_copy(Value *p)
+{
+    SpinWait w = SPIN_WAIT_INIT;
+    Value h;
+    while ((h = __atomic_load_n(p, __ATOMIC_ACQUIRE)) == OBJ_BUSY)
+        spin_wait(&w);
+    spin_count_add(&gc_copy_wait, &w);
+    return h;
+}
+
 Value gc_evacuate(GCThread *gct, Value v)
 {
     if (!rts_is_ptr(v))
@@ -68,8 +82,7 @@ Value gc_evacuate(GCThread *gct, Value v)
         if (!hdr_is_header(h)) {
             if (h != OBJ_BUSY)
                 return h;                       /* already forwarded */
-            cpu_relax();
-            h = __atomic_load_n(p, __ATOMIC_ACQUIRE);
+            h = await_copy(p);
             continue;
         }
         if (__atomic_compare_exchange_n(p, &h, OBJ_BUSY, false, __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE))
@@ -160,17 +173,20 @@ static bool any_work(GCThread *gct)
     return false;
 }
 
+SpinCount gc_work_wait;
+
 /* Scavenges until no GC thread has work. Without stealing each thread scans only what it
  * copied. With stealing, a thread out of work looks for full blocks on the others' queues;
  * gc_busy counts the threads holding work, and all are done when it is 0 (work is only
  * created by busy threads, and a thread counts itself busy before it steals). The
- * look-for-work loop spins (the baseline of seed 003). */
+ * look-for-work loop waits through spin_wait (sync/spinwait.h), counted in gc_work_wait. */
 void gc_scavenge_loop(GCThread *gct)
 {
     scavenge_local(gct);
     if (!gct->steal)
         return;
     __atomic_fetch_sub(&gc_busy, 1, __ATOMIC_ACQ_REL);
+    SpinWait w = SPIN_WAIT_INIT;
     for (;;) {
         if (any_work(gct)) {
             __atomic_fetch_add(&gc_busy, 1, __ATOMIC_ACQ_REL);
@@ -182,8 +198,10 @@ void gc_scavenge_loop(GCThread *gct)
             __atomic_fetch_sub(&gc_busy, 1, __ATOMIC_ACQ_REL);
             continue;
         }
-        if (__atomic_load_n(&gc_busy, __ATOMIC_ACQUIRE) == 0)
+        if (__atomic_load_n(&gc_busy, __ATOMIC_ACQUIRE) == 0) {
+            spin_count_add(&gc_work_wait, &w);
             return;
-        cpu_relax();
+        }
+        spin_wait(&w);
     }
 }

@@ -63,6 +63,10 @@ bool  gc_follower_work(unsigned no);
 Value gc_evacuate(GCThread *gct, Value v);
 void  gc_scavenge_object(GCThread *gct, Value obj);
 void  gc_scavenge_loop(GCThread *gct);
+/* The GC threads' spin-waits that are not on a lock (-s prints them with the spinlocks):
+ * looking for work to steal (gc_scavenge_loop), waiting for another GC thread to finish
+ * copying an object (gc_evacuate). */
+extern SpinCount gc_work_wait, gc_copy_wait;
 void  gc_add_root(Value *root);
 void  gc_for_each_root(GcRootFn f, void *env);
 void  sanity_check(SanityWhen when);

@@ -160,16 +160,17 @@ void rts_get_stats(RtsStats *out) { stats_get(out); }
  * The summary at exit
  */
 
-/* The spinlocks -s reports, summed over the capabilities where there is one per capability.
- * `key` names the lock in the machine-readable keys (docs/stats.md lists them). The baseline
- * spinlock never yields nor sleeps (sync/spinlock.h), so those counts are 0 until a patch
- * gives the lock such a fallback. */
+/* The spinlocks -s reports, summed over the capabilities where there is one per capability,
+ * and the GC threads' other spin-waits (sm/gc.h), whose "acquisitions" are waits. `key`
+ * names the lock in the machine-readable keys (docs/stats.md lists them). Spins and yields
+ * are the locks' own counters (sync/spinwait.h); the baseline's spin_wait never yields, so
+ * its yields are 0. No spinlock sleeps. */
 typedef struct {
     const char *key, *label;
     uint64_t acquisitions, spins, yields, sleeps;
 } LockSummary;
 
-enum { LOCK_SM, LOCK_GC_QUEUE, LOCK_INBOX, LOCK_OBJ, NLOCKS };
+enum { LOCK_SM, LOCK_GC_QUEUE, LOCK_INBOX, LOCK_OBJ, LOCK_GC_WORK, LOCK_GC_COPY, NLOCKS };
 
 /* machine-readable names of the wait kinds of sync/wait.h, in its order; a kind added there
  * gets a key from its name (and testsuite/stats fails until docs/stats.md lists it) */
@@ -246,17 +247,27 @@ static void summarise(Summary *s)
         sync_wait_stats((SyncWaitKind)k, &s->waits[k]);
 
     LockSummary *l = s->locks;
-    l[LOCK_SM] = (LockSummary){ "sm", sm_lock.name, sm_lock.acquisitions, sm_lock.spins, 0, 0 };
+    l[LOCK_SM] = (LockSummary){ "sm", sm_lock.name, sm_lock.acquisitions, sm_lock.spins,
+                                sm_lock.yields, 0 };
     l[LOCK_GC_QUEUE] = (LockSummary){ "gc_queue", "gc work queues", 0, 0, 0, 0 };
     l[LOCK_INBOX] = (LockSummary){ "inbox", "inboxes", 0, 0, 0, 0 };
     l[LOCK_OBJ] = (LockSummary){ "obj", "mvar/thread headers", 0, 0, 0, 0 };
+    const SpinCount *gw = &gc_work_wait, *gcw = &gc_copy_wait;
+    l[LOCK_GC_WORK] = (LockSummary){ "gc_work", "gc look-for-work", gw->waits, gw->spins,
+                                     gw->yields, 0 };
+    l[LOCK_GC_COPY] = (LockSummary){ "gc_copy", "gc copy in progress", gcw->waits, gcw->spins,
+                                     gcw->yields, 0 };
     for (unsigned i = 0; i < cap_count; i++) {
-        l[LOCK_GC_QUEUE].acquisitions += cap_array[i].sm.gct->queue.lock.acquisitions;
-        l[LOCK_GC_QUEUE].spins += cap_array[i].sm.gct->queue.lock.spins;
-        l[LOCK_INBOX].acquisitions += cap_array[i].inbox_lock.acquisitions;
-        l[LOCK_INBOX].spins += cap_array[i].inbox_lock.spins;
+        const SpinLock *q = &cap_array[i].sm.gct->queue.lock, *in = &cap_array[i].inbox_lock;
+        l[LOCK_GC_QUEUE].acquisitions += q->acquisitions;
+        l[LOCK_GC_QUEUE].spins += q->spins;
+        l[LOCK_GC_QUEUE].yields += q->yields;
+        l[LOCK_INBOX].acquisitions += in->acquisitions;
+        l[LOCK_INBOX].spins += in->spins;
+        l[LOCK_INBOX].yields += in->yields;
         l[LOCK_OBJ].acquisitions += cap_array[i].obj_lock_acq;
         l[LOCK_OBJ].spins += cap_array[i].obj_lock_spins;
+        l[LOCK_OBJ].yields += cap_array[i].obj_lock_yields;
         s->gc_wakeups += cap_array[i].gc_wakeups;
         s->threads_pushed += cap_array[i].threads_pushed;
     }

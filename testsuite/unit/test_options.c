@@ -87,6 +87,7 @@ static void test_defaults(void)
     CHECK_EQ_INT(o.balance_gen, RTS_PATCH_GEN0_STEAL ? 0 : 1);
     CHECK_EQ_INT(o.gc_threads, 0);
     CHECK(!o.pin_caps);
+    CHECK_EQ_INT(o.spin_yield, RTS_SPIN_YIELD_SPINS);
     CHECK_EQ_INT(o.stats, RTS_STATS_NONE);
     CHECK(o.stats_file == NULL);
     CHECK(!o.machine_readable);
@@ -211,6 +212,18 @@ static void test_good_words(void)
     CHECK_EQ_INT(o.gc_threads, 3);
     CHECK_EQ_INT(word("-qa"), 0);
     CHECK(o.pin_caps);
+#if RTS_PATCH_SPIN_YIELD
+    CHECK_EQ_INT(word("-qy1"), 0);
+    CHECK_EQ_INT(o.spin_yield, 1);
+    CHECK_EQ_INT(word("-qy250"), 0);
+    CHECK_EQ_INT(o.spin_yield, 250);
+    CHECK_EQ_INT(word("-qy1000000000"), 0);
+    CHECK_EQ_INT(o.spin_yield, 1000000000);
+#else
+    /* Without the patch a well-formed -qy is an error (test_bad_words has the malformed). */
+    bad("-qy250", "rtslab: -qy250: yielding spin-waits need a build with --enable-spin-yield");
+    CHECK_EQ_INT(o.spin_yield, RTS_SPIN_YIELD_SPINS);
+#endif
 
     CHECK_EQ_INT(word("-s"), 0);
     CHECK_EQ_INT(o.stats, RTS_STATS_SUMMARY);
@@ -328,6 +341,15 @@ static void test_bad_words(void)
     bad("-qb-1", "rtslab: bad generation in RTS option -qb-1");
     bad("-qg256", "rtslab: -qg256: the generation must be at most 255");
     bad("-qn", "rtslab: bad number in RTS option -qn");
+    /* in every build: a malformed -qy is reported as such, with or without spin-yield */
+    bad("-qy", "rtslab: bad number in RTS option -qy");
+    bad("-qy0", "rtslab: -qy0: the spins between yields must be from 1 to 1000000000");
+    bad("-qy1000000001",
+        "rtslab: -qy1000000001: the spins between yields must be from 1 to 1000000000");
+    bad("-qy99999999999999999999",
+        "rtslab: -qy99999999999999999999: the spins between yields must be from 1 to 1000000000");
+    bad("-qy1k", "rtslab: bad number in RTS option -qy1k");
+    bad("-qy-1", "rtslab: bad number in RTS option -qy-1");
     bad("-qn0", "rtslab: -qn0: the number of GC threads must be at least 1");
     bad("-qn2x", "rtslab: bad number in RTS option -qn2x");
 
@@ -483,6 +505,22 @@ static void test_patch_options(void)
     CHECK_EQ_INT(parse_cmdline("-kc8k", "prog", out, sizeof out), -1);
     CHECK_STR(err, "rtslab: -kc8k: stack chunks need a build with --enable-stack-chunks");
 #endif
+
+    /* -qy: its number first, in every build; then, without the patch, the patch. */
+    CHECK_EQ_INT(parse_cmdline(NULL, "prog +RTS -qyz", out, sizeof out), -1);
+    CHECK_STR(err, "rtslab: bad number in RTS option -qyz");
+#if RTS_PATCH_SPIN_YIELD
+    CHECK_EQ_INT(parse_cmdline("-qy8", "prog +RTS -qy16 -RTS a", out, sizeof out), 0);
+    CHECK_STR(out, "prog a");
+    CHECK_EQ_INT(o.spin_yield, 16);
+    CHECK_EQ_INT(parse_cmdline("-qy8", "prog", out, sizeof out), 0);
+    CHECK_EQ_INT(o.spin_yield, 8);
+#else
+    CHECK_EQ_INT(parse_cmdline(NULL, "prog +RTS -qy16 -RTS a", out, sizeof out), -1);
+    CHECK_STR(err, "rtslab: -qy16: yielding spin-waits need a build with --enable-spin-yield");
+    CHECK_EQ_INT(parse_cmdline("-qy8", "prog", out, sizeof out), -1);
+    CHECK_STR(err, "rtslab: -qy8: yielding spin-waits need a build with --enable-spin-yield");
+#endif
     rts_options_free(&o);
 }
 
@@ -506,7 +544,8 @@ static void test_usage_info(void)
     char *u = capture(rts_options_usage);
     const char *opts[] = { "+RTS", "-RTS", "--RTS", "RTSLAB_RTS", "-?", "--info", "-N<n>",
                            "-qg<gen>", "-qb<gen>", "-qn<n>", "-qa", "-A<size>", "-M<size>",
-                           "-F<n>", "-K<size>", "-ki<size>", "-kc<size>", "-s[<file>]",
+                           "-F<n>", "-K<size>", "-ki<size>", "-kc<size>", "-qy<n>",
+                           "-s[<file>]",
                            "-S[<file>]", "--machine-readable", "-l[<file>]", "-DS",
                            "default 1m", "default 512m", "default 1k", "default 32k",
                            "default 2)", NULL };
@@ -523,6 +562,9 @@ static void test_usage_info(void)
           == !RTS_PATCH_GEN0_STEAL);
     CHECK((strstr(u, "needs the stack-chunks patch, not in this build") != NULL)
           == !RTS_PATCH_STACK_CHUNKS);
+    CHECK(strstr(u, "needs the spin-yield patch") != NULL);
+    CHECK((strstr(u, "needs the spin-yield patch, not in this build") != NULL)
+          == !RTS_PATCH_SPIN_YIELD);
     free(u);
 
     char *info = capture(rts_options_info);
