@@ -49,6 +49,11 @@ PATCH, as if each line said needs=PATCH, so in builds without the patch they are
 never passed. A manifest directly in testsuite/patches/, or under a directory that names no
 patch, is a manifest error.
 
+Patch marker lines (tools/mkpatches.py, `make patches`) act as needs too: the tests between
+"# {{patch:NAME" and "# }}patch:NAME" need NAME; those between "# {{nopatch:NAME" and
+"# }}nopatch:NAME" need !NAME (the baseline's form of a test that the patch changes: the
+base, with the patch stripped, keeps them without the markers).
+
 If DIR/NAME.stdout exists next to the manifest, the test's stdout must equal its contents
 exactly. A test passes when its exit status, its stderr and stdout substrings and its
 expected stdout all match, and its stderr holds no sanitizer report (AddressSanitizer,
@@ -272,13 +277,24 @@ def read_manifests(src):
         path = os.path.join(manifest_dir, "TESTS")
         with open(path, encoding="utf-8") as f:
             lines = f.read().splitlines()
+        blocks = []             # the patch marker blocks open here: needs they imply
         for lineno, line in enumerate(lines, 1):
             stripped = line.strip()
-            if not stripped or stripped.startswith("#"):
-                continue
             label = f"{rel_dir}/TESTS:{lineno}"
+            if stripped.startswith("#"):
+                m = MARKER.match(stripped)
+                if m and m.group(1) == "{{":
+                    blocks.append(("!" if m.group(2) else "") + m.group(3))
+                elif m and blocks and blocks[-1] == ("!" if m.group(2) else "") + m.group(3):
+                    blocks.pop()
+                elif m:
+                    errors.append((label, f"{stripped[1:].strip()} closes no open block"))
+                continue
+            if not stripped:
+                continue
             try:
-                test = parse_line(shlex.split(stripped), rel_dir, manifest_dir, dir_needs)
+                test = parse_line(shlex.split(stripped), rel_dir, manifest_dir,
+                                  tuple(dir_needs) + tuple(blocks))
             except (ManifestError, ValueError) as e:
                 errors.append((label, str(e)))
                 continue
@@ -287,7 +303,16 @@ def read_manifests(src):
                 continue
             seen.add(test.name)
             tests.append(test)
+        if blocks:
+            errors.append((f"{rel_dir}/TESTS", f"a {{{{patch marker block is never closed "
+                                               f"({', '.join(blocks)})"))
     return tests, errors
+
+
+# Patch marker lines (tools/mkpatches.py): in a TESTS file, the tests between
+# "# {{patch:NAME" and "# }}patch:NAME" need NAME, and those between "# {{nopatch:NAME" and
+# "# }}nopatch:NAME" need !NAME (they are the baseline's form of a test the patch changes).
+MARKER = re.compile(r"^#\s*(\{\{|\}\})(no)?patch:([a-z0-9-]+)\s*$")
 
 
 # Scheme programs (testsuite/scheme/README.md): every NAME.scm with a NAME.stdout runs in

@@ -17,7 +17,10 @@ What belongs to a patch (PATCHES.md, and the rules every patch follows):
     subject, the rest the body of the commit message);
   * in any other text file, the lines from one holding `{{patch:<name>` to the one holding
     `}}patch:<name>` (markers on lines of their own, in the file's comment syntax; they may
-    nest, two deep at most), including configure.ac's RTSLAB_PATCH line for it.
+    nest, two deep at most), including configure.ac's RTSLAB_PATCH line for it. The lines
+    between `{{nopatch:<name>` and `}}nopatch:<name>` are the text's #else: they hold when
+    the patch is off, so stripping the patch keeps them and drops only the two markers (the
+    test driver reads both kinds in TESTS files as needs=<name> and needs=!<name>).
 The names, macros and series order come from configure.ac's RTSLAB_PATCH lines. A patch is
 *written* when testsuite/patches/<name>/ exists; only written patches get a patch file.
 
@@ -47,8 +50,8 @@ C_SUFFIXES = (".c", ".h", ".inc")
 GENERATED = ("configure", "rtslab_config.h.in")
 OUT_DIR = "patches"
 UNIFDEF = os.environ.get("UNIFDEF") or "unifdef"   # configure's choice, through make
-BEGIN = re.compile(r"\{\{patch:([a-z0-9-]+)")
-END = re.compile(r"\}\}patch:([a-z0-9-]+)")
+BEGIN = re.compile(r"\{\{(no)?patch:([a-z0-9-]+)")
+END = re.compile(r"\}\}(no)?patch:([a-z0-9-]+)")
 PATCH_LINE = re.compile(r"^RTSLAB_PATCH\(\[([a-z0-9-]+)\],\s*\[(RTS_PATCH_[A-Z0-9_]+)\]", re.M)
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "rtslab", "GIT_AUTHOR_EMAIL": "rtslab@localhost",
@@ -102,24 +105,30 @@ def tracked_files(src):
 
 
 def strip_markers(text, drop, path):
-    """TEXT without the lines between {{patch:NAME and }}patch:NAME for NAME in DROP."""
-    out, stack = [], []
+    """TEXT without the lines between {{patch:NAME and }}patch:NAME for NAME in DROP, and
+    without the marker lines (only) of {{nopatch:NAME blocks for NAME in DROP."""
+    out, stack = [], []          # stack: (kind, name), kind "" or "no"
     for no, line in enumerate(text.splitlines(keepends=True), 1):
         b, e = BEGIN.search(line), END.search(line)
+        marker_of_dropped = False
         if b:
-            stack.append(b.group(1))
+            stack.append((b.group(1) or "", b.group(2)))
             if len(stack) > 2:
                 raise PatchError(f"{path}:{no}: patch markers nest more than two deep")
-        dropped = any(n in drop for n in stack)
+            marker_of_dropped = b.group(2) in drop
+        dropped = any(kind == "" and n in drop for kind, n in stack)
         if e:
-            if not stack or stack[-1] != e.group(1):
-                raise PatchError(f"{path}:{no}: }}}}patch:{e.group(1)} does not close "
-                                 f"{'{{patch:' + stack[-1] if stack else 'any marker'}")
+            here = (e.group(1) or "", e.group(2))
+            if not stack or stack[-1] != here:
+                opened = ("{{%spatch:%s" % stack[-1]) if stack else "any marker"
+                raise PatchError(f"{path}:{no}: }}}}{here[0]}patch:{here[1]} does not close "
+                                 f"{opened}")
             stack.pop()
-        if not dropped:
+            marker_of_dropped = here[1] in drop
+        if not dropped and not marker_of_dropped:
             out.append(line)
     if stack:
-        raise PatchError(f"{path}: {{{{patch:{stack[-1]} is never closed")
+        raise PatchError(f"{path}: {{{{{stack[-1][0]}patch:{stack[-1][1]} is never closed")
     return "".join(out)
 
 

@@ -59,6 +59,10 @@ Plain text.
 <!-- {{patch:alpha -->
 Alpha's paragraph.
 <!-- }}patch:alpha -->
+Middle.
+<!-- {{nopatch:beta -->
+Without the second idea.
+<!-- }}nopatch:beta -->
 End.
 """
 
@@ -80,13 +84,13 @@ BASE = {
                             if "patch:" not in l and "RTS_PATCH_" not in l),
     "main.c": ('#include "rtslab_config.h"\nint f(void)\n{\n    int x = 1;\n    x += 2;\n'
                '    x -= 1;\n    return x;\n}\n'),
-    "notes.md": "# Notes\nPlain text.\nEnd.\n",
+    "notes.md": "# Notes\nPlain text.\nMiddle.\nWithout the second idea.\nEnd.\n",
 }
 ALPHA = {
     "configure.ac": CONFIGURE_AC.replace(
         "# {{patch:beta\nRTSLAB_PATCH([beta], [RTS_PATCH_BETA], [the second idea])\n# }}patch:beta\n", ""),
     "main.c": MAIN_C.replace("#if RTS_PATCH_BETA\n    x *= 3;\n#endif\n", ""),
-    "notes.md": NOTES_MD,
+    "notes.md": NOTES_MD.replace("<!-- {{nopatch:beta -->\n", "").replace("<!-- }}nopatch:beta -->\n", ""),
     "testsuite/patches/alpha/TESTS": TREE["testsuite/patches/alpha/TESTS"],
     "docs/patches/alpha.md": TREE["docs/patches/alpha.md"],
 }
@@ -96,7 +100,7 @@ BETA = {
     "main.c": ('#include "rtslab_config.h"\nint f(void)\n{\n    int x = 1;\n    x += 2;\n'
                '    x -= 1;\n#if RTS_PATCH_BETA\n    x *= 3;\n#endif\n    return x;\n}\n'),
     "beta.c": BETA_C,
-    "notes.md": BASE["notes.md"],
+    "notes.md": NOTES_MD.replace("<!-- {{patch:alpha -->\nAlpha's paragraph.\n<!-- }}patch:alpha -->\n", ""),
     "testsuite/patches/beta/TESTS": TREE["testsuite/patches/beta/TESTS"],
     "experiments/beta/README.md": TREE["experiments/beta/README.md"],
     "docs/patches/beta.md": TREE["docs/patches/beta.md"],
