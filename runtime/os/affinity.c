@@ -5,6 +5,11 @@
 #include "os/affinity.h"
 #include "os/topology.h"
 
+unsigned affinity_default_caps(void)
+{
+    return (unsigned)topo_get()->n_logical;
+}
+
 int affinity_cpu_for_cap(unsigned cap_no)
 {
     const Topology *t = topo_get();
