@@ -581,8 +581,8 @@ static void phys_caps_info(FILE *f)
     char *buf = malloc(len);
     if (buf == NULL)
         return;
-    snprintf(buf, len, "%d logical CPUs (%d online), %d physical cores, %d packages, "
-             "%d NUMA nodes (source %s, mask %s, root %s)", t->n_logical, t->n_online,
+    snprintf(buf, len, "logical CPUs %d (online %d), physical cores %d, packages %d, "
+             "NUMA nodes %d (source %s, mask %s, root %s)", t->n_logical, t->n_online,
              t->n_physical, t->n_packages, t->n_nodes, t->source, t->mask_source,
              t->root[0] ? t->root : "/");
     put_pair(f, false, "CPU topology", buf);
