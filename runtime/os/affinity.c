@@ -9,9 +9,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#endif
 
-#if RTS_PATCH_PHYS_CAPS
 /* Note [Capabilities on physical cores]
  * Seed 004: GHC's -N counts logical CPUs, so on a 4-core 8-thread machine it runs 8
  * capabilities, two per core; every stop-the-world GC then waits for the slowest of two
@@ -76,8 +74,8 @@ void affinity_pin_self(unsigned cap_no)
     if (rc != 0)
         fprintf(stderr, "rtslab: warning: -qa: cannot pin capability %u to CPU %d\n", cap_no, cpu);
 }
-
 #if RTS_PATCH_PHYS_CAPS
+
 void affinity_pin_order(const Topology *t, int *out)
 {
     int n = 0;

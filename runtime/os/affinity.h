@@ -57,6 +57,6 @@ char *affinity_explain_default(char *buf, size_t len);
 /* The CPUs that capabilities 0..n_caps-1 get under -qa, joined by commas ("0,1,2,0"), or
  * truncated with "..."; returns buf. */
 char *affinity_format_placement(char *buf, size_t len, unsigned n_caps);
-#endif
 
+#endif
 #endif

@@ -568,8 +568,8 @@ static void put_pair(FILE *f, bool first, const char *key, const char *val)
 }
 
 #define YESNO(x) ((x) ? "YES" : "NO")
-
 #if RTS_PATCH_PHYS_CAPS
+
 /* The machine as -N and -qa see it (Note [Capabilities on physical cores] in os/affinity.c),
  * for the options in force (rts_opts: --info comes after the other options are parsed). */
 static void phys_caps_info(FILE *f)

@@ -283,8 +283,8 @@ static const char *commas(uint64_t n, char *buf)
     buf[j] = 0;
     return buf;
 }
-
 #if RTS_PATCH_PHYS_CAPS
+
 /* Where the capabilities ran (Note [Capabilities on physical cores] in os/affinity.c): how
  * many, why, and the CPUs -qa pinned them to. */
 static void report_placement(FILE *f)
