@@ -146,17 +146,21 @@ def part_suite(out, runs, reuse):
         args += ["-c", c]
     data, cmd = bench(args, out, reuse=reuse)
     med = medians(data)
+    cpu = medians(data, cpu=True)
     rows = {}
     for prog, m in sorted(med.items()):
         if all(k in m for k in ("baseline -N2", "phys-caps -N2", "baseline -N4", "phys-caps -N4")):
+            c = cpu[prog]
             rows[prog] = {"N2_time_ratio": m["phys-caps -N2"] / m["baseline -N2"],
-                          "N4_time_ratio": m["phys-caps -N4"] / m["baseline -N4"]}
+                          "N4_time_ratio": m["phys-caps -N4"] / m["baseline -N4"],
+                          "N2_cpu_ratio": c["phys-caps -N2"] / c["baseline -N2"],
+                          "N4_cpu_ratio": c["phys-caps -N4"] / c["baseline -N4"]}
+    keys = ("N2_time_ratio", "N4_time_ratio", "N2_cpu_ratio", "N4_cpu_ratio")
     return {"command": " ".join(cmd), "programs": rows,
             "bench_date": data["date"], "bench_commit": data["commit"], "bench_machine": data["machine"],
-            "geomean": {k: geomean([r[k] for r in rows.values()])
-                        for k in ("N2_time_ratio", "N4_time_ratio")},
-            "min": {k: min(r[k] for r in rows.values()) for k in ("N2_time_ratio", "N4_time_ratio")},
-            "max": {k: max(r[k] for r in rows.values()) for k in ("N2_time_ratio", "N4_time_ratio")}}
+            "geomean": {k: geomean([r[k] for r in rows.values()]) for k in keys},
+            "min": {k: min(r[k] for r in rows.values()) for k in keys},
+            "max": {k: max(r[k] for r in rows.values()) for k in keys}}
 
 
 def part_timeline(out):
@@ -243,9 +247,9 @@ def main():
               + "   (goal: p/best >= %.2f)" % GOAL)
     if "suite" in summary:
         s = summary["suite"]
-        print("\nsuite, time ratio patch/baseline: -N2 geomean %.3f (%.3f..%.3f), -N4 geomean %.3f (%.3f..%.3f)" % (
-            s["geomean"]["N2_time_ratio"], s["min"]["N2_time_ratio"], s["max"]["N2_time_ratio"],
-            s["geomean"]["N4_time_ratio"], s["min"]["N4_time_ratio"], s["max"]["N4_time_ratio"]))
+        print("\nsuite, patch/baseline (time and CPU; > 1: the patch is slower)")
+        for k in ("N2_time_ratio", "N4_time_ratio", "N2_cpu_ratio", "N4_cpu_ratio"):
+            print("  %-14s geomean %.3f (%.3f..%.3f)" % (k, s["geomean"][k], s["min"][k], s["max"][k]))
     return 1 if failed else 0
 
 
