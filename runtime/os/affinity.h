@@ -1,12 +1,62 @@
-/* Pinning capabilities to CPUs (-qa). The baseline pins capability i to the i-th allowed
- * logical CPU (topology's logical_order, wrapping round), as GHC's -qa does; the phys-caps
- * patch picks one CPU per physical core instead. */
+/* How many capabilities -N means, and where -qa pins them. The baseline counts the allowed
+ * logical CPUs and pins capability i to the i-th of them (topology's logical_order, wrapping
+ * round), as GHC's -N and -qa do; the phys-caps patch counts physical cores and picks one CPU
+ * per physical core instead. Both decisions live here, side by side. */
 #ifndef RTS_OS_AFFINITY_H
 #define RTS_OS_AFFINITY_H
 
+#include "rts_config.h"
+
+/* The number of capabilities `-N` with no number means (at least 1). */
+unsigned affinity_default_caps(void);
 /* The CPU capability `cap_no` is pinned to under -qa. */
 int  affinity_cpu_for_cap(unsigned cap_no);
 /* Pins the calling OS thread to that CPU (a warning if the OS refuses). */
 void affinity_pin_self(unsigned cap_no);
 
+#if RTS_PATCH_PHYS_CAPS
+/* Note [Capabilities on physical cores] in os/affinity.c.
+ *
+ * The decisions above, as pure functions of a topology and a CPU quota, so that --info, -s
+ * and the tests can show them for any machine:
+ *   - affinity_pin_order fills out[0..t->n_logical-1]: every allowed CPU once; first the
+ *     smt_rank-0 CPU of every core in t->physical_order (spread over packages and nodes),
+ *     then the smt_rank-1 CPUs of the cores that have one, in the same order of cores, and
+ *     so on. Capability i is pinned to out[i % n_logical].
+ *   - affinity_default_caps_of = t->n_physical, lowered to the quota's CPU count rounded up
+ *     when there is a quota (q->period > 0), never below 1.
+ * The process's answers (affinity_default_caps, affinity_cpu_for_cap) are these for
+ * topo_get() and affinity_quota(), computed once. */
+#include <stddef.h>
+#include "os/topology.h"
+
+/* A cgroup v2 CPU bandwidth limit (cpu.max: "QUOTA PERIOD" in microseconds, or "max ...").
+ * period == 0: no limit found. Where several levels of the cgroup hierarchy set one, the
+ * lowest quota/period ratio holds (each level throttles everything below it). */
+typedef struct AffinityQuota {
+    long long quota, period;   /* microseconds per period */
+    char file[256];            /* the cpu.max that set it, under the root (possibly truncated) */
+} AffinityQuota;
+
+/* Reads the quota of this process's cgroup: ROOT/proc/self/cgroup (its "0::" line; absent:
+ * "/") and ROOT/sys/fs/cgroup/<path>/cpu.max at that directory and every parent. root: as
+ * topo_load's sysfs_root (NULL: $RTSLAB_SYSFS_ROOT, else the real one). An unreadable or
+ * malformed file counts as no limit there. */
+void affinity_read_quota(const char *root, AffinityQuota *q);
+/* The process's quota, read once (thread-safe). */
+const AffinityQuota *affinity_quota(void);
+/* The quota's CPU count rounded up; 0 when there is no quota. */
+unsigned affinity_quota_cpus(const AffinityQuota *q);
+
+void     affinity_pin_order(const Topology *t, int *out);
+unsigned affinity_default_caps_of(const Topology *t, const AffinityQuota *q);
+
+/* Why -N means what it means, for people: "3 (4 physical cores of 8 logical CPUs, cgroup
+ * cpu.max 2.50 CPUs)"; returns buf. */
+char *affinity_explain_default(char *buf, size_t len);
+/* The CPUs that capabilities 0..n_caps-1 get under -qa, joined by commas ("0,1,2,0"), or
+ * truncated with "..."; returns buf. */
+char *affinity_format_placement(char *buf, size_t len, unsigned n_caps);
+
+#endif
 #endif

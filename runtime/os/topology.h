@@ -39,7 +39,8 @@
  *     spread over packages and NUMA nodes: each next core is the one whose package has had
  *     fewest picks so far, then whose node has had fewest, then the lowest core index (so
  *     node 0 core 0, node 1 core 0, node 0 core 1, ... on a two-node machine). The
- *     physical-cores patch pins capability i to physical_order[i % n_physical].
+ *     phys-caps patch pins the first n_physical capabilities in this order, then the cores'
+ *     further hardware threads in the same order of cores (os/affinity.h).
  *   - CPU ids are < TOPO_MAX_CPUS (CPU_SETSIZE); higher-numbered CPUs are ignored.
  */
 #ifndef RTS_OS_TOPOLOGY_H

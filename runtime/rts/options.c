@@ -35,6 +35,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if RTS_PATCH_PHYS_CAPS
+#include "base/util.h"
+#include "os/affinity.h"
+#endif
 
 #define RTS_OPT_MAX_CAPS   4096u          /* -N<n>, -qn<n> */
 #define RTS_OPT_MAX_GC_STRESS 1000000000u /* -DG<n> */
@@ -484,6 +488,17 @@ static const char *fmt_size(char *buf, size_t len, size_t v)
     return buf;
 }
 
+/* -N and -qa: Note [Capabilities on physical cores] in os/affinity.c */
+#if RTS_PATCH_PHYS_CAPS
+#define USAGE_N  "  -N            use one capability per physical core in the CPU mask, or\n" \
+                 "                fewer under a cgroup CPU quota (+RTS --info shows why)\n"
+#define USAGE_QA "  -qa           pin each capability's OS thread to a CPU: one per physical\n" \
+                 "                core (spread over packages and NUMA nodes), then second threads\n"
+#else
+#define USAGE_N  "  -N            use as many capabilities as the machine has\n"
+#define USAGE_QA "  -qa           pin each capability's OS thread to a CPU\n"
+#endif
+
 void rts_options_usage(void *file)
 {
     FILE *f = file;
@@ -508,7 +523,7 @@ void rts_options_usage(void *file)
         "  -?            print this message and exit\n"
         "  --info        print information about the RTS (version, patches) and exit\n"
         "\n"
-        "  -N            use as many capabilities as the machine has\n"
+        USAGE_N
         "  -N<n>         use <n> capabilities (1..%u; default 1)\n"
         "  -qg           use sequential GC\n"
         "  -qg<gen>      use parallel GC only for generations >= <gen> (default %d)\n"
@@ -516,9 +531,11 @@ void rts_options_usage(void *file)
         "  -qb<gen>      load-balance in parallel GC only for generations >= <gen>\n"
         "                (default %d; -qb0 needs the gen0-steal patch%s)\n"
         "  -qn<n>        use <n> GC threads (default: one per capability)\n"
-        "  -qa           pin each capability's OS thread to a CPU\n"
-        "  -qy<n>        spin-waits (spinlocks, the GC's look-for-work loop) yield the CPU\n"
-        "                every <n> spins (default %u; needs the spin-yield patch%s)\n"
+        USAGE_QA
+        "  -qy<n>        spin-waits (spinlocks, the GC's look-for-work loop) yield the CPU
+"
+        "                every <n> spins (default %u; needs the spin-yield patch%s)
+"
         "\n"
         "  -A<size>      nursery (allocation area) size per capability (default %s, min %s)\n"
         "  -M<size>      maximum heap size; 0 = unlimited (default 0)\n"
@@ -576,6 +593,41 @@ static void put_pair(FILE *f, bool first, const char *key, const char *val)
 }
 
 #define YESNO(x) ((x) ? "YES" : "NO")
+#if RTS_PATCH_PHYS_CAPS
+
+/* The machine as -N and -qa see it (Note [Capabilities on physical cores] in os/affinity.c),
+ * for the options in force (rts_opts: --info comes after the other options are parsed). */
+static void phys_caps_info(FILE *f)
+{
+    const Topology *t = topo_get();
+    const AffinityQuota *q = affinity_quota();
+    unsigned n = rts_opts.n_caps_auto ? affinity_default_caps() : rts_opts.n_caps;
+    size_t len = 12 * (size_t)n + 512;
+    char *buf = malloc(len);
+    if (buf == NULL)
+        return;
+    snprintf(buf, len, "logical CPUs %d (online %d), physical cores %d, packages %d, "
+             "NUMA nodes %d (source %s, mask %s, root %s)", t->n_logical, t->n_online,
+             t->n_physical, t->n_packages, t->n_nodes, t->source, t->mask_source,
+             t->root[0] ? t->root : "/");
+    put_pair(f, false, "CPU topology", buf);
+    if (q->period > 0)
+        snprintf(buf, len, "%s: %lld/%lld = %.2f CPUs", q->file, q->quota, q->period,
+                 (double)q->quota / (double)q->period);
+    else
+        snprintf(buf, len, "none");
+    put_pair(f, false, "CPU quota", buf);
+    put_pair(f, false, "Default capabilities (-N)", affinity_explain_default(buf, len));
+    if (rts_opts.n_caps_auto)
+        snprintf(buf, len, "%u (-N)", n);
+    else
+        snprintf(buf, len, "%u (-N%u)", n, n);
+    put_pair(f, false, "Capabilities", buf);
+    put_pair(f, false, "Pin order (-qa)", affinity_format_placement(buf, len, n));
+    put_pair(f, false, "Pinned", rts_opts.pin_caps ? "YES (-qa)" : "NO (no -qa)");
+    free(buf);
+}
+#endif
 
 void rts_options_info(void *file)
 {
@@ -601,5 +653,8 @@ void rts_options_info(void *file)
     put_pair(f, false, "libnuma", YESNO(HAVE_LIBNUMA));
     put_pair(f, false, "perf", YESNO(HAVE_PERF));
     put_pair(f, false, "Debug", YESNO(RTS_DEBUG));
+#if RTS_PATCH_PHYS_CAPS
+    phys_caps_info(f);
+#endif
     fputs(" ]\n", f);
 }

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include "rts/rts.h"
 #include "os/timer.h"
-#include "os/topology.h"
+#include "os/affinity.h"
 #include "sync/stw.h"
 #include "sm/gc.h"
 #include "sched/thread.h"
@@ -35,7 +35,7 @@ void rts_init(int *argc, char ***argv)
     }
     if (rts_opts.max_heap && rts_opts.max_heap < rts_opts.alloc_area)
         rts_die(1, "maximum heap size (-M) is smaller than the allocation area (-A)");
-    unsigned n = rts_opts.n_caps_auto ? (unsigned)topo_get()->n_logical : rts_opts.n_caps;
+    unsigned n = rts_opts.n_caps_auto ? affinity_default_caps() : rts_opts.n_caps;
     stats_init();
     gc_on_done(stats_gc_done);
     rts_set_exit_handler(shutdown);

@@ -21,6 +21,10 @@
 #include "sync/stw.h"
 #include "sync/wait.h"
 #include "sched/capability.h"
+#if RTS_PATCH_PHYS_CAPS
+#include <stdlib.h>
+#include "os/affinity.h"
+#endif
 
 static struct {
     uint64_t start_ns, start_cpu, mut_start_ns, mut_start_cpu;
@@ -290,6 +294,29 @@ static const char *commas(uint64_t n, char *buf)
     buf[j] = 0;
     return buf;
 }
+#if RTS_PATCH_PHYS_CAPS
+
+/* Where the capabilities ran (Note [Capabilities on physical cores] in os/affinity.c): how
+ * many, why, and the CPUs -qa pinned them to. */
+static void report_placement(FILE *f)
+{
+    size_t len = 12 * (size_t)cap_count + 512;
+    char *buf = malloc(len);
+    if (buf == NULL)
+        return;
+    if (rts_opts.n_caps_auto)
+        fprintf(f, "  Capabilities: -N%u, the default: %s\n", cap_count,
+                affinity_explain_default(buf, len));
+    else
+        fprintf(f, "  Capabilities: -N%u, given\n", cap_count);
+    if (rts_opts.pin_caps)
+        fprintf(f, "  Capability -> CPU (-qa): %s\n", affinity_format_placement(buf, len, cap_count));
+    else
+        fprintf(f, "  Capability -> CPU: not pinned (no -qa; -qa would use %s)\n",
+                affinity_format_placement(buf, len, cap_count));
+    free(buf);
+}
+#endif
 
 /* GHC's report_summary (rts/Stats.c), for the threaded RTS, less what rtslab does not have
  * (maximum slop, sparks); plus the `%GC time` line of GHC's non-threaded RTS. Memory in use
@@ -340,6 +367,9 @@ static void report_summary(FILE *f, const Summary *s)
                 (unsigned long long)s->locks[i].yields, (unsigned long long)s->locks[i].sleeps);
     fprintf(f, "  Idle capabilities woken for GC: %llu; threads pushed to idle capabilities: %llu\n",
             (unsigned long long)s->gc_wakeups, (unsigned long long)s->threads_pushed);
+#if RTS_PATCH_PHYS_CAPS
+    report_placement(f);
+#endif
     fprintf(f, "  OS context switches: %llu (%llu voluntary, %llu involuntary)\n\n",
             (unsigned long long)(s->vcsw + s->ivcsw), (unsigned long long)s->vcsw,
             (unsigned long long)s->ivcsw);

@@ -24,7 +24,15 @@ Fixtures (expected results are checked by testsuite/unit/test_topology.c):
   present-only     no `online` file: `present` = 0-3, cpu3/online = 0
   dirs-only        neither `online` nor `present`: cpu0..cpu3 directories whose topology has
                    only core_id and physical_package_id (cores 0,0,1,1: SMT pairs 0-1, 2-3)
-The "container-narrow" case is desktop-4c8t seen through the mask 2,3,6 (no tree of its own).
+  sim-2c4t         SIMULATED, for experiments/phys-caps: 1 package, 2 cores x 2 threads,
+                   cpu i and i+2 siblings; with RTSLAB_CPU_MASK=0-3 on a 2-core machine
+                   without SMT it makes -N count 4 "logical CPUs" for 2 real cores
+  hybrid-2p4e      a hybrid (Alder Lake-like) desktop: 2 P-cores with 2 threads each (cpus
+                   0-1 and 2-3, siblings adjacent, core ids 0 and 4) and 4 E-cores without
+                   SMT (cpus 4-7, core ids 8-11): SMT on some cores only
+The "container-narrow" case is desktop-4c8t seen through the mask 2,3,6 (no tree of its own);
+the "mixed-SMT mask" case is vm-2s12c24t through 0-2,6-8,12,18,19 (both threads of cores 0,
+6 and 7, one of the others).
 """
 
 import os
@@ -55,6 +63,13 @@ class Tree:
         if os.path.isdir(self.root):
             shutil.rmtree(self.root)
         os.makedirs(self.root)
+
+    @classmethod
+    def reuse(cls, name):
+        """The tree of an existing fixture, to add files to."""
+        t = cls.__new__(cls)
+        t.root = os.path.join(FIXTURES, name)
+        return t
 
     def write(self, rel, text):
         path = os.path.join(self.root, rel)
@@ -167,6 +182,26 @@ def main():
     sysfs_machine("dirs-only", 4, package=lambda c: 0, core_id=lambda c: c // 2,
                   siblings=None, online_files=False, online_file=False,
                   present_file=False, siblings_file=False)
+
+    sysfs_machine("sim-2c4t", 4, package=lambda c: 0, core_id=lambda c: c % 2,
+                  siblings=lambda c: [c % 2, c % 2 + 2], nodes=[range(4)])
+
+    sysfs_machine("hybrid-2p4e", 8, package=lambda c: 0,
+                  core_id=lambda c: 4 * (c // 2) if c < 4 else c + 4,
+                  siblings=lambda c: [c - c % 2, c - c % 2 + 1] if c < 4 else [c],
+                  nodes=[range(8)])
+
+    # {{patch:phys-caps
+    # cgroup-quota: desktop-4c8t in a cgroup v2 hierarchy whose parent slice allows 2.5 CPUs
+    # (cpu.max "250000 100000") and whose own cgroup sets no limit ("max 100000"); the
+    # process's cgroup comes from the "0::" line of proc/self/cgroup (a v1 line before it).
+    sysfs_machine("cgroup-quota", 8, package=lambda c: 0, core_id=lambda c: c % 4,
+                  siblings=lambda c: [c % 4, c % 4 + 4], nodes=[range(8)])
+    t = Tree.reuse("cgroup-quota")
+    t.write("proc/self/cgroup", "4:memory:/rtslab.slice/job.scope\n0::/rtslab.slice/job.scope")
+    t.write("sys/fs/cgroup/rtslab.slice/cpu.max", "250000 100000")
+    t.write("sys/fs/cgroup/rtslab.slice/job.scope/cpu.max", "max 100000")
+    # }}patch:phys-caps
 
 
 if __name__ == "__main__":

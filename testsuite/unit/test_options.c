@@ -589,6 +589,14 @@ static void test_usage_info(void)
 #else
     CHECK(strstr(info, ",(\"Patch gen0-steal\",\"NO\")") != NULL);
 #endif
+#if RTS_PATCH_PHYS_CAPS
+    /* the machine as -N and -qa see it (testsuite/patches/phys-caps checks the values) */
+    CHECK(strstr(info, ",(\"Patch phys-caps\",\"YES\")") != NULL);
+    CHECK(strstr(info, ",(\"Default capabilities (-N)\",\"") != NULL);
+    CHECK(strstr(info, ",(\"Pin order (-qa)\",\"") != NULL);
+    CHECK(strstr(u = capture(rts_options_usage), "one capability per physical core") != NULL);
+    free(u);
+#endif
     CHECK(strstr(info, ",(\"liburing\",\"") != NULL);
     CHECK(strstr(info, ",(\"libnuma\",\"") != NULL);
     CHECK(strstr(info, ",(\"Debug\",\"") != NULL);

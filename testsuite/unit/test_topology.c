@@ -188,6 +188,15 @@ static void test_fixtures(void)
           "0,1,2", "0,1,2", "sysfs", "none" },
         { "dirs-only", NULL, 4, 2, 1, 1, 4, 2,
           "0,1,2,3", "0,2", "sysfs", "none" },
+        /* SMT on the two P-cores only: {0,1} {2,3} {4} {5} {6} {7} */
+        { "hybrid-2p4e", NULL, 8, 6, 1, 1, 8, 2,
+          "0,1,2,3,4,5,6,7", "0,2,4,5,6,7", "sysfs", "sysfs" },
+        /* the simulated 2-core 2-thread machine of experiments/phys-caps */
+        { "sim-2c4t", NULL, 4, 2, 1, 1, 4, 2,
+          "0,1,2,3", "0,1", "sysfs", "sysfs" },
+        /* a mixed-SMT mask: both threads of cores 0, 6 and 7, one of cores 1, 2 and 8 */
+        { "vm-2s12c24t", "0-2,6-8,12,18,19", 9, 6, 2, 2, 24, 2,
+          "0,1,2,6,7,8,12,18,19", "0,6,1,7,2,8", "sysfs", "sysfs" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         check_fixture(&cases[i]);

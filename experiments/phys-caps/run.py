@@ -1,0 +1,257 @@
+#!/usr/bin/env python3
+"""phys-caps (issue 15, seed 004): the default -N on an SMT machine, baseline vs patch.
+
+    python3 experiments/phys-caps/run.py [--parts sim,suite,timeline] [-k RUNS]
+                                         [--programs REGEX] [--suite-runs RUNS] [--out DIR]
+
+Parts (each calls testsuite/bench.py, which builds _build/baseline and _build/phys-caps,
+interleaves the runs of every configuration and checks every program's output):
+
+  sim       SIMULATED SMT, labelled so: RTSLAB_SYSFS_ROOT=testsuite/topology/fixtures/sim-2c4t
+            (1 package, 2 cores x 2 hardware threads) and RTSLAB_CPU_MASK=0-3, so the runtime
+            believes this 2-core machine without SMT has 4 logical CPUs on 2 cores, as an
+            SMT machine does. The baseline's default -N then starts 4 capabilities for the
+            2 real cores (2 per core, as GHC's -N does on an SMT machine); the patch's
+            starts 2. The parallel set (--programs: six of it by default) at norm size, without -qa, at the default -N of each
+            build and at the manual -N2 and -N4 (baseline), -k RUNS runs each.
+  suite     the whole suite at norm size, baseline vs phys-caps at -N2 and -N4 (explicit -N
+            is never changed by the patch: the noise floor), --suite-runs RUNS each.
+  timeline  one eventlog per build of parallel/nbody (norm) at the default -N on the
+            simulated machine, drawn with testsuite/trace/trace_timeline.py.
+
+Writes OUT/<part>/ (bench.py's runs.json, runs.csv, table.txt), OUT/summary.json (ratios)
+and OUT/tables.md; OUT defaults to experiments/phys-caps/results. Nothing here passes or
+fails on a timing; the exit status is 1 when a run failed.
+"""
+
+import argparse
+import datetime
+import json
+import math
+import os
+import platform
+import statistics
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+SIM_ROOT = os.path.join(ROOT, "testsuite", "topology", "fixtures", "sim-2c4t")
+SIM_MASK = "0-3"
+GOAL = 0.98
+# Six of the parallel set (the whole set at -k 3 takes ~25 minutes on a loaded 2-core box):
+# divide-and-conquer (parfib, queens), flat data parallelism (sumeuler, mandel, matmult) and
+# an allocation-heavy one (nbody).
+DEFAULT_SIM_PROGRAMS = "parallel/(parfib|sumeuler|mandel|queens|nbody|matmult)$"
+
+failed = False
+
+
+def bench(args, out, env=None, reuse=False):
+    global failed
+    cmd = [sys.executable, os.path.join(ROOT, "testsuite", "bench.py"), "--out", out] + args
+    if reuse:                                   # --reuse: analyse the saved runs again
+        with open(os.path.join(out, "latest", "runs.json")) as f:
+            return json.load(f), cmd
+    print("+", " ".join(cmd), flush=True)
+    e = dict(os.environ)
+    e.pop("RTSLAB_RTS", None)
+    e.pop("RTSLAB_SYSFS_ROOT", None)
+    e.pop("RTSLAB_CPU_MASK", None)
+    e.update(env or {})
+    p = subprocess.run(cmd, env=e)
+    if p.returncode != 0:
+        failed = True
+    with open(os.path.join(out, "latest", "runs.json")) as f:
+        return json.load(f), cmd
+
+
+def medians(data, cpu=False):
+    """{program: {config: median wall seconds}} over the runs that succeeded (cpu: the
+    child's user + system seconds instead)."""
+    by = {}
+    for r in data["runs"]:
+        if r["ok"]:
+            v = r["user_seconds"] + r["sys_seconds"] if cpu else r["wall_seconds"]
+            by.setdefault(r["program"], {}).setdefault(r["config"], []).append(v)
+    return {p: {c: statistics.median(v) for c, v in cs.items()} for p, cs in by.items()}
+
+
+def caps_of(data):
+    """{config: capabilities it ran with} (n_capabilities from -s --machine-readable)."""
+    caps = {}
+    for r in data["runs"]:
+        if r["ok"] and isinstance(r.get("stats"), dict) and "n_capabilities" in r["stats"]:
+            caps[r["config"]] = int(r["stats"]["n_capabilities"])
+    return caps
+
+
+def geomean(xs):
+    xs = [x for x in xs if x > 0]
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+
+
+def part_sim(out, runs, programs, reuse):
+    configs = ["baseline:-N", "phys-caps:-N", "baseline:-N2", "baseline:-N4"]
+    args = ["--size", "norm", "-k", str(runs), "-p", programs, "--metrics", "elapsed,cpu,mutator,gc,stw"]
+    for c in configs:
+        args += ["-c", c]
+    data, cmd = bench(args, out, {"RTSLAB_SYSFS_ROOT": SIM_ROOT, "RTSLAB_CPU_MASK": SIM_MASK},
+                      reuse)
+    med = medians(data)
+    cpu = medians(data, cpu=True)
+    rows = {}
+    for prog, m in sorted(med.items()):
+        if not all(k in m for k in ("baseline -N", "phys-caps -N", "baseline -N2", "baseline -N4")):
+            continue
+        c = cpu[prog]
+        best_manual = min(m["baseline -N2"], m["baseline -N4"])
+        rows[prog] = {
+            "baseline_default_s": m["baseline -N"],
+            "patch_default_s": m["phys-caps -N"],
+            "baseline_N2_s": m["baseline -N2"],
+            "baseline_N4_s": m["baseline -N4"],
+            # throughput ratios (time ratios inverted): > 1 means faster
+            "patch_vs_baseline_default": m["baseline -N"] / m["phys-caps -N"],
+            "patch_default_vs_best_manual": best_manual / m["phys-caps -N"],
+            "baseline_default_vs_best_manual": best_manual / m["baseline -N"],
+            # CPU time (user + system), less sensitive to the other work on the machine;
+            # the cpu_* ratios are work per CPU second, > 1 better, as the ones above
+            "cpu_s": {k: c[k] for k in ("baseline -N", "phys-caps -N", "baseline -N2", "baseline -N4")},
+            "cpu_patch_vs_baseline_default": c["baseline -N"] / c["phys-caps -N"],
+            "cpu_patch_default_vs_best_manual":
+                min(c["baseline -N2"], c["baseline -N4"]) / c["phys-caps -N"],
+            "cpu_baseline_default_vs_best_manual":
+                min(c["baseline -N2"], c["baseline -N4"]) / c["baseline -N"],
+        }
+    summary = {
+        "command": " ".join(cmd),
+        "bench_date": data["date"], "bench_commit": data["commit"], "bench_machine": data["machine"],
+        "env": {"RTSLAB_SYSFS_ROOT": os.path.relpath(SIM_ROOT, ROOT), "RTSLAB_CPU_MASK": SIM_MASK},
+        "capabilities": caps_of(data),
+        "programs": rows,
+        "geomean": {k: geomean([r[k] for r in rows.values()])
+                    for k in ("patch_vs_baseline_default", "patch_default_vs_best_manual",
+                              "baseline_default_vs_best_manual", "cpu_patch_vs_baseline_default",
+                              "cpu_patch_default_vs_best_manual",
+                              "cpu_baseline_default_vs_best_manual")},
+    }
+    return summary
+
+
+def part_suite(out, runs, reuse):
+    configs = ["baseline:-N2", "phys-caps:-N2", "baseline:-N4", "phys-caps:-N4"]
+    args = ["--size", "norm", "-k", str(runs), "--metrics", "elapsed,mutator,gc"]
+    for c in configs:
+        args += ["-c", c]
+    data, cmd = bench(args, out, reuse=reuse)
+    med = medians(data)
+    cpu = medians(data, cpu=True)
+    rows = {}
+    for prog, m in sorted(med.items()):
+        if all(k in m for k in ("baseline -N2", "phys-caps -N2", "baseline -N4", "phys-caps -N4")):
+            c = cpu[prog]
+            rows[prog] = {"N2_time_ratio": m["phys-caps -N2"] / m["baseline -N2"],
+                          "N4_time_ratio": m["phys-caps -N4"] / m["baseline -N4"],
+                          "N2_cpu_ratio": c["phys-caps -N2"] / c["baseline -N2"],
+                          "N4_cpu_ratio": c["phys-caps -N4"] / c["baseline -N4"]}
+    keys = ("N2_time_ratio", "N4_time_ratio", "N2_cpu_ratio", "N4_cpu_ratio")
+    return {"command": " ".join(cmd), "programs": rows,
+            "bench_date": data["date"], "bench_commit": data["commit"], "bench_machine": data["machine"],
+            "geomean": {k: geomean([r[k] for r in rows.values()]) for k in keys},
+            "min": {k: min(r[k] for r in rows.values()) for k in keys},
+            "max": {k: max(r[k] for r in rows.values()) for k in keys}}
+
+
+def part_timeline(out):
+    os.makedirs(out, exist_ok=True)
+    env = dict(os.environ)
+    env.pop("RTSLAB_RTS", None)
+    env.update({"RTSLAB_SYSFS_ROOT": SIM_ROOT, "RTSLAB_CPU_MASK": SIM_MASK})
+    prog = os.path.join(ROOT, "testsuite", "bench", "parallel", "nbody.scm")
+    res = {}
+    for variant in ("baseline", "phys-caps"):
+        rtslab = os.path.join(ROOT, "_build", variant, "rtslab")
+        log = os.path.join(out, "nbody-%s.json" % variant)
+        svg = os.path.join(HERE, "timeline-nbody-%s.svg" % variant)
+        cmd = [rtslab, prog, "500", "25", "25", "+RTS", "-N", "-l" + log, "-s" + log + ".stats",
+               "-RTS"]
+        print("+", " ".join(cmd), flush=True)
+        p = subprocess.run(cmd, env=env, cwd=os.path.dirname(prog), capture_output=True, text=True)
+        if p.returncode != 0:
+            global failed
+            failed = True
+            print(p.stderr, file=sys.stderr)
+            continue
+        subprocess.run([sys.executable, os.path.join(ROOT, "testsuite", "trace", "trace_timeline.py"),
+                        log, "-o", svg, "--title",
+                        "nbody 500 25 25, %s, default -N on the SIMULATED 2-core x 2-thread "
+                        "machine (2 real cores)" % variant], check=False)
+        with open(log + ".stats") as f:
+            res[variant] = {"command": " ".join(cmd), "svg": os.path.relpath(svg, HERE),
+                            "stats_tail": [l for l in f.read().splitlines()
+                                           if "Capabilit" in l or "Stop the world" in l
+                                           or "Total   time" in l or "TASKS" in l]}
+    return res
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--parts", default="sim,suite,timeline")
+    ap.add_argument("-k", type=int, default=3, help="runs per configuration, sim part")
+    ap.add_argument("--suite-runs", type=int, default=1)
+    ap.add_argument("--programs", default=DEFAULT_SIM_PROGRAMS,
+                    help="bench.py -p REGEX for the sim part (default: %(default)s)")
+    ap.add_argument("--out", default=os.path.join(HERE, "results"))
+    ap.add_argument("--reuse", action="store_true",
+                    help="sim, suite: analyse OUT/<part>/latest/runs.json again, run nothing")
+    a = ap.parse_args()
+    parts = a.parts.split(",")
+    summary_path = os.path.join(a.out, "summary.json")
+    summary = {}
+    if os.path.exists(summary_path):
+        with open(summary_path) as f:
+            summary = json.load(f)
+    meta = {
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "commit": subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
+                                 capture_output=True, text=True).stdout.strip(),
+        "machine": platform.node() + ", " + str(os.cpu_count()) + " CPUs",
+        "loadavg_at_start": os.getloadavg(),
+    }
+    for part, fn in (("sim", lambda: part_sim(os.path.join(a.out, "sim"), a.k, a.programs, a.reuse)),
+                     ("suite", lambda: part_suite(os.path.join(a.out, "suite"), a.suite_runs, a.reuse)),
+                     ("timeline", lambda: part_timeline(os.path.join(a.out, "timeline")))):
+        if part not in parts:
+            continue
+        old_meta = summary.get(part, {}).get("meta")
+        summary[part] = fn()
+        if a.reuse and part != "timeline" and old_meta:
+            summary[part]["meta"] = old_meta       # when the runs were made
+        else:
+            summary[part]["meta"] = dict(meta, loadavg_at_end=os.getloadavg())
+    os.makedirs(a.out, exist_ok=True)
+    with open(summary_path, "w") as f:
+        json.dump(summary, f, indent=1, sort_keys=True)
+    if "sim" in summary:
+        s = summary["sim"]
+        print("\nSIMULATED 2 cores x 2 threads (2 real cores): throughput ratios")
+        keys = ["patch_vs_baseline_default", "patch_default_vs_best_manual",
+                "baseline_default_vs_best_manual", "cpu_patch_vs_baseline_default",
+                "cpu_patch_default_vs_best_manual", "cpu_baseline_default_vs_best_manual"]
+        print("%-20s" % "" + "".join("%11s" % h for h in ("wall p/b", "p/best", "b/best",
+                                                          "CPU p/b", "p/best", "b/best")))
+        for p, r in s["programs"].items():
+            print("%-20s" % p + "".join("%11.3f" % r[k] for k in keys))
+        print("%-20s" % "geometric mean" + "".join("%11.3f" % s["geomean"][k] for k in keys)
+              + "   (goal: p/best >= %.2f)" % GOAL)
+    if "suite" in summary:
+        s = summary["suite"]
+        print("\nsuite, patch/baseline (time and CPU; > 1: the patch is slower)")
+        for k in ("N2_time_ratio", "N4_time_ratio", "N2_cpu_ratio", "N4_cpu_ratio"):
+            print("  %-14s geomean %.3f (%.3f..%.3f)" % (k, s["geomean"][k], s["min"][k], s["max"][k]))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
