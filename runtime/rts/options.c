@@ -532,10 +532,8 @@ void rts_options_usage(void *file)
         "                (default %d; -qb0 needs the gen0-steal patch%s)\n"
         "  -qn<n>        use <n> GC threads (default: one per capability)\n"
         USAGE_QA
-        "  -qy<n>        spin-waits (spinlocks, the GC's look-for-work loop) yield the CPU
-"
-        "                every <n> spins (default %u; needs the spin-yield patch%s)
-"
+        "  -qy<n>        spin-waits (spinlocks, the GC's look-for-work loop) yield the CPU\n"
+        "                every <n> spins (default %u; needs the spin-yield patch%s)\n"
         "\n"
         "  -A<size>      nursery (allocation area) size per capability (default %s, min %s)\n"
         "  -M<size>      maximum heap size; 0 = unlimited (default 0)\n"
