@@ -17,7 +17,7 @@ one the others are compared against. Variants:
     NAME=FLAGS      configure FLAGS (a comma-separated list), e.g.
                     'nodebug=--disable-debug'   (define once, then use NAME)
     VARIANT@REV     any of the above built from git revision REV (a tag, branch or commit,
-                    e.g. 'baseline@v0.1:-N2', 'all-patches@HEAD:-N2', 'gen0-steal@my-branch'):
+                    e.g. 'baseline@v0.1:-N2', 'all-patches@HEAD:-N2', 'NAME@my-branch'):
                     REV is checked out in a git worktree, SRC/_build/rev-<commit>/, and the
                     variant is built there; the report records the exact commit of every
                     configuration. Without @REV a variant is built from the working tree.

@@ -48,6 +48,12 @@ C_SUFFIXES = (".c", ".h", ".inc")
 # the patches carry configure.ac only, like most projects' git trees: after `git am`, run
 # `autoconf && autoheader` (autoconf 2.71, as for the tree itself) before ./configure.
 GENERATED = ("configure", "rtslab_config.h.in")
+# Raw results of the baseline's experiments record the runtime as it was run (its --info
+# names every patch of the tree, on or off): they are data, kept as measured, and not read for
+# mentions.
+RAW_RESULTS = re.compile(r"^experiments/[^/]+/results/")
+# Files copied as they are: the generator's own test, whose fixtures are full of markers.
+VERBATIM = ("testsuite/patchgen/",)
 OUT_DIR = "patches"
 UNIFDEF = os.environ.get("UNIFDEF") or "unifdef"   # configure's choice, through make
 BEGIN = re.compile(r"\{\{(no)?patch:([a-z0-9-]+)")
@@ -167,7 +173,7 @@ def make_tree(src, files, dest, drop, patches):
             out = strip_c(data, macros, path)
             if only_islands_left(data, out):
                 continue
-        elif b"\0" not in data:
+        elif b"\0" not in data and not path.startswith(VERBATIM):
             try:
                 text = data.decode("utf-8")
             except UnicodeDecodeError:
@@ -205,7 +211,8 @@ def mentions(tree, patches):
     rx = re.compile(r"(?<![A-Za-z0-9_])(" + "|".join(re.escape(w) for w in words) + r")(?![A-Za-z0-9_])")
     found = []
     for root, _, names in os.walk(tree):
-        if ".git" in root.split(os.sep):
+        rel = os.path.relpath(root, tree).replace(os.sep, "/")
+        if ".git" in root.split(os.sep) or RAW_RESULTS.match(rel + "/"):
             continue
         for n in names:
             path = os.path.join(root, n)
@@ -337,8 +344,8 @@ Each idea of rtslab is one patch against the **base**, the tree with every patch
 
     make patch-base BASE=/tmp/rtslab-base      # the base, as a git repository
     cd /tmp/rtslab-base
-    git am /path/to/rtslab/patches/0001-spin-yield.patch     # any one patch, alone
-    autoconf && autoheader && ./configure --enable-spin-yield && make && make check
+    git am /path/to/rtslab/patches/0003-NAME.patch           # any one patch, alone
+    autoconf && autoheader && ./configure --enable-NAME && make && make check
 
 Each patch is made against the base alone, so any one of them applies with `git am` (and
 `git apply --check`). To stack several, apply them in series order with `git am -3`: where two

@@ -1,7 +1,7 @@
 /* How many capabilities -N means, and where -qa pins them. The baseline counts the allowed
  * logical CPUs and pins capability i to the i-th of them (topology's logical_order, wrapping
- * round), as GHC's -N and -qa do; the phys-caps patch counts physical cores and picks one CPU
- * per physical core instead. Both decisions live here, side by side. */
+ * round), as GHC's -N and -qa do. Both decisions live here, side by side, so that a variant
+ * that counts physical cores instead changes them in one place. */
 #ifndef RTS_OS_AFFINITY_H
 #define RTS_OS_AFFINITY_H
 

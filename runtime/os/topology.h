@@ -38,9 +38,9 @@
  *   - physical_order[0..n_physical-1]: the smt_rank-0 CPU of every core, each once, ordered to
  *     spread over packages and NUMA nodes: each next core is the one whose package has had
  *     fewest picks so far, then whose node has had fewest, then the lowest core index (so
- *     node 0 core 0, node 1 core 0, node 0 core 1, ... on a two-node machine). The
- *     phys-caps patch pins the first n_physical capabilities in this order, then the cores'
- *     further hardware threads in the same order of cores (os/affinity.h).
+ *     node 0 core 0, node 1 core 0, node 0 core 1, ... on a two-node machine): one CPU
+ *     per physical core, the first n_physical; the cores' further hardware threads follow
+ *     in the same order of cores (os/affinity.h says who uses it).
  *   - CPU ids are < TOPO_MAX_CPUS (CPU_SETSIZE); higher-numbered CPUs are ignored.
  */
 #ifndef RTS_OS_TOPOLOGY_H

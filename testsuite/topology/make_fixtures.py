@@ -24,7 +24,7 @@ Fixtures (expected results are checked by testsuite/unit/test_topology.c):
   present-only     no `online` file: `present` = 0-3, cpu3/online = 0
   dirs-only        neither `online` nor `present`: cpu0..cpu3 directories whose topology has
                    only core_id and physical_package_id (cores 0,0,1,1: SMT pairs 0-1, 2-3)
-  sim-2c4t         SIMULATED, for experiments/phys-caps: 1 package, 2 cores x 2 threads,
+  sim-2c4t         SIMULATED, for experiments: 1 package, 2 cores x 2 threads,
                    cpu i and i+2 siblings; with RTSLAB_CPU_MASK=0-3 on a 2-core machine
                    without SMT it makes -N count 4 "logical CPUs" for 2 real cores
   hybrid-2p4e      a hybrid (Alder Lake-like) desktop: 2 P-cores with 2 threads each (cpus

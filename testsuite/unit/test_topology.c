@@ -191,7 +191,7 @@ static void test_fixtures(void)
         /* SMT on the two P-cores only: {0,1} {2,3} {4} {5} {6} {7} */
         { "hybrid-2p4e", NULL, 8, 6, 1, 1, 8, 2,
           "0,1,2,3,4,5,6,7", "0,2,4,5,6,7", "sysfs", "sysfs" },
-        /* the simulated 2-core 2-thread machine of experiments/phys-caps */
+        /* a simulated 2-core 2-thread machine (SMT described on a machine without it) */
         { "sim-2c4t", NULL, 4, 2, 1, 1, 4, 2,
           "0,1,2,3", "0,1", "sysfs", "sysfs" },
         /* a mixed-SMT mask: both threads of cores 0, 6 and 7, one of cores 1, 2 and 8 */
