@@ -49,10 +49,11 @@ PATCH, as if each line said needs=PATCH, so in builds without the patch they are
 never passed. A manifest directly in testsuite/patches/, or under a directory that names no
 patch, is a manifest error.
 
-Patch marker lines (tools/mkpatches.py, `make patches`) act as needs too: the tests between
-"# {{patch:NAME" and "# }}patch:NAME" need NAME; those between "# {{nopatch:NAME" and
-"# }}nopatch:NAME" need !NAME (the baseline's form of a test that the patch changes: the
-base, with the patch stripped, keeps them without the markers).
+Patch marker lines (tools/mkpatches.py, `make patches`): the tests between
+"# {{nopatch:NAME" and "# }}nopatch:NAME" need !NAME (the baseline's form of a test that the
+patch changes: the base, with the patch stripped, keeps them without the markers). Those
+between "# {{patch:NAME" and "# }}patch:NAME" exist only with the patch's sources and carry
+their own needs= (a test of the error an option gives without the patch needs !NAME).
 
 If DIR/NAME.stdout exists next to the manifest, the test's stdout must equal its contents
 exactly. A test passes when its exit status, its stderr and stdout substrings and its
@@ -284,8 +285,8 @@ def read_manifests(src):
             if stripped.startswith("#"):
                 m = MARKER.match(stripped)
                 if m and m.group(1) == "{{":
-                    blocks.append(("!" if m.group(2) else "") + m.group(3))
-                elif m and blocks and blocks[-1] == ("!" if m.group(2) else "") + m.group(3):
+                    blocks.append((m.group(2) or "", m.group(3)))
+                elif m and blocks and blocks[-1] == (m.group(2) or "", m.group(3)):
                     blocks.pop()
                 elif m:
                     errors.append((label, f"{stripped[1:].strip()} closes no open block"))
@@ -294,7 +295,7 @@ def read_manifests(src):
                 continue
             try:
                 test = parse_line(shlex.split(stripped), rel_dir, manifest_dir,
-                                  tuple(dir_needs) + tuple(blocks))
+                                  tuple(dir_needs) + tuple("!" + n for k, n in blocks if k))
             except (ManifestError, ValueError) as e:
                 errors.append((label, str(e)))
                 continue
@@ -304,14 +305,16 @@ def read_manifests(src):
             seen.add(test.name)
             tests.append(test)
         if blocks:
-            errors.append((f"{rel_dir}/TESTS", f"a {{{{patch marker block is never closed "
-                                               f"({', '.join(blocks)})"))
+            errors.append((f"{rel_dir}/TESTS", f"a patch marker block is never closed "
+                                               f"({', '.join(k + 'patch:' + n for k, n in blocks)})"))
     return tests, errors
 
 
 # Patch marker lines (tools/mkpatches.py): in a TESTS file, the tests between
-# "# {{patch:NAME" and "# }}patch:NAME" need NAME, and those between "# {{nopatch:NAME" and
-# "# }}nopatch:NAME" need !NAME (they are the baseline's form of a test the patch changes).
+# "# {{nopatch:NAME" and "# }}nopatch:NAME" need !NAME (they are the baseline's form of a
+# test the patch changes). Those between "# {{patch:NAME" and "# }}patch:NAME" exist only
+# with the patch's sources and say what they need themselves (a test of the message an
+# option gives when the patch is off needs !NAME, for one).
 MARKER = re.compile(r"^#\s*(\{\{|\}\})(no)?patch:([a-z0-9-]+)\s*$")
 
 

@@ -1,6 +1,7 @@
-/* Every knob of the runtime defaults here, once. The patch switches (RTS_PATCH_<NAME>, each
+/* Every knob of the runtime defaults here, once. The patch switches (RTS_PATCH_NAME, each
  * 0 or 1) and what configure found come from the generated rtslab_config.h; code tests them
- * with #if, and the build uses -Wundef so a misspelt name is an error. */
+ * with #if, and the build uses -Wundef so a misspelt name is an error. A patch's own knobs
+ * sit in its islands. */
 #ifndef RTS_CONFIG_H
 #define RTS_CONFIG_H
 
@@ -11,12 +12,20 @@
 #define RTS_DEFAULT_OLD_GEN_FACTOR 2.0                   /* -F2 */
 #define RTS_DEFAULT_MAX_STACK      ((size_t)512 << 20)   /* -K512m */
 #define RTS_DEFAULT_INITIAL_STACK  ((size_t)1 << 10)     /* -ki1k */
+#if RTS_PATCH_STACK_CHUNKS
 #define RTS_DEFAULT_STACK_CHUNK    ((size_t)32 << 10)    /* -kc32k */
+#endif
 #define RTS_DEFAULT_PAR_GC_GEN     0                     /* -qg0: parallel GC in every generation */
-#define RTS_DEFAULT_BALANCE_GEN    (RTS_PATCH_GEN0_STEAL ? 0 : 1) /* -qb1, or -qb0 with gen0-steal */
+#if RTS_PATCH_GEN0_STEAL
+#define RTS_DEFAULT_BALANCE_GEN    0                     /* -qb0: minor GCs steal work too */
+#else
+#define RTS_DEFAULT_BALANCE_GEN    1                     /* -qb1: major GCs only */
+#endif
 #define RTS_MIN_OLD_GEN_LIMIT      ((size_t)4 << 20)     /* never collect the old gen below this */
 #define RTS_TICK_MS                20                    /* preemption timer period */
+#if RTS_PATCH_SPIN_YIELD
 #define RTS_DEFAULT_SPIN_YIELD     RTS_SPIN_YIELD_SPINS  /* -qy: configure's --enable-spin-yield=N */
+#endif
 
 /* The unit of false sharing: per-capability and per-GC-thread state is aligned to it and
  * split by writer (Note [Cache lines] in sched/capability.h). 128 on aarch64, whose big

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include "rtslab_config.h"
 
 typedef enum { RTS_STATS_NONE = 0, RTS_STATS_SUMMARY, RTS_STATS_VERBOSE } RtsStatsMode;
 
@@ -18,14 +19,18 @@ typedef struct RtsOptions {
     double   old_gen_factor;  /* -F<n>: major GC when old gen > F x live at last major GC */
     size_t   max_stack;       /* -K<size> */
     size_t   initial_stack;   /* -ki<size> */
-    size_t   stack_chunk;     /* -kc<size> (stack-chunks patch) */
+#if RTS_PATCH_STACK_CHUNKS
+    size_t   stack_chunk;     /* -kc<size> */
+#endif
     bool     par_gc;          /* false after -qg alone: sequential GC */
     unsigned par_gc_gen;      /* -qg<gen>: parallel GC only in generations >= gen */
     bool     balance;         /* false after -qb alone: no load balancing */
     unsigned balance_gen;     /* -qb<gen>: balance in generations >= gen */
     unsigned gc_threads;      /* -qn<n>: 0 = one per capability */
     bool     pin_caps;        /* -qa */
-    unsigned spin_yield;      /* -qy<n>: spin-waits yield every n spins (spin-yield patch) */
+#if RTS_PATCH_SPIN_YIELD
+    unsigned spin_yield;      /* -qy<n>: spin-waits yield every n spins */
+#endif
     RtsStatsMode stats;       /* -s / -S */
     char    *stats_file;      /* -s<file> / -S<file>; NULL = stderr */
     bool     machine_readable;/* --machine-readable */

@@ -18,14 +18,16 @@
  *
  * Note [Options that need a patch]
  * An option that only a patch gives meaning to is an error in a build without the patch
- * (never accepted and ignored), with a message that names the configure flag:
- *   -kc<size>  stack-chunks: rejected as it is parsed, after its size, so a malformed size is
- *              reported as such in every build;
- *   -qb0       gen0-steal (the baseline balances no minor GC): rejected once all the options
- *              are parsed, if it is still in force; a later -qb<gen> or -qb overrides it, as
- *              the command line overrides RTSLAB_RTS (check_patch_options).
- *   -qy<n>     spin-yield: rejected as it is parsed, after its number, as -kc is.
- * The -? text says which options need which patch; --info lists the patches compiled in.
+ * (never accepted and ignored). Its value is parsed first in every build, so a malformed
+ * value is reported as such; then the patch's island takes it, and the island's #else says
+ * that it needs the patch (needs_patch). The message names the configure flag, which
+ * needs_patch finds in RTSLAB_PATCH_OPTIONS (configure.ac's RTSLAB_PATCH lines), so these
+ * sources name no patch outside its islands and the base, with every patch stripped
+ * (`make patches`), says only that the option is not in this build. An option whose meaning
+ * depends on others (-qb0 against a later -qb<gen>) is judged once all the options are
+ * parsed, as the command line overrides RTSLAB_RTS (check_patch_options). The -? text lists
+ * a patch's options in builds with it, and the options of the patches a build lacks at its
+ * end; --info lists every patch of the tree, on or off.
  */
 #include "rtslab_options.h"
 #include "rts_config.h"
@@ -66,6 +68,38 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 
 static bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
+/* The patch of configure.ac's RTSLAB_PATCH lines that gives meaning to the option word `w`
+ * (the longest of its options that begins w), copied into name; false when none does. */
+static bool patch_of_option(const char *w, char *name, size_t len)
+{
+    const char *p = RTSLAB_PATCH_OPTIONS;      /* "NAME:OPTION NAME:OPTION ..." */
+    size_t best = 0;
+    while (*p) {
+        while (*p == ' ') p++;
+        const char *colon = strchr(p, ':'), *end = p + strcspn(p, " ");
+        if (*p == '\0') break;
+        if (colon && colon < end) {
+            size_t olen = (size_t)(end - colon - 1);
+            if (olen > best && strncmp(w, colon + 1, olen) == 0) {
+                best = olen;
+                snprintf(name, len, "%.*s", (int)(colon - p), p);
+            }
+        }
+        p = end;
+    }
+    return best > 0;
+}
+
+/* Note [Options that need a patch]: `what` is the sentence's subject and verb, e.g.
+ * "stack chunks need". */
+static int needs_patch(char *err, size_t errlen, const char *w, const char *what)
+{
+    char name[64];
+    if (patch_of_option(w, name, sizeof name))
+        return fail(err, errlen, "%s: %s a build with --enable-%s", w, what, name);
+    return fail(err, errlen, "%s: %s a patch this build does not have", w, what);
+}
+
 void rts_options_defaults(RtsOptions *o)
 {
     memset(o, 0, sizeof *o);
@@ -76,14 +110,18 @@ void rts_options_defaults(RtsOptions *o)
     o->old_gen_factor = RTS_DEFAULT_OLD_GEN_FACTOR;
     o->max_stack = RTS_DEFAULT_MAX_STACK;
     o->initial_stack = RTS_DEFAULT_INITIAL_STACK;
+#if RTS_PATCH_STACK_CHUNKS
     o->stack_chunk = RTS_DEFAULT_STACK_CHUNK;
+#endif
     o->par_gc = true;
     o->par_gc_gen = RTS_DEFAULT_PAR_GC_GEN;
     o->balance = true;
     o->balance_gen = RTS_DEFAULT_BALANCE_GEN;
     o->gc_threads = 0;
     o->pin_caps = false;
+#if RTS_PATCH_SPIN_YIELD
     o->spin_yield = RTS_DEFAULT_SPIN_YIELD;
+#endif
     o->stats = RTS_STATS_NONE;
     o->stats_file = NULL;
     o->machine_readable = false;
@@ -304,9 +342,8 @@ int rts_options_parse_word(RtsOptions *o, const char *w, char *err, size_t errle
             o->stack_chunk = chunk;
             return 0;
 #else
-            /* Note [Options that need a patch] */
-            return fail(err, errlen, "%s: stack chunks need a build with --enable-stack-chunks",
-                        w);
+            (void)chunk;
+            return needs_patch(err, errlen, w, "stack chunks need");
 #endif
         }
         break;
@@ -343,9 +380,7 @@ int rts_options_parse_word(RtsOptions *o, const char *w, char *err, size_t errle
             o->spin_yield = n;
             return 0;
 #else
-            /* Note [Options that need a patch] */
-            return fail(err, errlen, "%s: yielding spin-waits need a build with --enable-spin-yield",
-                        w);
+            return needs_patch(err, errlen, w, "yielding spin-waits need");
 #endif
         }
         default:
@@ -432,8 +467,7 @@ static int check_patch_options(const RtsOptions *o, char *err, size_t errlen)
 {
 #if !RTS_PATCH_GEN0_STEAL
     if (o->balance && o->balance_gen == 0)
-        return fail(err, errlen,
-                    "-qb0: work stealing in minor GCs needs a build with --enable-gen0-steal");
+        return needs_patch(err, errlen, "-qb0", "work stealing in minor GCs needs");
 #else
     (void)o;
     (void)err;
@@ -499,15 +533,62 @@ static const char *fmt_size(char *buf, size_t len, size_t v)
 #define USAGE_QA "  -qa           pin each capability's OS thread to a CPU\n"
 #endif
 
+#if RTS_PATCH_SPIN_YIELD
+#define USAGE_QY "  -qy<n>        spin-waits (spinlocks, the GC's look-for-work loop) yield the CPU\n" \
+                 "                every <n> spins (default %u)\n"
+#define USAGE_QY_ARGS (unsigned)RTS_DEFAULT_SPIN_YIELD,
+#else
+#define USAGE_QY ""
+#define USAGE_QY_ARGS
+#endif
+#if RTS_PATCH_STACK_CHUNKS
+#define USAGE_KC "  -kc<size>     stack chunk size (default %s)\n"
+#define USAGE_KC_ARGS , kc
+#else
+#define USAGE_KC ""
+#define USAGE_KC_ARGS
+#endif
+
+/* The options of the patches this build lacks (Note [Options that need a patch]). */
+static void usage_missing_patches(FILE *f)
+{
+    const char *p = RTSLAB_PATCH_OPTIONS;
+    bool any = false;
+    while (*p) {
+        while (*p == ' ') p++;
+        const char *colon = strchr(p, ':'), *end = p + strcspn(p, " ");
+        if (*p == '\0' || !colon || colon > end) break;
+        int nlen = (int)(colon - p);
+        /* on when its name is a word of RTSLAB_PATCHES */
+        bool on = false;
+        for (const char *q = RTSLAB_PATCHES; *q; ) {
+            size_t wl = strcspn(q, " ");
+            if ((int)wl == nlen && strncmp(q, p, wl) == 0) on = true;
+            q += wl;
+            while (*q == ' ') q++;
+        }
+        if (!on) {
+            if (!any) fputs("\nOptions of patches not in this build (an error here):\n", f);
+            any = true;
+            fprintf(f, "  %-13.*s needs configure --enable-%.*s\n", (int)(end - colon - 1),
+                    colon + 1, nlen, p);
+        }
+        p = end;
+    }
+}
+
 void rts_options_usage(void *file)
 {
     FILE *f = file;
-    char a[32], ki[32], kc[32], kk[32], amin[32];
+    char a[32], ki[32], kk[32], amin[32];
     fmt_size(a, sizeof a, RTS_DEFAULT_ALLOC_AREA);
     fmt_size(amin, sizeof amin, RTS_MIN_ALLOC_AREA);
     fmt_size(kk, sizeof kk, RTS_DEFAULT_MAX_STACK);
     fmt_size(ki, sizeof ki, RTS_DEFAULT_INITIAL_STACK);
+#if RTS_PATCH_STACK_CHUNKS
+    char kc[32];
     fmt_size(kc, sizeof kc, RTS_DEFAULT_STACK_CHUNK);
+#endif
 
     fprintf(f,
         "Usage: <prog> <args> [+RTS <rtsopts> | -RTS <args>] ... --RTS <args>\n"
@@ -529,11 +610,10 @@ void rts_options_usage(void *file)
         "  -qg<gen>      use parallel GC only for generations >= <gen> (default %d)\n"
         "  -qb           no load balancing in parallel GC\n"
         "  -qb<gen>      load-balance in parallel GC only for generations >= <gen>\n"
-        "                (default %d; -qb0 needs the gen0-steal patch%s)\n"
+        "                (default %d)\n"
         "  -qn<n>        use <n> GC threads (default: one per capability)\n"
         USAGE_QA
-        "  -qy<n>        spin-waits (spinlocks, the GC's look-for-work loop) yield the CPU\n"
-        "                every <n> spins (default %u; needs the spin-yield patch%s)\n"
+        USAGE_QY
         "\n"
         "  -A<size>      nursery (allocation area) size per capability (default %s, min %s)\n"
         "  -M<size>      maximum heap size; 0 = unlimited (default 0)\n"
@@ -541,8 +621,7 @@ void rts_options_usage(void *file)
         "                at the last major GC (default %g)\n"
         "  -K<size>      maximum stack size of a thread (default %s)\n"
         "  -ki<size>     initial stack size of a thread (default %s)\n"
-        "  -kc<size>     stack chunk size (default %s;\n"
-        "                needs the stack-chunks patch%s)\n"
+        USAGE_KC
         "\n"
         "  -s[<file>]    print a GC summary at exit to <file> (default stderr; -sstderr\n"
         "                is stderr too)\n"
@@ -551,16 +630,10 @@ void rts_options_usage(void *file)
         "  -l[<file>]    write an eventlog (Perfetto opens it) to <file>\n"
         "                (default <prog>.eventlog)\n"
         "  -DS           sanity-check the whole heap before and after every GC (slow)\n"
-        "  -DG<n>        collector stress: a minor GC every n allocations (slow)\n"
-        "\n"
-        "An option that needs a patch is an error in a build without it (configure\n"
-        "--enable-<patch>); --info lists the patches compiled in.\n",
+        "  -DG<n>        collector stress: a minor GC every n allocations (slow)\n",
         RTS_OPT_MAX_CAPS, RTS_DEFAULT_PAR_GC_GEN, RTS_DEFAULT_BALANCE_GEN,
-        RTS_PATCH_GEN0_STEAL ? "" : ", not in this build",
-        (unsigned)RTS_DEFAULT_SPIN_YIELD, RTS_PATCH_SPIN_YIELD ? "" : ", not in this build",
-        a, amin,
-        RTS_DEFAULT_OLD_GEN_FACTOR, kk, ki, kc,
-        RTS_PATCH_STACK_CHUNKS ? "" : ", not in this build");
+        USAGE_QY_ARGS a, amin, RTS_DEFAULT_OLD_GEN_FACTOR, kk, ki USAGE_KC_ARGS);
+    usage_missing_patches(f);
 }
 
 /* Haskell-show-like string: quotes and backslashes escaped. */
@@ -627,26 +700,43 @@ static void phys_caps_info(FILE *f)
 }
 #endif
 
+/* "Patch NAME": YES or NO for every patch of the tree (RTSLAB_PATCHES_KNOWN), so that these
+ * sources name none (Note [Options that need a patch]); the test driver reads them. */
+static void info_patches(FILE *f)
+{
+    const char *p = RTSLAB_PATCHES_KNOWN;
+    if (strcmp(p, "none") == 0) return;
+    while (*p) {
+        size_t n = strcspn(p, " ");
+        char key[80];
+        snprintf(key, sizeof key, "Patch %.*s", (int)n, p);
+        bool on = false;
+        for (const char *q = RTSLAB_PATCHES; *q; ) {
+            size_t wl = strcspn(q, " ");
+            if (wl == n && strncmp(q, p, n) == 0) on = true;
+            q += wl;
+            while (*q == ' ') q++;
+        }
+        put_pair(f, false, key, on ? "YES" : "NO");
+        p += n;
+        while (*p == ' ') p++;
+    }
+}
+
 void rts_options_info(void *file)
 {
     FILE *f = file;
-    char spin[64];
-#if RTS_PATCH_SPIN_YIELD
-    snprintf(spin, sizeof spin, "YES (%d spins, -qy<n>)", (int)RTS_SPIN_YIELD_SPINS);
-#else
-    snprintf(spin, sizeof spin, "NO");
-#endif
-
     put_pair(f, true, "RTS name", "rtslab");
     put_pair(f, false, "Version", RTSLAB_VERSION);
     put_pair(f, false, "Configure args", RTSLAB_CONFIGURE_ARGS);
     put_pair(f, false, "Patches", RTSLAB_PATCHES);
-    put_pair(f, false, "Patch spin-yield", spin);
-    put_pair(f, false, "Patch gen0-steal", YESNO(RTS_PATCH_GEN0_STEAL));
-    put_pair(f, false, "Patch phys-caps", YESNO(RTS_PATCH_PHYS_CAPS));
-    put_pair(f, false, "Patch stack-chunks", YESNO(RTS_PATCH_STACK_CHUNKS));
-    put_pair(f, false, "Patch futex-barrier", YESNO(RTS_PATCH_FUTEX_BARRIER));
-    put_pair(f, false, "Patch idle-optout", YESNO(RTS_PATCH_IDLE_OPTOUT));
+    info_patches(f);
+#if RTS_PATCH_SPIN_YIELD
+    char spin[64];
+    snprintf(spin, sizeof spin, "every %u spins (-qy<n>; configure's default %d)",
+             rts_opts.spin_yield, (int)RTS_SPIN_YIELD_SPINS);
+    put_pair(f, false, "Spin-wait yield", spin);
+#endif
     put_pair(f, false, "liburing", YESNO(HAVE_LIBURING));
     put_pair(f, false, "libnuma", YESNO(HAVE_LIBNUMA));
     put_pair(f, false, "perf", YESNO(HAVE_PERF));

@@ -37,6 +37,27 @@ static void bad(const char *w, const char *msg)
     CHECK_STR(err, msg);
 }
 
+/* err begins with prefix: the rest of an option's "needs a patch" message names the flag
+ * configure gives (Note [Options that need a patch]), which errors/TESTS checks. */
+#define CHECK_PREFIX(a, prefix)                                                         \
+    do {                                                                                \
+        if (strncmp((a), (prefix), strlen(prefix)) != 0) {                              \
+            fprintf(stderr, "%s:%d: \"%s\" does not begin with \"%s\"\n", __FILE__,     \
+                    __LINE__, (a), (prefix));                                           \
+            CHECK(0);                                                                   \
+        }                                                                               \
+    } while (0)
+
+/* Fresh defaults, then one word that must fail with a message beginning with `prefix`. */
+static void bad_prefix(const char *w, const char *prefix)
+{
+    rts_options_free(&o);
+    rts_options_defaults(&o);
+    err[0] = '\0';
+    CHECK_EQ_INT(rts_options_parse_word(&o, w, err, sizeof err), -1);
+    CHECK_PREFIX(err, prefix);
+}
+
 static size_t size_of(const char *s)
 {
     size_t v = (size_t)-1;
@@ -80,14 +101,23 @@ static void test_defaults(void)
     CHECK(o.old_gen_factor == 2.0);
     CHECK(o.max_stack == 512 * MB);
     CHECK(o.initial_stack == KB);
+#if RTS_PATCH_STACK_CHUNKS
     CHECK(o.stack_chunk == 32 * KB);
+#endif
     CHECK(o.par_gc);
     CHECK_EQ_INT(o.par_gc_gen, 0);
     CHECK(o.balance);
-    CHECK_EQ_INT(o.balance_gen, RTS_PATCH_GEN0_STEAL ? 0 : 1);
+    CHECK_EQ_INT(o.balance_gen, RTS_DEFAULT_BALANCE_GEN);
+#if RTS_PATCH_GEN0_STEAL
+    CHECK_EQ_INT(o.balance_gen, 0);
+#else
+    CHECK_EQ_INT(o.balance_gen, 1);
+#endif
     CHECK_EQ_INT(o.gc_threads, 0);
     CHECK(!o.pin_caps);
+#if RTS_PATCH_SPIN_YIELD
     CHECK_EQ_INT(o.spin_yield, RTS_SPIN_YIELD_SPINS);
+#endif
     CHECK_EQ_INT(o.stats, RTS_STATS_NONE);
     CHECK(o.stats_file == NULL);
     CHECK(!o.machine_readable);
@@ -187,10 +217,10 @@ static void test_good_words(void)
     CHECK_EQ_INT(word("-kc1025"), 0); /* rounded up to a word */
     CHECK(o.stack_chunk == KB + sizeof(void *));
 #else
-    /* Without the patch a well-formed -kc is an error (test_bad_words has the malformed). */
-    bad("-kc64k", "rtslab: -kc64k: stack chunks need a build with --enable-stack-chunks");
-    CHECK(o.stack_chunk == 32 * KB);
-    bad("-kc1k", "rtslab: -kc1k: stack chunks need a build with --enable-stack-chunks");
+    /* Without the patch a well-formed -kc is an error (test_bad_words has the malformed);
+     * the flag it names comes from configure (errors/TESTS checks it). */
+    bad_prefix("-kc64k", "rtslab: -kc64k: stack chunks need a ");
+    bad_prefix("-kc1k", "rtslab: -kc1k: stack chunks need a ");
 #endif
 
     CHECK_EQ_INT(word("-qg"), 0);
@@ -221,8 +251,7 @@ static void test_good_words(void)
     CHECK_EQ_INT(o.spin_yield, 1000000000);
 #else
     /* Without the patch a well-formed -qy is an error (test_bad_words has the malformed). */
-    bad("-qy250", "rtslab: -qy250: yielding spin-waits need a build with --enable-spin-yield");
-    CHECK_EQ_INT(o.spin_yield, RTS_SPIN_YIELD_SPINS);
+    bad_prefix("-qy250", "rtslab: -qy250: yielding spin-waits need a ");
 #endif
 
     CHECK_EQ_INT(word("-s"), 0);
@@ -341,7 +370,7 @@ static void test_bad_words(void)
     bad("-qb-1", "rtslab: bad generation in RTS option -qb-1");
     bad("-qg256", "rtslab: -qg256: the generation must be at most 255");
     bad("-qn", "rtslab: bad number in RTS option -qn");
-    /* in every build: a malformed -qy is reported as such, with or without spin-yield */
+    /* in every build: a malformed -qy is reported as such, with or without the patch */
     bad("-qy", "rtslab: bad number in RTS option -qy");
     bad("-qy0", "rtslab: -qy0: the spins between yields must be from 1 to 1000000000");
     bad("-qy1000000001",
@@ -476,20 +505,19 @@ static void test_patch_options(void)
     rts_options_defaults(&o);
     CHECK_EQ_INT(rts_options_parse(&o, NULL, NULL, "-qb0", err, sizeof err), 0);
 #else
-    const char *qb0 = "rtslab: -qb0: work stealing in minor GCs needs a build with "
-                      "--enable-gen0-steal";
+    const char *qb0 = "rtslab: -qb0: work stealing in minor GCs needs a ";
     CHECK_EQ_INT(parse_cmdline(NULL, "prog +RTS -qb0", out, sizeof out), -1);
-    CHECK_STR(err, qb0);
+    CHECK_PREFIX(err, qb0);
     CHECK_EQ_INT(parse_cmdline("-qb0", "prog", out, sizeof out), -1);
-    CHECK_STR(err, qb0);
+    CHECK_PREFIX(err, qb0);
     CHECK_EQ_INT(parse_cmdline(NULL, "prog +RTS -qb1 -qb0", out, sizeof out), -1);
-    CHECK_STR(err, qb0);
+    CHECK_PREFIX(err, qb0);
     CHECK_EQ_INT(parse_cmdline(NULL, "prog +RTS -qb00 -RTS a", out, sizeof out), -1);
-    CHECK_STR(err, qb0);
+    CHECK_PREFIX(err, qb0);
     rts_options_free(&o);
     rts_options_defaults(&o);
     CHECK_EQ_INT(rts_options_parse(&o, NULL, NULL, "-qb0", err, sizeof err), -1);
-    CHECK_STR(err, qb0);
+    CHECK_PREFIX(err, qb0);
 #endif
 
     /* -kc: its size first, in every build; then, without the patch, the patch. */
@@ -501,9 +529,9 @@ static void test_patch_options(void)
     CHECK(o.stack_chunk == 16 * KB);
 #else
     CHECK_EQ_INT(parse_cmdline(NULL, "prog +RTS -kc32k -RTS a", out, sizeof out), -1);
-    CHECK_STR(err, "rtslab: -kc32k: stack chunks need a build with --enable-stack-chunks");
+    CHECK_PREFIX(err, "rtslab: -kc32k: stack chunks need a ");
     CHECK_EQ_INT(parse_cmdline("-kc8k", "prog", out, sizeof out), -1);
-    CHECK_STR(err, "rtslab: -kc8k: stack chunks need a build with --enable-stack-chunks");
+    CHECK_PREFIX(err, "rtslab: -kc8k: stack chunks need a ");
 #endif
 
     /* -qy: its number first, in every build; then, without the patch, the patch. */
@@ -517,9 +545,9 @@ static void test_patch_options(void)
     CHECK_EQ_INT(o.spin_yield, 8);
 #else
     CHECK_EQ_INT(parse_cmdline(NULL, "prog +RTS -qy16 -RTS a", out, sizeof out), -1);
-    CHECK_STR(err, "rtslab: -qy16: yielding spin-waits need a build with --enable-spin-yield");
+    CHECK_PREFIX(err, "rtslab: -qy16: yielding spin-waits need a ");
     CHECK_EQ_INT(parse_cmdline("-qy8", "prog", out, sizeof out), -1);
-    CHECK_STR(err, "rtslab: -qy8: yielding spin-waits need a build with --enable-spin-yield");
+    CHECK_PREFIX(err, "rtslab: -qy8: yielding spin-waits need a ");
 #endif
     rts_options_free(&o);
 }
@@ -544,10 +572,10 @@ static void test_usage_info(void)
     char *u = capture(rts_options_usage);
     const char *opts[] = { "+RTS", "-RTS", "--RTS", "RTSLAB_RTS", "-?", "--info", "-N<n>",
                            "-qg<gen>", "-qb<gen>", "-qn<n>", "-qa", "-A<size>", "-M<size>",
-                           "-F<n>", "-K<size>", "-ki<size>", "-kc<size>", "-qy<n>",
+                           "-F<n>", "-K<size>", "-ki<size>",
                            "-s[<file>]",
                            "-S[<file>]", "--machine-readable", "-l[<file>]", "-DS",
-                           "default 1m", "default 512m", "default 1k", "default 32k",
+                           "default 1m", "default 512m", "default 1k",
                            "default 2)", NULL };
     for (int i = 0; opts[i]; i++) {
         if (!strstr(u, opts[i])) {
@@ -555,16 +583,39 @@ static void test_usage_info(void)
             CHECK(0);
         }
     }
-    /* which options need which patch, and whether this build has it */
-    CHECK(strstr(u, "-qb0 needs the gen0-steal patch") != NULL);
-    CHECK(strstr(u, "needs the stack-chunks patch") != NULL);
-    CHECK((strstr(u, "-qb0 needs the gen0-steal patch, not in this build") != NULL)
-          == !RTS_PATCH_GEN0_STEAL);
-    CHECK((strstr(u, "needs the stack-chunks patch, not in this build") != NULL)
-          == !RTS_PATCH_STACK_CHUNKS);
-    CHECK(strstr(u, "needs the spin-yield patch") != NULL);
-    CHECK((strstr(u, "needs the spin-yield patch, not in this build") != NULL)
-          == !RTS_PATCH_SPIN_YIELD);
+    /* the options of the patches this build lacks, each with its configure flag, at the end
+     * (Note [Options that need a patch]); those it has, listed with the others */
+    char popts[256], on_list[256];
+    snprintf(popts, sizeof popts, "%s", RTSLAB_PATCH_OPTIONS);
+    snprintf(on_list, sizeof on_list, " %s ", RTSLAB_PATCHES);
+    bool any_missing = false;
+    for (char *save = NULL, *w = strtok_r(popts, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+        char *colon = strchr(w, ':'), name[96], line[160];
+        CHECK(colon != NULL);
+        if (!colon) continue;
+        *colon = '\0';
+        snprintf(name, sizeof name, " %s ", w);
+        snprintf(line, sizeof line, "  %-13s needs configure --enable-%s\n", colon + 1, w);
+        bool on = strstr(on_list, name) != NULL;
+        any_missing |= !on;
+        if ((strstr(u, line) != NULL) == on) {
+            fprintf(stderr, "usage: %s's option %s listed as missing: %s\n", w, colon + 1,
+                    on ? "yes, though the patch is on" : "no, though the patch is off");
+            CHECK(0);
+        }
+    }
+    CHECK((strstr(u, "Options of patches not in this build") != NULL) == any_missing);
+#if RTS_PATCH_SPIN_YIELD
+    CHECK(strstr(u, "  -qy<n> ") != NULL);
+#else
+    CHECK(strstr(u, "  -qy<n> ") == NULL);
+#endif
+#if RTS_PATCH_STACK_CHUNKS
+    CHECK(strstr(u, "  -kc<size> ") != NULL);
+    CHECK(strstr(u, "default 32k") != NULL);
+#else
+    CHECK(strstr(u, "  -kc<size> ") == NULL);
+#endif
     free(u);
 
     char *info = capture(rts_options_info);
@@ -572,22 +623,22 @@ static void test_usage_info(void)
     CHECK(strncmp(info, first, strlen(first)) == 0);
     CHECK(strstr(info, " ,(\"Version\",\"" RTSLAB_VERSION "\")\n") != NULL);
     CHECK(strstr(info, " ,(\"Configure args\",\"") != NULL);
-    const char *patches[] = { "spin-yield", "gen0-steal", "phys-caps", "stack-chunks",
-                              "futex-barrier", "idle-optout", NULL };
-    for (int i = 0; patches[i]; i++) {
-        char key[64];
-        snprintf(key, sizeof key, ",(\"Patch %s\",\"", patches[i]);
+    /* a "Patch NAME" pair for every patch of the tree, YES when it is compiled in */
+    char known[256];
+    snprintf(known, sizeof known, "%s", RTSLAB_PATCHES_KNOWN);
+    for (char *save = NULL, *name = strtok_r(known, " ", &save); name && strcmp(name, "none");
+         name = strtok_r(NULL, " ", &save)) {
+        char key[96], on[96];
+        snprintf(key, sizeof key, ",(\"Patch %s\",\"", name);
+        CHECK(strstr(info, key) != NULL);
+        snprintf(on, sizeof on, " %s ", name);
+        char list[256];
+        snprintf(list, sizeof list, " %s ", RTSLAB_PATCHES);
+        snprintf(key, sizeof key, ",(\"Patch %s\",\"%s\")", name, strstr(list, on) ? "YES" : "NO");
         CHECK(strstr(info, key) != NULL);
     }
 #if RTS_PATCH_SPIN_YIELD
-    CHECK(strstr(info, ",(\"Patch spin-yield\",\"YES (") != NULL);
-#else
-    CHECK(strstr(info, ",(\"Patch spin-yield\",\"NO\")") != NULL);
-#endif
-#if RTS_PATCH_GEN0_STEAL
-    CHECK(strstr(info, ",(\"Patch gen0-steal\",\"YES\")") != NULL);
-#else
-    CHECK(strstr(info, ",(\"Patch gen0-steal\",\"NO\")") != NULL);
+    CHECK(strstr(info, ",(\"Spin-wait yield\",\"every ") != NULL);
 #endif
 #if RTS_PATCH_PHYS_CAPS
     /* the machine as -N and -qa see it (testsuite/patches/phys-caps checks the values) */
