@@ -22,6 +22,7 @@ void stw_init(unsigned n, const StwHooks *h)
     for (unsigned i = 0; i < n; i++)
         members[i].arrived = 0;
     n_members = n;
+    stw_sync.arriving = n - 1;
     hooks = *h;
 }
 
@@ -76,13 +77,13 @@ void stw_start_gc(bool major)
 {
     __atomic_store_n(&stw_sync.major, major, __ATOMIC_RELAXED);
     __atomic_store_n(&stw_sync.go, load(&stw_sync.word) >> 2, __ATOMIC_RELEASE);
-    sync_wake(&stw_sync.go);
+    sync_wake(&stw_sync.go, WAIT_ENTER);
 }
 
 void stw_gc_thread_done(void)
 {
     __atomic_fetch_add(&stw_sync.done, 1, __ATOMIC_ACQ_REL);
-    sync_wake(&stw_sync.done);
+    sync_wake(&stw_sync.done, WAIT_GC_DONE);
 }
 
 struct count { uint32_t *word; uint32_t n; };
@@ -104,9 +105,12 @@ void stw_await_gc_threads(unsigned n_followers)
 void stw_release(void)
 {
     uint32_t w = load(&stw_sync.word);
+    /* Every follower has arrived (counted down) already; the next sync's cannot start
+     * counting before the word below says this one is over. */
+    __atomic_store_n(&stw_sync.arriving, n_members - 1, __ATOMIC_RELAXED);
     __atomic_store_n(&stw_sync.word, w & ~3u, __ATOMIC_RELEASE);
     __atomic_store_n(&stw_sync.released, w >> 2, __ATOMIC_RELEASE);
-    sync_wake(&stw_sync.released);
+    sync_wake(&stw_sync.released, WAIT_LEAVE);
 }
 
 struct epoch_wait { uint32_t *word; uint32_t epoch; };
@@ -127,8 +131,9 @@ void stw_follow(unsigned me)
     uint64_t thread = 0;
     bool in_mutator = trace_suspend_mutator(&thread);
     trace_begin(SPAN_ENTER_BARRIER, 0);
+    __atomic_fetch_sub(&stw_sync.arriving, 1, __ATOMIC_ACQ_REL);
     __atomic_store_n(&members[me].arrived, epoch, __ATOMIC_RELEASE);
-    sync_wake(&members[me].arrived);
+    sync_wake(&members[me].arrived, WAIT_ARRIVAL);
     if (kind == SYNC_EXIT)
         for (;;)
             pause();                            /* the leader ends the process */

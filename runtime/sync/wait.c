@@ -35,9 +35,10 @@ done:
     add(&stats[kind].wait_ns, rts_now_ns() - t0);
 }
 
-void sync_wake(uint32_t *word)
+void sync_wake(uint32_t *word, SyncWaitKind kind)
 {
     (void)word;                 /* baseline: sleepers poll */
+    (void)kind;
 }
 
 void sync_wait_stats(SyncWaitKind kind, SyncWaitStats *out)

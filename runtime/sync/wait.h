@@ -8,7 +8,11 @@
  * is the latency seed 001 measured.
  *
  * A waiter names the 32-bit word whose change can make its condition true; whoever changes
- * that word calls sync_wake on it afterwards.
+ * that word calls sync_wake on it afterwards, naming the kind of the waits it may end.
+ *
+ * The rule a futex relies on (hold it at every call site): a waiter's ready() depends only on
+ * the word it names, so that a value of that word for which ready() is false stays a correct
+ * thing to sleep on until the word changes.
  */
 #ifndef RTS_SYNC_WAIT_H
 #define RTS_SYNC_WAIT_H
@@ -34,8 +38,8 @@ typedef struct SyncWaitStats {
 
 /* Waits until ready(arg); *word is what changes when it may have become true. */
 void sync_wait(uint32_t *word, bool (*ready)(void *arg), void *arg, SyncWaitKind kind);
-/* Called after changing *word. */
-void sync_wake(uint32_t *word);
+/* Called after changing *word; `kind` is the wait that sleeps on it (for the statistics). */
+void sync_wake(uint32_t *word, SyncWaitKind kind);
 
 /* Per kind, summed over the capabilities (read at exit). */
 void sync_wait_stats(SyncWaitKind kind, SyncWaitStats *out);
