@@ -16,6 +16,10 @@
 #define RTS_DEFAULT_BALANCE_GEN    (RTS_PATCH_GEN0_STEAL ? 0 : 1) /* -qb1, or -qb0 with gen0-steal */
 #define RTS_MIN_OLD_GEN_LIMIT      ((size_t)4 << 20)     /* never collect the old gen below this */
 #define RTS_TICK_MS                20                    /* preemption timer period */
+#if RTS_PATCH_FUTEX_BARRIER
+#define RTS_DEFAULT_WAIT_SPINS     1000    /* -qw1000: spins before a stop-the-world wait sleeps in a futex */
+#define RTS_MAX_WAIT_SPINS         1000000000u           /* -qw<n>: n at most this */
+#endif
 
 /* The unit of false sharing: per-capability and per-GC-thread state is aligned to it and
  * split by writer (Note [Cache lines] in sched/capability.h). 128 on aarch64, whose big

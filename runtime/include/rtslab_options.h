@@ -25,6 +25,7 @@ typedef struct RtsOptions {
     unsigned balance_gen;     /* -qb<gen>: balance in generations >= gen */
     unsigned gc_threads;      /* -qn<n>: 0 = one per capability */
     bool     pin_caps;        /* -qa */
+    unsigned wait_spins;      /* -qw<n>: spins before a barrier wait sleeps (futex-barrier patch) */
     RtsStatsMode stats;       /* -s / -S */
     char    *stats_file;      /* -s<file> / -S<file>; NULL = stderr */
     bool     machine_readable;/* --machine-readable */

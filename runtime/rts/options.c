@@ -21,6 +21,7 @@
  * (never accepted and ignored), with a message that names the configure flag:
  *   -kc<size>  stack-chunks: rejected as it is parsed, after its size, so a malformed size is
  *              reported as such in every build;
+ *   -qw<n>     futex-barrier: rejected as it is parsed, after its number, like -kc.
  *   -qb0       gen0-steal (the baseline balances no minor GC): rejected once all the options
  *              are parsed, if it is still in force; a later -qb<gen> or -qb overrides it, as
  *              the command line overrides RTSLAB_RTS (check_patch_options).
@@ -40,6 +41,9 @@
 #define RTS_OPT_MAX_GEN    255u           /* -qg<gen>, -qb<gen> */
 #define RTS_OPT_HEAP_GRAIN ((size_t)4096) /* -A, -M round up to this */
 #define RTS_OPT_MIN_STACK  ((size_t)1024) /* -K, -ki, -kc: at least 1k */
+#if !RTS_PATCH_FUTEX_BARRIER
+#define RTS_MAX_WAIT_SPINS 1000000000u    /* -qw<n>: parsed (then refused) without the patch */
+#endif
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -77,6 +81,9 @@ void rts_options_defaults(RtsOptions *o)
     o->balance_gen = RTS_DEFAULT_BALANCE_GEN;
     o->gc_threads = 0;
     o->pin_caps = false;
+#if RTS_PATCH_FUTEX_BARRIER
+    o->wait_spins = RTS_DEFAULT_WAIT_SPINS;
+#endif
     o->stats = RTS_STATS_NONE;
     o->stats_file = NULL;
     o->machine_readable = false;
@@ -325,6 +332,22 @@ int rts_options_parse_word(RtsOptions *o, const char *w, char *err, size_t errle
             if (w[3] != '\0') break;
             o->pin_caps = true;
             return 0;
+        case 'w': {
+            unsigned n;
+            if (parse_uint(w + 3, RTS_MAX_WAIT_SPINS, &n) != 0)
+                return fail(err, errlen, "bad number in RTS option %s", w);
+            if (n > RTS_MAX_WAIT_SPINS)
+                return fail(err, errlen, "%s: the spin count must be at most %u", w,
+                            RTS_MAX_WAIT_SPINS);
+#if RTS_PATCH_FUTEX_BARRIER
+            o->wait_spins = n;
+            return 0;
+#else
+            /* Note [Options that need a patch] */
+            return fail(err, errlen,
+                        "%s: futex barriers need a build with --enable-futex-barrier", w);
+#endif
+        }
         default:
             break;
         }
@@ -498,6 +521,10 @@ void rts_options_usage(void *file)
         "                (default %d; -qb0 needs the gen0-steal patch%s)\n"
         "  -qn<n>        use <n> GC threads (default: one per capability)\n"
         "  -qa           pin each capability's OS thread to a CPU\n"
+#if RTS_PATCH_FUTEX_BARRIER
+        "  -qw<n>        spin <n> times in a stop-the-world wait before sleeping in a futex\n"
+        "                (0..1000000000; default 1000; futex-barrier patch)\n"
+#endif
         "\n"
         "  -A<size>      nursery (allocation area) size per capability (default %s, min %s)\n"
         "  -M<size>      maximum heap size; 0 = unlimited (default 0)\n"
@@ -572,7 +599,13 @@ void rts_options_info(void *file)
     put_pair(f, false, "Patch gen0-steal", YESNO(RTS_PATCH_GEN0_STEAL));
     put_pair(f, false, "Patch phys-caps", YESNO(RTS_PATCH_PHYS_CAPS));
     put_pair(f, false, "Patch stack-chunks", YESNO(RTS_PATCH_STACK_CHUNKS));
+#if RTS_PATCH_FUTEX_BARRIER
+    char futex[64];
+    snprintf(futex, sizeof futex, "YES (%u spins)", (unsigned)RTS_DEFAULT_WAIT_SPINS);
+    put_pair(f, false, "Patch futex-barrier", futex);
+#else
     put_pair(f, false, "Patch futex-barrier", YESNO(RTS_PATCH_FUTEX_BARRIER));
+#endif
     put_pair(f, false, "Patch idle-optout", YESNO(RTS_PATCH_IDLE_OPTOUT));
     put_pair(f, false, "liburing", YESNO(HAVE_LIBURING));
     put_pair(f, false, "libnuma", YESNO(HAVE_LIBNUMA));

@@ -92,8 +92,10 @@ static SyncWaitStats delta(SyncWaitKind k, const SyncWaitStats *before)
 {
     SyncWaitStats now;
     sync_wait_stats(k, &now);
-    return (SyncWaitStats){ now.waits - before->waits, now.spins - before->spins,
-                            now.sleeps - before->sleeps, now.wait_ns - before->wait_ns };
+    return (SyncWaitStats){ .waits = now.waits - before->waits,
+                            .spins = now.spins - before->spins,
+                            .sleeps = now.sleeps - before->sleeps,
+                            .wait_ns = now.wait_ns - before->wait_ns };
 }
 
 static void snapshot(SyncWaitStats s[WAIT_NKINDS])
