@@ -20,10 +20,7 @@
  *      (hooks.follower_work: the GC threads among them collect in parallel and count
  *      themselves in `done`); the leader waits for them and finishes the GC.
  *   4. Leave barrier: capabilities wait until the leader publishes `released`.
- * Every wait goes through sync/wait.h. With the futex-barrier patch the leader waits on
- * `arriving` alone, woken by the last follower to arrive, instead of checking each member
- * (Note [Futex barrier] in sync/wait.c); the leave barrier is `released`, a generation word
- * the leader bumps and wakes once. Idle capabilities take part like the others (the
+ * Every wait goes through sync/wait.h. Idle capabilities take part like the others (the
  * baseline of seed 001): woken, they arrive, collect their empty nursery and sleep again
  * only once released. A sync of kind SYNC_EXIT never releases: the leader ends the process.
  */
@@ -33,6 +30,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "rts_config.h"
+#if RTS_PATCH_FUTEX_BARRIER
+
+/* With the futex-barrier patch the leader waits on `arriving` alone, woken by the last
+ * follower to arrive, instead of checking each member (Note [Futex barrier] in
+ * sync/wait.c); the leave barrier is `released`, a generation word the leader bumps and
+ * wakes once. */
+#endif
 
 typedef enum { SYNC_NONE = 0, SYNC_GC = 1, SYNC_EXIT = 2 } SyncKind;
 

@@ -10,9 +10,6 @@
  * A waiter names the 32-bit word whose change can make its condition true; whoever changes
  * that word calls sync_wake on it afterwards, naming the kind of the waits it may end.
  *
- * With the futex-barrier patch a waiter spins, then sleeps in FUTEX_WAIT on its word and
- * sync_wake wakes it (Note [Futex barrier] in sync/wait.c).
- *
  * The rule a futex relies on (hold it at every call site): a waiter's ready() depends only on
  * the word it names, so that a value of that word for which ready() is false stays a correct
  * thing to sleep on until the word changes.
@@ -23,6 +20,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "rts_config.h"
+#if RTS_PATCH_FUTEX_BARRIER
+
+/* With the futex-barrier patch a waiter spins, then sleeps in FUTEX_WAIT on its word, and
+ * sync_wake wakes it when someone announced a sleep (Note [Futex barrier] in sync/wait.c). */
+#endif
 
 #define SYNC_SPINS         1000
 #define SYNC_SLEEP_MIN_NS  10000ull         /* 10 us */
@@ -51,8 +53,8 @@ typedef struct SyncWaitStats {
 void sync_wait(uint32_t *word, bool (*ready)(void *arg), void *arg, SyncWaitKind kind);
 /* Called after changing *word; `kind` is the wait that sleeps on it (for the statistics). */
 void sync_wake(uint32_t *word, SyncWaitKind kind);
-
 #if RTS_PATCH_FUTEX_BARRIER
+
 /* Spins before a wait sleeps in the kernel (+RTS -qw<n>; RTS_DEFAULT_WAIT_SPINS until set).
  * Set at start-up, before any wait. */
 void sync_set_spins(unsigned spins);
