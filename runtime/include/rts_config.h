@@ -22,6 +22,10 @@
 #define RTS_DEFAULT_BALANCE_GEN    1                     /* -qb1: major GCs only */
 #endif
 #define RTS_MIN_OLD_GEN_LIMIT      ((size_t)4 << 20)     /* never collect the old gen below this */
+#if RTS_PATCH_FUTEX_BARRIER
+#define RTS_DEFAULT_WAIT_SPINS     1000                  /* -qw1000: spins before a barrier wait sleeps */
+#define RTS_MAX_WAIT_SPINS         1000000000u           /* -qw<n>: n at most this */
+#endif
 #define RTS_TICK_MS                20                    /* preemption timer period */
 #if RTS_PATCH_SPIN_YIELD
 #define RTS_DEFAULT_SPIN_YIELD     RTS_SPIN_YIELD_SPINS  /* -qy: configure's --enable-spin-yield=N */

@@ -27,6 +27,9 @@ typedef struct RtsOptions {
     bool     balance;         /* false after -qb alone: no load balancing */
     unsigned balance_gen;     /* -qb<gen>: balance in generations >= gen */
     unsigned gc_threads;      /* -qn<n>: 0 = one per capability */
+#if RTS_PATCH_FUTEX_BARRIER
+    unsigned wait_spins;      /* -qw<n>: spins before a barrier wait sleeps */
+#endif
     bool     pin_caps;        /* -qa */
 #if RTS_PATCH_SPIN_YIELD
     unsigned spin_yield;      /* -qy<n>: spin-waits yield every n spins */

@@ -48,6 +48,9 @@
 #define RTS_OPT_MAX_SPIN_YIELD 1000000000u /* -qy<n> */
 #define RTS_OPT_HEAP_GRAIN ((size_t)4096) /* -A, -M round up to this */
 #define RTS_OPT_MIN_STACK  ((size_t)1024) /* -K, -ki, -kc: at least 1k */
+#if !RTS_PATCH_FUTEX_BARRIER
+#define RTS_MAX_WAIT_SPINS 1000000000u    /* -qw<n>: parsed (then refused) without the patch */
+#endif
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -117,6 +120,9 @@ void rts_options_defaults(RtsOptions *o)
     o->par_gc_gen = RTS_DEFAULT_PAR_GC_GEN;
     o->balance = true;
     o->balance_gen = RTS_DEFAULT_BALANCE_GEN;
+#if RTS_PATCH_FUTEX_BARRIER
+    o->wait_spins = RTS_DEFAULT_WAIT_SPINS;
+#endif
     o->gc_threads = 0;
     o->pin_caps = false;
 #if RTS_PATCH_SPIN_YIELD
@@ -383,6 +389,20 @@ int rts_options_parse_word(RtsOptions *o, const char *w, char *err, size_t errle
             return needs_patch(err, errlen, w, "yielding spin-waits need");
 #endif
         }
+        case 'w': {
+            unsigned n;
+            if (parse_uint(w + 3, RTS_MAX_WAIT_SPINS, &n) != 0)
+                return fail(err, errlen, "bad number in RTS option %s", w);
+            if (n > RTS_MAX_WAIT_SPINS)
+                return fail(err, errlen, "%s: the spin count must be at most %u", w,
+                            RTS_MAX_WAIT_SPINS);
+#if RTS_PATCH_FUTEX_BARRIER
+            o->wait_spins = n;
+            return 0;
+#else
+            return needs_patch(err, errlen, w, "futex barriers need");
+#endif
+        }
         default:
             break;
         }
@@ -614,6 +634,10 @@ void rts_options_usage(void *file)
         "  -qn<n>        use <n> GC threads (default: one per capability)\n"
         USAGE_QA
         USAGE_QY
+#if RTS_PATCH_FUTEX_BARRIER
+        "  -qw<n>        spin <n> times in a stop-the-world wait before sleeping in a futex\n"
+        "                (0..1000000000; default 1000; futex-barrier patch)\n"
+#endif
         "\n"
         "  -A<size>      nursery (allocation area) size per capability (default %s, min %s)\n"
         "  -M<size>      maximum heap size; 0 = unlimited (default 0)\n"
@@ -740,6 +764,11 @@ void rts_options_info(void *file)
     put_pair(f, false, "liburing", YESNO(HAVE_LIBURING));
     put_pair(f, false, "libnuma", YESNO(HAVE_LIBNUMA));
     put_pair(f, false, "perf", YESNO(HAVE_PERF));
+#if RTS_PATCH_FUTEX_BARRIER
+    char futex[64];
+    snprintf(futex, sizeof futex, "%u spins, then a futex wait (-qw<n>)", rts_opts.wait_spins);
+    put_pair(f, false, "Stop-the-world waits", futex);
+#endif
     put_pair(f, false, "Debug", YESNO(RTS_DEBUG));
 #if RTS_PATCH_PHYS_CAPS
     phys_caps_info(f);

@@ -5,6 +5,9 @@
 #include "os/timer.h"
 #include "os/affinity.h"
 #include "sync/stw.h"
+#if RTS_PATCH_FUTEX_BARRIER
+#include "sync/wait.h"
+#endif
 #include "sm/gc.h"
 #include "sched/thread.h"
 #include "trace/stats.h"
@@ -39,6 +42,9 @@ void rts_init(int *argc, char ***argv)
     stats_init();
     gc_on_done(stats_gc_done);
     rts_set_exit_handler(shutdown);
+#if RTS_PATCH_FUTEX_BARRIER
+    sync_set_spins(rts_opts.wait_spins);
+#endif
     stw_init(n, &stw_hooks);
     sm_init(n);
     gc_set_client(&gc_client);

@@ -22,6 +22,7 @@ void stw_init(unsigned n, const StwHooks *h)
     for (unsigned i = 0; i < n; i++)
         members[i].arrived = 0;
     n_members = n;
+    stw_sync.arriving = n - 1;
     hooks = *h;
 }
 
@@ -44,6 +45,13 @@ bool stw_is_leader(unsigned me)
     return stw_pending() && __atomic_load_n(&stw_sync.leader, __ATOMIC_ACQUIRE) == me;
 }
 
+#if RTS_PATCH_FUTEX_BARRIER
+static bool all_arrived(void *arg)
+{
+    (void)arg;
+    return load(&stw_sync.arriving) == 0;
+}
+#else
 struct arrival { uint32_t *word; uint32_t epoch; };
 
 static bool has_arrived(void *arg)
@@ -51,6 +59,7 @@ static bool has_arrived(void *arg)
     struct arrival *a = arg;
     return reached(a->word, a->epoch);
 }
+#endif
 
 uint64_t stw_stop_all(unsigned leader)
 {
@@ -59,12 +68,19 @@ uint64_t stw_stop_all(unsigned leader)
     for (unsigned i = 0; i < n_members; i++)
         if (i != leader)
             hooks.interrupt(i);
+#if RTS_PATCH_FUTEX_BARRIER
+    /* Note [Futex barrier] (sync/wait.c): the followers count themselves down in one word
+     * and the last to arrive wakes the leader, which sleeps on that word alone. */
+    (void)epoch;
+    sync_wait(&stw_sync.arriving, all_arrived, NULL, WAIT_ARRIVAL);
+#else
     /* The baseline leader checks each capability in turn. */
     for (unsigned i = 0; i < n_members; i++) {
         if (i == leader) continue;
         struct arrival a = { &members[i].arrived, epoch };
         sync_wait(&members[i].arrived, has_arrived, &a, WAIT_ARRIVAL);
     }
+#endif
     uint64_t ns = rts_now_ns() - t0;
     totals.syncs++;
     totals.stw_ns_total += ns;
@@ -76,13 +92,13 @@ void stw_start_gc(bool major)
 {
     __atomic_store_n(&stw_sync.major, major, __ATOMIC_RELAXED);
     __atomic_store_n(&stw_sync.go, load(&stw_sync.word) >> 2, __ATOMIC_RELEASE);
-    sync_wake(&stw_sync.go);
+    sync_wake(&stw_sync.go, WAIT_ENTER);
 }
 
 void stw_gc_thread_done(void)
 {
     __atomic_fetch_add(&stw_sync.done, 1, __ATOMIC_ACQ_REL);
-    sync_wake(&stw_sync.done);
+    sync_wake(&stw_sync.done, WAIT_GC_DONE);
 }
 
 struct count { uint32_t *word; uint32_t n; };
@@ -104,9 +120,12 @@ void stw_await_gc_threads(unsigned n_followers)
 void stw_release(void)
 {
     uint32_t w = load(&stw_sync.word);
+    /* Every follower has arrived (counted down) already; the next sync's cannot start
+     * counting before the word below says this one is over. */
+    __atomic_store_n(&stw_sync.arriving, n_members - 1, __ATOMIC_RELAXED);
     __atomic_store_n(&stw_sync.word, w & ~3u, __ATOMIC_RELEASE);
     __atomic_store_n(&stw_sync.released, w >> 2, __ATOMIC_RELEASE);
-    sync_wake(&stw_sync.released);
+    sync_wake(&stw_sync.released, WAIT_LEAVE);
 }
 
 struct epoch_wait { uint32_t *word; uint32_t epoch; };
@@ -127,8 +146,16 @@ void stw_follow(unsigned me)
     uint64_t thread = 0;
     bool in_mutator = trace_suspend_mutator(&thread);
     trace_begin(SPAN_ENTER_BARRIER, 0);
+#if RTS_PATCH_FUTEX_BARRIER
+    /* Only the last to arrive wakes the leader (Note [Futex barrier] in sync/wait.c). */
     __atomic_store_n(&members[me].arrived, epoch, __ATOMIC_RELEASE);
-    sync_wake(&members[me].arrived);
+    if (__atomic_sub_fetch(&stw_sync.arriving, 1, __ATOMIC_ACQ_REL) == 0)
+        sync_wake(&stw_sync.arriving, WAIT_ARRIVAL);
+#else
+    __atomic_fetch_sub(&stw_sync.arriving, 1, __ATOMIC_ACQ_REL);
+    __atomic_store_n(&members[me].arrived, epoch, __ATOMIC_RELEASE);
+    sync_wake(&members[me].arrived, WAIT_ARRIVAL);
+#endif
     if (kind == SYNC_EXIT)
         for (;;)
             pause();                            /* the leader ends the process */

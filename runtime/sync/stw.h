@@ -11,8 +11,11 @@
  * point anyway) and retries afterwards.
  *   1. The leader interrupts every other capability (hooks.interrupt: the scheduler makes
  *      its next heap check trap, and wakes it with a syscall when it is idle).
- *   2. Enter barrier: each capability, at a safe point, records that it arrived (its
- *      member's `arrived` = epoch) and waits for `go`. The leader checks each in turn.
+ *   2. Enter barrier: each capability, at a safe point, counts itself down in `arriving`
+ *      (the members yet to arrive: n - 1 when a sync starts), records that it arrived (its
+ *      member's `arrived` = epoch) and waits for `go`. The leader checks each member's
+ *      `arrived` in turn; `arriving` is 0 once it has seen them all (it was decremented before
+ *      each `arrived`), and the leader puts it back to n - 1 when it releases the sync.
  *   3. The leader prepares the GC and publishes `go`; the followers do their part
  *      (hooks.follower_work: the GC threads among them collect in parallel and count
  *      themselves in `done`); the leader waits for them and finishes the GC.
@@ -27,6 +30,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "rts_config.h"
+#if RTS_PATCH_FUTEX_BARRIER
+
+/* With the futex-barrier patch the leader waits on `arriving` alone, woken by the last
+ * follower to arrive, instead of checking each member (Note [Futex barrier] in
+ * sync/wait.c); the leave barrier is `released`, a generation word the leader bumps and
+ * wakes once. */
+#endif
 
 typedef enum { SYNC_NONE = 0, SYNC_GC = 1, SYNC_EXIT = 2 } SyncKind;
 
@@ -53,6 +63,9 @@ typedef struct StwSync {
     uint32_t released;       /* epoch whose sync is over */
     unsigned leader;         /* the leader's capability number */
     bool major;              /* the GC of this sync is a major one (set before go) */
+    /* Members other than the leader yet to arrive: n - 1 between syncs, counted down by each
+     * follower as it arrives (before its `arrived`), reset by stw_release. */
+    _Alignas(RTS_CACHE_LINE) uint32_t arriving;
     _Alignas(RTS_CACHE_LINE) uint32_t done;      /* GC threads (other than the leader's) finished */
 } StwSync;
 

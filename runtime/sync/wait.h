@@ -8,13 +8,23 @@
  * is the latency seed 001 measured.
  *
  * A waiter names the 32-bit word whose change can make its condition true; whoever changes
- * that word calls sync_wake on it afterwards.
+ * that word calls sync_wake on it afterwards, naming the kind of the waits it may end.
+ *
+ * The rule a futex relies on (hold it at every call site): a waiter's ready() depends only on
+ * the word it names, so that a value of that word for which ready() is false stays a correct
+ * thing to sleep on until the word changes.
  */
 #ifndef RTS_SYNC_WAIT_H
 #define RTS_SYNC_WAIT_H
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "rts_config.h"
+#if RTS_PATCH_FUTEX_BARRIER
+
+/* With the futex-barrier patch a waiter spins, then sleeps in FUTEX_WAIT on its word, and
+ * sync_wake wakes it when someone announced a sleep (Note [Futex barrier] in sync/wait.c). */
+#endif
 
 #define SYNC_SPINS         1000
 #define SYNC_SLEEP_MIN_NS  10000ull         /* 10 us */
@@ -30,12 +40,26 @@ typedef enum {
 
 typedef struct SyncWaitStats {
     uint64_t waits, spins, sleeps, wait_ns;
+#if RTS_PATCH_FUTEX_BARRIER
+    /* sleeps counts the FUTEX_WAIT calls; announced: times a waiter announced that it would
+     * sleep (each followed by one FUTEX_WAIT, unless its recheck found it ready);
+     * futex_wakes: sync_wake calls that made a FUTEX_WAKE call (someone had announced);
+     * quiet_wakes: sync_wake calls that made none (nobody had). */
+    uint64_t announced, futex_wakes, quiet_wakes;
+#endif
 } SyncWaitStats;
 
 /* Waits until ready(arg); *word is what changes when it may have become true. */
 void sync_wait(uint32_t *word, bool (*ready)(void *arg), void *arg, SyncWaitKind kind);
-/* Called after changing *word. */
-void sync_wake(uint32_t *word);
+/* Called after changing *word; `kind` is the wait that sleeps on it (for the statistics). */
+void sync_wake(uint32_t *word, SyncWaitKind kind);
+#if RTS_PATCH_FUTEX_BARRIER
+
+/* Spins before a wait sleeps in the kernel (+RTS -qw<n>; RTS_DEFAULT_WAIT_SPINS until set).
+ * Set at start-up, before any wait. */
+void sync_set_spins(unsigned spins);
+unsigned sync_spins(void);
+#endif
 
 /* Per kind, summed over the capabilities (read at exit). */
 void sync_wait_stats(SyncWaitKind kind, SyncWaitStats *out);

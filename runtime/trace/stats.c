@@ -360,6 +360,16 @@ static void report_summary(FILE *f, const Summary *s)
         fprintf(f, "    %-26s %8llu %10llu %10llu  %6.3fs\n", sync_wait_kind_name((SyncWaitKind)k),
                 (unsigned long long)s->waits[k].waits, (unsigned long long)s->waits[k].spins,
                 (unsigned long long)s->waits[k].sleeps, secs(s->waits[k].wait_ns));
+#if RTS_PATCH_FUTEX_BARRIER
+    /* Note [Futex barrier] in sync/wait.c: the sleeps above are FUTEX_WAIT calls */
+    fprintf(f, "  Futex barrier (-qw%u):   announced futex waits futex wakes  no-syscall wakes\n",
+            sync_spins());
+    for (int k = 0; k < WAIT_NKINDS; k++)
+        fprintf(f, "    %-26s %8llu %11llu %11llu %17llu\n",
+                sync_wait_kind_name((SyncWaitKind)k), (unsigned long long)s->waits[k].announced,
+                (unsigned long long)s->waits[k].sleeps, (unsigned long long)s->waits[k].futex_wakes,
+                (unsigned long long)s->waits[k].quiet_wakes);
+#endif
     fprintf(f, "  Spinlocks:             acquired      spins     yields     sleeps\n");
     for (int i = 0; i < NLOCKS; i++)
         fprintf(f, "    %-22s %12llu %10llu %10llu %10llu\n", s->locks[i].label,
@@ -468,6 +478,12 @@ static void report_machine_readable(FILE *f, const Summary *s)
         mr_u64(f, WAIT_KEY("spins"), s->waits[k].spins);
         mr_u64(f, WAIT_KEY("sleeps"), s->waits[k].sleeps);
         mr_dbl(f, WAIT_KEY("seconds"), secs(s->waits[k].wait_ns));
+#if RTS_PATCH_FUTEX_BARRIER
+        mr_u64(f, WAIT_KEY("announced"), s->waits[k].announced);
+        mr_u64(f, WAIT_KEY("futex_waits"), s->waits[k].sleeps);
+        mr_u64(f, WAIT_KEY("futex_wakes"), s->waits[k].futex_wakes);
+        mr_u64(f, WAIT_KEY("wakes_without_syscall"), s->waits[k].quiet_wakes);
+#endif
 #undef WAIT_KEY
     }
     for (int i = 0; i < NLOCKS; i++) {

@@ -253,6 +253,24 @@ static void test_good_words(void)
     /* Without the patch a well-formed -qy is an error (test_bad_words has the malformed). */
     bad_prefix("-qy250", "rtslab: -qy250: yielding spin-waits need a ");
 #endif
+    /* -qw<n>: spins before a stop-the-world wait sleeps */
+#if RTS_PATCH_FUTEX_BARRIER
+    CHECK_EQ_INT(o.wait_spins, RTS_DEFAULT_WAIT_SPINS);
+    CHECK_EQ_INT(word("-qw0"), 0);
+    CHECK_EQ_INT(o.wait_spins, 0);
+    CHECK_EQ_INT(word("-qw250"), 0);
+    CHECK_EQ_INT(o.wait_spins, 250);
+    CHECK_EQ_INT(word("-qw1000000000"), 0);
+    CHECK_EQ_INT(o.wait_spins, 1000000000u);
+    bad("-qw", "rtslab: bad number in RTS option -qw");
+    bad("-qwx", "rtslab: bad number in RTS option -qwx");
+    bad("-qw-1", "rtslab: bad number in RTS option -qw-1");
+    bad("-qw1000000001", "rtslab: -qw1000000001: the spin count must be at most 1000000000");
+#else
+    /* Without the patch a well-formed -qw is an error, a malformed one a malformed option. */
+    bad_prefix("-qw100", "rtslab: -qw100: futex barriers need a ");
+    bad("-qwx", "rtslab: bad number in RTS option -qwx");
+#endif
 
     CHECK_EQ_INT(word("-s"), 0);
     CHECK_EQ_INT(o.stats, RTS_STATS_SUMMARY);

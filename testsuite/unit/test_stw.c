@@ -9,7 +9,7 @@
  *   - its election: stw_pending, stw_is_leader, the epoch one more than the last sync's, and
  *     stw_try_lead failing (for itself and another member) while its sync is pending;
  *   - stw_stop_all: every other member interrupted exactly once and itself never; every
- *     follower arrived: none is mutating and none makes progress until the release; each
+ *     follower arrived (`arriving` is 0): none is mutating and none makes progress until the release; each
  *     did its work of its previous sync exactly once (and none yet of this one);
  *   - stw_await_gc_threads(k) returns only once the k GC-thread followers finished;
  * and each follower checks that its work runs only after the leader's go (stw_start_gc),
@@ -130,6 +130,7 @@ static void lead(unsigned me)
     STORE(&cur_leader, me);
 
     stw_stop_all(me);
+    CHECK_EQ_INT(LOAD(&stw_sync.arriving), 0);    /* every follower counted itself down */
 
     uint64_t seen[N];
     for (unsigned i = 0; i < N; i++)

@@ -52,10 +52,10 @@ static bool ready(void *arg)
     return __atomic_load_n(w->word, __ATOMIC_ACQUIRE) >= w->want;
 }
 
-static void set_and_wake(uint32_t *word, uint32_t v)
+static void set_and_wake(uint32_t *word, uint32_t v, SyncWaitKind kind)
 {
     __atomic_store_n(word, v, __ATOMIC_RELEASE);
-    sync_wake(word);
+    sync_wake(word, kind);
 }
 
 static void *waiter_main(void *arg)
@@ -92,8 +92,10 @@ static SyncWaitStats delta(SyncWaitKind k, const SyncWaitStats *before)
 {
     SyncWaitStats now;
     sync_wait_stats(k, &now);
-    return (SyncWaitStats){ now.waits - before->waits, now.spins - before->spins,
-                            now.sleeps - before->sleeps, now.wait_ns - before->wait_ns };
+    return (SyncWaitStats){ .waits = now.waits - before->waits,
+                            .spins = now.spins - before->spins,
+                            .sleeps = now.sleeps - before->sleeps,
+                            .wait_ns = now.wait_ns - before->wait_ns };
 }
 
 static void snapshot(SyncWaitStats s[WAIT_NKINDS])
@@ -159,7 +161,7 @@ static void test_released_after_sleeping(int n, SyncWaitKind kind)
     unsigned long seen[MAX_WAITERS];
     for (int i = 0; i < n; i++)
         seen[i] = checks(&w[i]);
-    set_and_wake(&word, 1);
+    set_and_wake(&word, 1, kind);
     for (int i = 0; i < n; i++) {                 /* each looks again (polling or woken) */
         while (checks(&w[i]) == seen[i] && !has_returned(&w[i]))
             sleep_ms(1);
@@ -167,7 +169,7 @@ static void test_released_after_sleeping(int n, SyncWaitKind kind)
     for (int i = 0; i < n; i++)
         CHECK(!has_returned(&w[i]));
 
-    set_and_wake(&word, 2);
+    set_and_wake(&word, 2, kind);
     for (int i = 0; i < n; i++) {
         CHECK_EQ_INT(pthread_join(w[i].th, NULL), 0);
         CHECK(has_returned(&w[i]));
@@ -189,12 +191,12 @@ static void test_other_word(void)
     start_waiter(&wb, &b, 1, WAIT_ARRIVAL);
     await_asleep(&wa);
     await_asleep(&wb);
-    set_and_wake(&b, 1);
+    set_and_wake(&b, 1, WAIT_ARRIVAL);
     CHECK_EQ_INT(pthread_join(wb.th, NULL), 0);
     CHECK(wb.held_on_return);
     sleep_ms(10);
     CHECK(!has_returned(&wa));
-    set_and_wake(&a, 1);
+    set_and_wake(&a, 1, WAIT_ARRIVAL);
     CHECK_EQ_INT(pthread_join(wa.th, NULL), 0);
     CHECK(wa.held_on_return);
 }
@@ -212,7 +214,7 @@ static void test_many_rounds(void)
         start_waiter(&w, &word, 1, WAIT_ENTER);
         if (r % 2)
             sched_yield();
-        set_and_wake(&word, 1);
+        set_and_wake(&word, 1, WAIT_ENTER);
         CHECK_EQ_INT(pthread_join(w.th, NULL), 0);
         if (!w.held_on_return)
             wrong++;

@@ -1,0 +1,305 @@
+#!/usr/bin/env python3
+"""futex-barrier (issue 12, seed 001): the baseline's polling barriers against futex waits.
+
+    python3 experiments/futex-barrier/run.py --baseline DIR --patch DIR [--reps N] [--quick]
+                                             [--only abcd] [--out DIR]
+
+DIR are build directories (`make` done): --baseline one configured without patches,
+--patch one configured with --enable-futex-barrier (their `rtslab --info` is checked). Their
+bench/micro/{simple_alloc,busy_one} are copied to a temporary directory first. Every part runs
+both builds, with the repetitions interleaved (rep 1 of every configuration of both builds,
+then rep 2, ...), so the two see the same machine; figures are medians, and the tables give
+patch/baseline ratios from the same run.
+  (a) simple_alloc MB (one worker per capability) at -N1 -N2 -N4 -N8: elapsed, CPU, the
+      stop-the-world mean and max, barrier sleeps (the baseline's nanosleeps, the patch's
+      FUTEX_WAIT calls), the patch's FUTEX_WAKE calls and wakes without a system call;
+  (b) the same work as N -N1 processes vs one -NN process, N = 2, 4, 8 (seed 001's
+      domains vs processes): the caps/processes ratio of each build;
+  (c) busy_one (one busy thread, the other capabilities idle) at -N1 -N2 -N4 -N8;
+  (d) futex system calls, counted by `strace -f -c -e trace=futex` (one run per configuration;
+      strace slows the program, so only the counts are reported): simple_alloc and busy_one
+      at -N2 and -N8. (perf's syscalls:sys_enter_futex tracepoint is not readable here.)
+Prints markdown tables, writes them to OUT/tables.md and every run's figures to
+OUT/results.json (OUT defaults to experiments/futex-barrier/results/). Exit status 1 only if a
+program failed; nothing depends on timings.
+"""
+
+import argparse
+import datetime
+import importlib.util
+import json
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+# the baseline measurements' runner: its parsing and running helpers
+_spec = importlib.util.spec_from_file_location(
+    "bp_run", os.path.join(ROOT, "experiments", "baseline-parallel", "run.py"))
+bp = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(bp)
+
+PROGS = ["simple_alloc", "busy_one"]
+VARIANTS = ["baseline", "patch"]
+SIMPLE_MB = (1000, 200)
+BUSY_MB = (500, 100)
+KINDS = ["enter barrier", "leader awaiting arrival", "leader awaiting GC threads",
+         "leave barrier"]
+
+
+def futex_lines(text):
+    """The patch's -s block: per kind announced, futex waits, futex wakes, no-syscall wakes."""
+    out = {"futex_wakes": 0, "quiet_wakes": 0, "futex_waits": 0, "announced": 0}
+    if "Futex barrier (-qw" not in text:
+        return {}
+    block = text.split("Futex barrier (-qw", 1)[1]
+    for k in KINDS:
+        r = re.search(r"^\s+%s\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$" % re.escape(k), block, re.M)
+        if r:
+            out["announced"] += int(r.group(1))
+            out["futex_waits"] += int(r.group(2))
+            out["futex_wakes"] += int(r.group(3))
+            out["quiet_wakes"] += int(r.group(4))
+    return out
+
+
+def patch_stats(rec):
+    return rec.get("futex", {})
+
+
+def run_one(bindir, tmp, prog, args, rts):
+    """bp.run, plus the futex block of the -s text (bp.run drops the text: rerun parse)."""
+    sf = os.path.join(tmp, "stats.%d" % time.monotonic_ns())
+    t = time.monotonic()
+    argv, p = bp.start(bindir, prog, args, rts, sf)
+    text = ""
+    try:
+        p.wait(timeout=bp.TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        pass
+    if os.path.exists(sf):
+        with open(sf) as fh:
+            text = fh.read()
+    rec = bp.finish(argv, p, sf, t)             # parses the same file, then deletes it
+    rec["futex"] = futex_lines(text)
+    rec["variant_dir"] = bindir
+    return rec
+
+
+med, f = bp.med, bp.f
+
+
+def ratio(a, b):
+    return "%.2f" % (a / b) if a and b else "-"
+
+
+def part_a(dirs, tmp, reps, quick):
+    mb = str(SIMPLE_MB[quick])
+    ns = [1, 2, 4, 8]
+    runs = {(v, n): [] for v in VARIANTS for n in ns}
+    for _ in range(reps):
+        for n in ns:
+            for v in VARIANTS:
+                runs[v, n].append(run_one(dirs[v], tmp, "simple_alloc", [mb], ["-N%d" % n]))
+    rows = []
+    el = {k: med([bp.metric(x, "simple_alloc_elapsed") for x in r]) for k, r in runs.items()}
+    for n in ns:
+        for v in VARIANTS:
+            rr = runs[v, n]
+            rows.append([
+                "-N%d" % n, v, f(el[v, n]),
+                ratio(el[v, n], el[v, 2]),
+                f(med([bp.metric(x, "simple_alloc_cpu") for x in rr])),
+                f(med([bp.stat(x, "gen0_colls") for x in rr])),
+                f(med([bp.stat(x, "stw_mean_us") for x in rr]), 1),
+                f(med([bp.stat(x, "stw_max_us") for x in rr])),
+                f(med([bp.stat(x, "barrier_sleeps") for x in rr])),
+                f(med([patch_stats(x).get("futex_wakes") for x in rr])),
+                f(med([patch_stats(x).get("quiet_wakes") for x in rr])),
+            ])
+        sm = {v: med([bp.stat(x, "stw_mean_us") for x in runs[v, n]]) for v in VARIANTS}
+        rows.append(["-N%d" % n, "**patch/baseline**", ratio(el["patch", n], el["baseline", n]),
+                     "", "", "", ratio(sm["patch"], sm["baseline"]), "", "", "", ""])
+    table = bp.md_table(["RTS", "build", "elapsed ms", "vs own -N2", "CPU ms", "Gen 0 GCs",
+                         "STW mean us", "STW max us", "barrier sleeps", "futex wakes",
+                         "wakes w/o syscall"], rows)
+    title = ("(a) simple_alloc %s MiB total, one worker per capability; median of %d runs"
+             % (mb, reps))
+    return title, table, {"%s -N%d" % k: r for k, r in runs.items()}
+
+
+def part_b(dirs, tmp, reps, quick):
+    mb = SIMPLE_MB[quick]
+    ns = [2, 4, 8]
+    procs = {(v, n): [] for v in VARIANTS for n in ns}
+    caps = {(v, n): [] for v in VARIANTS for n in ns}
+    for _ in range(reps):
+        for n in ns:
+            for v in VARIANTS:
+                wall, recs = bp.run_concurrent(dirs[v], tmp, [
+                    ("simple_alloc", [str(mb // n), "1"], ["-N1"]) for _ in range(n)])
+                procs[v, n].append({"wall_s": wall, "procs": recs})
+                caps[v, n].append(run_one(dirs[v], tmp, "simple_alloc", [str(mb)], ["-N%d" % n]))
+    rows = []
+    cp = {}
+    for n in ns:
+        for v in VARIANTS:
+            pw = med([x["wall_s"] * 1e3 for x in procs[v, n]])
+            cw = med([x["wall_s"] * 1e3 for x in caps[v, n]])
+            cp[v, n] = cw / pw if cw and pw else None
+            rows.append([str(n), v, f(pw), f(cw), "%.2fx" % cp[v, n] if cp[v, n] else "-"])
+        rows.append([str(n), "**patch/baseline**", "", "", ratio(cp["patch", n], cp["baseline", n])])
+    table = bp.md_table(["N", "build", "N processes: wall ms", "N caps: wall ms",
+                         "caps / processes"], rows)
+    title = ("(b) %d MiB of simple_alloc work as N -N1 processes (each %d/N MiB) vs one -NN "
+             "process; median of %d runs" % (mb, mb, reps))
+    raw = {"procs": {"%s -N%d" % k: r for k, r in procs.items()},
+           "caps": {"%s -N%d" % k: r for k, r in caps.items()}}
+    return title, table, raw
+
+
+def part_c(dirs, tmp, reps, quick):
+    mb = str(BUSY_MB[quick])
+    ns = [1, 2, 4, 8]
+    runs = {(v, n): [] for v in VARIANTS for n in ns}
+    for _ in range(reps):
+        for n in ns:
+            for v in VARIANTS:
+                runs[v, n].append(run_one(dirs[v], tmp, "busy_one", [mb], ["-N%d" % n]))
+    rows = []
+    for n in ns:
+        el = {}
+        for v in VARIANTS:
+            rr = runs[v, n]
+            el[v] = med([bp.metric(x, "busy_one_elapsed") for x in rr])
+            rows.append(["-N%d" % n, v, f(el[v]), f(med([bp.metric(x, "busy_one_cpu") for x in rr])),
+                         f(med([bp.stat(x, "stw_mean_us") for x in rr]), 1),
+                         f(med([bp.stat(x, "stw_max_us") for x in rr])),
+                         f(med([bp.stat(x, "barrier_sleeps") for x in rr])),
+                         f(med([bp.stat(x, "idle_woken") for x in rr])),
+                         f(med([patch_stats(x).get("futex_wakes") for x in rr]))])
+        rows.append(["-N%d" % n, "**patch/baseline**", ratio(el["patch"], el["baseline"]),
+                     "", "", "", "", "", ""])
+    table = bp.md_table(["RTS", "build", "elapsed ms", "CPU ms", "STW mean us", "STW max us",
+                         "barrier sleeps", "idle caps woken", "futex wakes"], rows)
+    title = "(c) busy_one %s MiB, one busy thread, the rest idle; median of %d runs" % (mb, reps)
+    return title, table, {"%s -N%d" % k: r for k, r in runs.items()}
+
+
+def strace_futex(bindir, prog, args, rts):
+    out = tempfile.mktemp(prefix="strace.")
+    argv = ["strace", "-f", "-c", "-e", "trace=futex,nanosleep,clock_nanosleep", "-o", out,
+            os.path.join(bindir, prog)] + args + ["+RTS"] + rts + ["-RTS"]
+    env = dict(os.environ)
+    env.pop("RTSLAB_RTS", None)
+    p = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                       env=env, timeout=bp.TIMEOUT_S)
+    calls = {"futex": 0, "nanosleep": 0, "clock_nanosleep": 0}
+    errors = 0
+    if os.path.exists(out):
+        with open(out) as fh:
+            for line in fh:
+                p_ = line.split()
+                if p_ and p_[-1] in calls:
+                    # % time, seconds, usecs/call, calls, [errors], syscall
+                    calls[p_[-1]] = int(p_[3])
+                    if p_[-1] == "futex" and len(p_) > 5:
+                        errors = int(p_[4])
+        os.unlink(out)
+    if p.returncode != 0:
+        bp.failures.append({"argv": argv, "rc": p.returncode, "stderr": p.stderr[-2000:]})
+    return {"argv": argv[7:], "futex_calls": calls["futex"], "futex_errors": errors,
+            "sleep_calls": calls["nanosleep"] + calls["clock_nanosleep"]}
+
+
+def part_d(dirs, tmp, reps, quick):
+    cfgs = [("simple_alloc", [str(SIMPLE_MB[quick] // 4)], ["-N2"]),
+            ("simple_alloc", [str(SIMPLE_MB[quick] // 4)], ["-N8"]),
+            ("busy_one", [str(BUSY_MB[quick] // 4)], ["-N2"]),
+            ("busy_one", [str(BUSY_MB[quick] // 4)], ["-N8"])]
+    rows, raw = [], {}
+    for prog, args, rts in cfgs:
+        r = {v: strace_futex(dirs[v], prog, args, rts) for v in VARIANTS}
+        name = "%s %s %s" % (prog, " ".join(args), " ".join(rts))
+        raw[name] = r
+        tot = {v: r[v]["futex_calls"] + r[v]["sleep_calls"] for v in VARIANTS}
+        rows.append([name, f(r["baseline"]["futex_calls"]), f(r["baseline"]["sleep_calls"]),
+                     f(r["patch"]["futex_calls"]), f(r["patch"]["sleep_calls"]),
+                     ratio(tot["patch"], tot["baseline"])])
+    table = bp.md_table(["program", "baseline futex", "baseline nanosleep", "patch futex",
+                         "patch nanosleep", "patch/baseline (futex + nanosleep)"], rows)
+    title = ("(d) system calls of the whole process that wait (`strace -f -c -e "
+             "trace=futex,nanosleep,clock_nanosleep`, one run each): the baseline's futex calls "
+             "come from its condition variables (idle capabilities), its nanosleeps from the "
+             "barriers' polling")
+    return title, table, raw
+
+
+def info(bindir):
+    p = subprocess.run([os.path.join(bindir, "rtslab"), "+RTS", "--info", "-RTS"],
+                       capture_output=True, text=True)
+    return p.stdout
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--baseline", required=True)
+    ap.add_argument("--patch", required=True)
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--only", default="abcd")
+    ap.add_argument("--out", default=os.path.join(HERE, "results"))
+    a = ap.parse_args()
+    quick = 1 if a.quick else 0
+    infos = {"baseline": info(a.baseline), "patch": info(a.patch)}
+    if '"Patch futex-barrier","NO"' not in infos["baseline"]:
+        sys.exit("run.py: --baseline %s has the futex-barrier patch" % a.baseline)
+    if '"Patch futex-barrier","YES' not in infos["patch"]:
+        sys.exit("run.py: --patch %s lacks the futex-barrier patch" % a.patch)
+    tmp = tempfile.mkdtemp(prefix="futex-barrier.")
+    dirs = {}
+    for v, d in (("baseline", a.baseline), ("patch", a.patch)):
+        dirs[v] = os.path.join(tmp, v)
+        os.makedirs(dirs[v])
+        for p in PROGS:
+            shutil.copy(os.path.join(d, "bench", "micro", p), dirs[v])
+        shutil.copy(os.path.join(d, "rtslab"), dirs[v])
+    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
+                            capture_output=True, text=True).stdout.strip()
+    started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    t0 = time.monotonic()
+    load0 = os.getloadavg()
+    parts = {"a": part_a, "b": part_b, "c": part_c, "d": part_d}
+    out_md, raw = [], {}
+    for k in a.only:
+        reps = a.reps if k in "ab" else max(3, a.reps - 2)
+        title, table, r = parts[k](dirs, tmp, reps, quick)
+        out_md.append("### " + title + "\n\n" + table + "\n")
+        raw[k] = r
+        print(out_md[-1], flush=True)
+    secs = time.monotonic() - t0
+    head = ("Run %s, %.0f s in all, commit %s, machine %s (%d CPUs), load average at start "
+            "%.2f %.2f %.2f, at end %.2f %.2f %.2f.\n" % (
+                started, secs, commit, platform.processor() or platform.machine(),
+                os.cpu_count(), *load0, *os.getloadavg()))
+    os.makedirs(a.out, exist_ok=True)
+    with open(os.path.join(a.out, "tables.md"), "w") as fh:
+        fh.write(head + "\n" + "\n".join(out_md))
+    with open(os.path.join(a.out, "results.json"), "w") as fh:
+        json.dump({"started": started, "seconds": secs, "commit": commit, "info": infos,
+                   "argv": sys.argv, "parts": raw, "failures": bp.failures}, fh, indent=1,
+                  default=str)
+    print(head)
+    shutil.rmtree(tmp, ignore_errors=True)
+    return 1 if bp.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""The futex-barrier patch's counters after a run of many GCs (Note [Futex barrier] in
+runtime/sync/wait.c).
+
+    check_futex_stats.py --caps N [--min-gcs G] -- PROGRAM ARGS... +RTS ... -RTS
+
+Runs the program with `-s --machine-readable` added (its stderr), and checks, per barrier
+kind (enter, arrival, gc_done, leave):
+  - no FUTEX_WAKE where nobody slept: futex_wakes is 0 wherever announced is 0, and at most
+    announced for the kinds with one waker per sync (enter, arrival, leave: a sync's wake
+    needs an announcement of that same sync, since every wait of a sync ends before the next
+    sync can wake that word);
+  - every wake is counted once: enter and leave get exactly one sync_wake per GC (the go and
+    the release), with or without a system call; arrival gets one per sync (the last to
+    arrive) when there is more than one capability, none with one;
+  - the futex waits are the sleeps, and no more than the announcements;
+  - at least G GCs ran (default 100).
+Prints "futex stats ok: ..." and exits 0, or the failed checks and exits 1."""
+import ast
+import subprocess
+import sys
+
+KINDS = ("enter", "arrival", "gc_done", "leave")
+
+
+def main():
+    args = sys.argv[1:]
+    caps, min_gcs = None, 100
+    while args and args[0] != "--":
+        if args[0] == "--caps":
+            caps = int(args[1]); args = args[2:]
+        elif args[0] == "--min-gcs":
+            min_gcs = int(args[1]); args = args[2:]
+        else:
+            sys.exit("check_futex_stats: unknown argument %r" % args[0])
+    if caps is None or not args or len(args) < 2:
+        sys.exit(__doc__)
+    cmd = args[1:] + ["+RTS", "-s", "--machine-readable", "-RTS"]
+    p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                       timeout=600)
+    if p.returncode != 0:
+        sys.exit("check_futex_stats: %s exited %d:\n%s" % (cmd[0], p.returncode, p.stderr[-2000:]))
+    lines = [l for l in p.stderr.splitlines() if l.startswith((" [(", " ,(", " ]"))]
+    d = dict(ast.literal_eval("\n".join(lines)))
+    fails = []
+
+    def check(ok, msg):
+        if not ok:
+            fails.append(msg)
+
+    def n(key):
+        if key not in d:
+            fails.append("no key %s (a build without the futex-barrier patch?)" % key)
+            return 0
+        return int(d[key])
+
+    gcs, syncs = n("num_GCs"), n("rtslab_stw_syncs")
+    check(n("n_capabilities") == caps, "n_capabilities %s, expected %d" % (d.get("n_capabilities"), caps))
+    check(gcs >= min_gcs, "only %d GCs (wanted at least %d)" % (gcs, min_gcs))
+    summary = []
+    for k in KINDS:
+        key = "rtslab_barrier_%s_" % k
+        ann, fw, fk, quiet, sleeps = (n(key + "announced"), n(key + "futex_waits"),
+                                      n(key + "futex_wakes"), n(key + "wakes_without_syscall"),
+                                      n(key + "sleeps"))
+        check(fw == sleeps, "%s: futex_waits %d != sleeps %d" % (k, fw, sleeps))
+        check(fw <= ann, "%s: futex_waits %d > announced %d" % (k, fw, ann))
+        if ann == 0:
+            check(fk == 0, "%s: %d FUTEX_WAKE calls though nobody ever slept" % (k, fk))
+        if k != "gc_done":
+            check(fk <= ann, "%s: %d FUTEX_WAKE calls for %d announcements" % (k, fk, ann))
+        if k in ("enter", "leave"):
+            check(fk + quiet == gcs, "%s: %d + %d wakes for %d GCs" % (k, fk, quiet, gcs))
+        if k == "arrival":
+            want = syncs if caps > 1 else 0
+            check(fk + quiet == want, "arrival: %d + %d wakes, expected %d" % (fk, quiet, want))
+        summary.append("%s %d/%d/%d" % (k, ann, fk, quiet))
+    if fails:
+        print("\n".join("check_futex_stats: " + f for f in fails), file=sys.stderr)
+        return 1
+    print("futex stats ok: %d GCs, %d syncs on %d capabilities; announced/futex wakes/"
+          "no-syscall wakes: %s" % (gcs, syncs, caps, ", ".join(summary)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
