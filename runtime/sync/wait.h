@@ -1,5 +1,5 @@
-/* Every wait of the stop-the-world protocol goes through here, so the baseline and the
- * futex-barrier patch differ in one place.
+/* Every wait of the stop-the-world protocol goes through here, so that a variant that waits
+ * another way (with futexes, say) differs from the baseline in one place.
  *
  * Note [Baseline waiting]
  * As in OCaml 5.2 (seed 001): a waiter spins SYNC_SPINS times with a CPU pause, then sleeps
