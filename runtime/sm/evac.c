@@ -1,7 +1,7 @@
 /* Evacuation and scavenging: copying live objects into a GC thread's to-space and scanning
  * them (Cheney). See Note [To-space] in gcthread.h and Note [Racing for an object] in gc.h.
  * Entry points run on a GC thread with the world stopped. Locks: new_todo_block takes
- * sm_lock around the block allocator; a GC thread's queue takes its own lock (workq.h);
+ * sm_lock around the block allocator; a GC thread's deque takes none (wsdeque.h);
  * objects are claimed by CAS, large objects by an atomic flag. */
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +24,7 @@ static bdescr *new_todo_block(GCThread *gct)
     gct->n_blocks++;
     bdescr *full = gct->todo;
     if (full && full != gct->scan_bd && full->scan < full->free)
-        workq_push(&gct->queue, full);
+        wsdeque_push(&gct->deque, full);
     gct->todo = bd;
     return bd;
 }
@@ -107,7 +107,7 @@ void gc_scavenge_object(GCThread *gct, Value obj)
     }
 }
 
-/* Scans what this GC thread has to scan: the block in hand, its queue, its todo block,
+/* Scans what this GC thread has to scan: the block in hand, its deque, its todo block,
  * its large objects. Returns when none is left. */
 static void scavenge_local(GCThread *gct)
 {
@@ -122,7 +122,7 @@ static void scavenge_local(GCThread *gct)
             gct->scan_bd = NULL;
             continue;
         }
-        if ((bd = workq_pop(&gct->queue))) {
+        if ((bd = wsdeque_pop(&gct->deque))) {
             gct->scan_bd = bd;
             continue;
         }
@@ -145,7 +145,9 @@ static bdescr *steal(GCThread *gct)
 {
     for (unsigned k = 1; k < n_gc_threads; k++) {
         GCThread *victim = gc_threads[(gct->index + k) % n_gc_threads];
-        bdescr *bd = workq_pop(&victim->queue);
+        bdescr *bd;
+        do bd = wsdeque_steal(&victim->deque);
+        while (bd == WSDEQUE_ABORT);             /* lost a race: it may hold more */
         if (bd)
             return bd;
     }
@@ -155,13 +157,13 @@ static bdescr *steal(GCThread *gct)
 static bool any_work(GCThread *gct)
 {
     for (unsigned k = 1; k < n_gc_threads; k++)
-        if (workq_size(&gc_threads[(gct->index + k) % n_gc_threads]->queue))
+        if (wsdeque_size(&gc_threads[(gct->index + k) % n_gc_threads]->deque))
             return true;
     return false;
 }
 
 /* Scavenges until no GC thread has work. Without stealing each thread scans only what it
- * copied. With stealing, a thread out of work looks for full blocks on the others' queues;
+ * copied. With stealing, a thread out of work looks for full blocks on the others' deques;
  * gc_busy counts the threads holding work, and all are done when it is 0 (work is only
  * created by busy threads, and a thread counts itself busy before it steals). The
  * look-for-work loop spins (the baseline of seed 003). */

@@ -223,6 +223,7 @@ static void collect(SmCap *leader, bool major, uint64_t stw_ns)
         }
         g->blocks_hd = g->blocks_tl = g->todo = g->scan_bd = NULL;
         g->n_blocks = 0;
+        wsdeque_quiesce(&g->deque);        /* every GC thread has left gc_scavenge_loop */
         __atomic_store_n(&g->active, false, __ATOMIC_RELAXED);
         copied += g->copied_words * sizeof(Value);
         if (g->copied_words * sizeof(Value) > max_copied) max_copied = g->copied_words * sizeof(Value);

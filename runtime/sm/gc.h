@@ -1,4 +1,4 @@
-/* The collector: driver (gc.c), per-GC-thread state (gcthread.c, workq.c), evacuation and
+/* The collector: driver (gc.c), per-GC-thread state (gcthread.c, wsdeque.c), evacuation and
  * scavenging (evac.c), sanity checking (sanity.c).
  *
  * Note [GC threads]

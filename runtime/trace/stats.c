@@ -169,7 +169,7 @@ typedef struct {
     uint64_t acquisitions, spins, yields, sleeps;
 } LockSummary;
 
-enum { LOCK_SM, LOCK_GC_QUEUE, LOCK_INBOX, LOCK_OBJ, NLOCKS };
+enum { LOCK_SM, LOCK_INBOX, LOCK_OBJ, NLOCKS };
 
 /* machine-readable names of the wait kinds of sync/wait.h, in its order; a kind added there
  * gets a key from its name (and testsuite/stats fails until docs/stats.md lists it) */
@@ -247,12 +247,9 @@ static void summarise(Summary *s)
 
     LockSummary *l = s->locks;
     l[LOCK_SM] = (LockSummary){ "sm", sm_lock.name, sm_lock.acquisitions, sm_lock.spins, 0, 0 };
-    l[LOCK_GC_QUEUE] = (LockSummary){ "gc_queue", "gc work queues", 0, 0, 0, 0 };
     l[LOCK_INBOX] = (LockSummary){ "inbox", "inboxes", 0, 0, 0, 0 };
     l[LOCK_OBJ] = (LockSummary){ "obj", "mvar/thread headers", 0, 0, 0, 0 };
     for (unsigned i = 0; i < cap_count; i++) {
-        l[LOCK_GC_QUEUE].acquisitions += cap_array[i].sm.gct->queue.lock.acquisitions;
-        l[LOCK_GC_QUEUE].spins += cap_array[i].sm.gct->queue.lock.spins;
         l[LOCK_INBOX].acquisitions += cap_array[i].inbox_lock.acquisitions;
         l[LOCK_INBOX].spins += cap_array[i].inbox_lock.spins;
         l[LOCK_OBJ].acquisitions += cap_array[i].obj_lock_acq;
