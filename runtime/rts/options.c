@@ -569,7 +569,13 @@ void rts_options_info(void *file)
     put_pair(f, false, "Configure args", RTSLAB_CONFIGURE_ARGS);
     put_pair(f, false, "Patches", RTSLAB_PATCHES);
     put_pair(f, false, "Patch spin-yield", spin);
+#if RTS_PATCH_GEN0_STEAL
+    char gen0[64];
+    snprintf(gen0, sizeof gen0, "YES (-qb%d by default)", (int)RTS_DEFAULT_BALANCE_GEN);
+    put_pair(f, false, "Patch gen0-steal", gen0);
+#else
     put_pair(f, false, "Patch gen0-steal", YESNO(RTS_PATCH_GEN0_STEAL));
+#endif
     put_pair(f, false, "Patch phys-caps", YESNO(RTS_PATCH_PHYS_CAPS));
     put_pair(f, false, "Patch stack-chunks", YESNO(RTS_PATCH_STACK_CHUNKS));
     put_pair(f, false, "Patch futex-barrier", YESNO(RTS_PATCH_FUTEX_BARRIER));

@@ -40,6 +40,9 @@ typedef struct GCThread {
     SmCap   *cap;
     unsigned index;                  /* in gc_threads[] during a GC */
     bool     major, steal;
+#if RTS_PATCH_GEN0_STEAL
+    uint64_t steal_tries, steals;    /* this GC: looks for work on the others, blocks got */
+#endif
     /* full blocks not yet scanned: the owner's line, then the thieves' (wsdeque.h) */
     WSDeque  deque;
     /* written by the leader */

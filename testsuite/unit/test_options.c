@@ -543,7 +543,7 @@ static void test_usage_info(void)
     CHECK(strstr(info, ",(\"Patch spin-yield\",\"NO\")") != NULL);
 #endif
 #if RTS_PATCH_GEN0_STEAL
-    CHECK(strstr(info, ",(\"Patch gen0-steal\",\"YES\")") != NULL);
+    CHECK(strstr(info, ",(\"Patch gen0-steal\",\"YES (-qb0 by default)\")") != NULL);
 #else
     CHECK(strstr(info, ",(\"Patch gen0-steal\",\"NO\")") != NULL);
 #endif
