@@ -65,7 +65,7 @@ def run_skewed(build, args, rts, tmp):
     for line in text.splitlines():
         m = S_LINE.match(line)
         if m:
-            bal = None if m.group(11) == "-" else float(m.group(11)) / 100
+            bal = None if m.group(9) == "-" else float(m.group(9)) / 100
             gcs.append({"copied": int(m.group(2)), "kind": m.group(5),
                         "pause": float(m.group(6)), "threads": int(m.group(8)), "balance": bal})
     kv = dict(MR.findall(text))
@@ -105,11 +105,12 @@ def fmt(x, scale=1.0, nd=1, unit=""):
 
 
 def part_skewed(a, out, tables):
-    size = ["16", "32", "16"] if a.quick else ["48", "128", "16"]
+    size = a.skew_args.split(",") if a.skew_args else \
+        (["16", "32", "16"] if a.quick else ["48", "128", "16"])
     configs = []
     for f in ([], ["-F100"]):
-        configs += [("baseline", a.baseline, f), ("patch -qb0", a.patch, f + ["-qb0"]),
-                    ("patch -qb1", a.patch, f + ["-qb1"])]
+        configs += [("baseline", a.baseline, f), ("patch", a.patch, f + ["-qb0"]),
+                    ("patch", a.patch, f + ["-qb1"])]
     res = {f"{c[0]} {' '.join(c[2])}".strip(): [] for c in configs}
     with tempfile.TemporaryDirectory() as tmp:
         bins = {}
@@ -190,6 +191,8 @@ def main():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--only", default="skewed,synth,suite")
     ap.add_argument("--suite-runs", type=int, default=3)
+    ap.add_argument("--suite-n", default="2,4", help="capability counts for the suite")
+    ap.add_argument("--skew-args", default=None, help="skewed_live's arguments (default 48,128,16)")
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
     a = ap.parse_args()
     a.baseline, a.patch = os.path.abspath(a.baseline), os.path.abspath(a.patch)
@@ -213,9 +216,10 @@ def main():
         results["synth"] = {"cmd": cmd}
         tables.append("### synth at -N2\n\n    " + cmd + "\n\n```\n" + table + "```\n")
     if "suite" in parts:
-        cmd, table = bench(a, a.out, "suite",
-                           ["baseline:-N2", "gen0-steal:-N2", "baseline:-N4", "gen0-steal:-N4",
-                            "baseline:-N1", "gen0-steal:-N1"], [], a.suite_runs)
+        cfgs = []
+        for n in a.suite_n.split(","):
+            cfgs += [f"baseline:-N{n}", f"gen0-steal:-N{n}"]
+        cmd, table = bench(a, a.out, "suite", cfgs, [], a.suite_runs)
         results["suite"] = {"cmd": cmd}
         tables.append("### The suite\n\n    " + cmd + "\n\n```\n" + table + "```\n")
     results["load_after"] = os.getloadavg()

@@ -17,8 +17,9 @@
  *   - An item is returned by exactly one wsdeque_pop or wsdeque_steal.
  *   - Arrays replaced by growth stay allocated until wsdeque_quiesce (a thief may still be
  *     reading one); an array is never written once it has been replaced.
- * Threads: wsdeque_push, wsdeque_pop and wsdeque_quiesce by the owner only (quiesce also
- * only while no thief can steal); wsdeque_steal and wsdeque_size by anyone.
+ * Threads: wsdeque_push and wsdeque_pop by the owner only; wsdeque_steal and wsdeque_size by
+ * anyone; wsdeque_quiesce by one thread while no other uses the deque (the GC leader, after
+ * the GC threads are done).
  *
  * Layout: the owner's fields (bottom, its copy of the array) are one cache line, the fields
  * every thief reads and CASes (top, the published array) another, so the owner's pushes and
@@ -64,7 +65,8 @@ bdescr *wsdeque_pop(WSDeque *q);
 /* Anyone: the oldest item, NULL when empty, or WSDEQUE_ABORT when another thread took the
  * item it was after (the deque may still hold others). */
 bdescr *wsdeque_steal(WSDeque *q);
-/* Owner, with no thief running (between GCs): frees the arrays that growth replaced. */
+/* While no other thread uses the deque (between GCs): frees the arrays that growth replaced,
+ * and restarts the indices at 0 if it is empty. */
 void    wsdeque_quiesce(WSDeque *q);
 
 /* A snapshot of the number of items (a hint: it may change at once; never negative). */
