@@ -213,12 +213,12 @@ static bdescr *steal(GCThread *gct)
         bdescr *bd;
         do bd = wsdeque_steal(&victim->deque);
         while (bd == WSDEQUE_ABORT);             /* lost a race: it may hold more */
-        if (bd) {
 #if RTS_PATCH_GEN0_STEAL
+        if (bd)
             gct->steals++;
 #endif
+        if (bd)
             return bd;
-        }
     }
     return NULL;
 }

@@ -140,8 +140,11 @@ static unsigned gc_thread_count(bool major)
 }
 
 /* Whether idle GC threads steal work in this GC: the baseline balances major GCs only
- * (GHC's -qb1); -qb alone turns balancing off. With gen0-steal, -qb<gen> balances the GCs
- * of generation <gen> and up: -qb0 (its default) minor GCs too (Note [Minor GC stealing]). */
+ * (GHC's -qb1); -qb alone turns balancing off. */
+#if RTS_PATCH_GEN0_STEAL
+/* With gen0-steal, -qb<gen> balances the GCs of generation <gen> and up: -qb0 (its default)
+ * minor GCs too (Note [Minor GC stealing] in gc.h). */
+#endif
 static bool gc_steals(bool major, unsigned threads)
 {
     if (threads < 2 || !rts_opts.balance)

@@ -9,26 +9,6 @@
  * own, and those of capabilities that take no part) and scavenges what it copied.
  * Work balance in the baseline: a minor GC shares no work (each GC thread scans only what
  * it copied); a major GC lets idle GC threads steal full to-space blocks (GHC's -qb1).
-#if RTS_PATCH_GEN0_STEAL
- *
- * Note [Minor GC stealing]
- * With gen0-steal, -qb<gen> picks the lowest generation whose GCs steal (gc_steals in
- * gc.c): -qb0, the default, makes minor GCs steal as major ones do; -qb1 is the baseline's
- * policy. A stealing GC uses the same deques, look-for-work loop and termination as the
- * baseline's major GC (gc_scavenge_loop in evac.c); what the patch adds is the policy, large
- * objects' scan work on the deques too (a thief scavenges a stolen large object in place:
- * the deque holds its group's bdescr, told apart by BF_LARGE), big pointer objects scanned
- * in chunks of 512 fields that go on the deque (a chunk is a malloc'd ScanChunk pushed as a
- * pointer tagged with bit 0; gc_scavenge_shared), and counters: every call of
- * steal() is a try, every block it returns a steal, summed into the GcRecord, reported by
- * -s per GC kind. In the baseline one GC thread copies everything that its capability's
- * roots reach, however big, which is what seed 000's ghc --make showed (balance 22%).
- * Chunks matter for the remembered set: a minor GC scans each capability's remembered
- * objects on the GC thread that took its roots (gc.c), and one big old vector of young
- * objects (skewed_live's work vector, a compiler's symbol table) is then all the work there
- * is; split into chunks, it is shared like to-space blocks. A chunk's fields are written by
- * the one thread that took it, so chunks of one object need no synchronisation.
-#endif
  *
  * Note [Racing for an object]
  * Two GC threads may reach one object. The winner swaps its header for OBJ_BUSY with a CAS,
@@ -45,6 +25,27 @@
 
 #include "sm/storage.h"
 #include "sm/gcthread.h"
+#if RTS_PATCH_GEN0_STEAL
+
+/* Note [Minor GC stealing]
+ * With gen0-steal, -qb<gen> picks the lowest generation whose GCs steal (gc_steals in
+ * gc.c): -qb0, the default, makes minor GCs steal as major ones do; -qb1 is the baseline's
+ * policy. A stealing GC uses the same deques, look-for-work loop and termination as the
+ * baseline's major GC (gc_scavenge_loop in evac.c); what the patch adds is the policy, large
+ * objects' scan work on the deques too (a thief scavenges a stolen large object in place:
+ * the deque holds its group's bdescr, told apart by BF_LARGE), big pointer objects scanned
+ * in chunks of 512 fields that go on the deque (a chunk is a malloc'd ScanChunk pushed as a
+ * pointer tagged with bit 0; gc_scavenge_shared), and counters: every call of
+ * steal() is a try, every block it returns a steal, summed into the GcRecord, reported by
+ * -s per GC kind. In the baseline one GC thread copies everything that its capability's
+ * roots reach, however big, which is what seed 000's ghc --make showed (balance 22%).
+ * Chunks matter for the remembered set: a minor GC scans each capability's remembered
+ * objects on the GC thread that took its roots (gc.c), and one big old vector of young
+ * objects (skewed_live's work vector, a compiler's symbol table) is then all the work there
+ * is; split into chunks, it is shared like to-space blocks. A chunk's fields are written by
+ * the one thread that took it, so chunks of one object need no synchronisation.
+ */
+#endif
 
 typedef void (*GcRootFn)(Value *root, void *env);
 
