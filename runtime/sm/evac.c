@@ -232,7 +232,7 @@ static bool any_work(GCThread *gct)
 }
 
 /* Scavenges until no GC thread has work. Without stealing each thread scans only what it
- * copied. With stealing, a thread out of work looks for full blocks on the others' deques;
+ * copied. With stealing, a thread out of work looks for full blocks on the others' queues;
  * gc_busy counts the threads holding work, and all are done when it is 0 (work is only
  * created by busy threads, and a thread counts itself busy before it steals). The
  * look-for-work loop spins (the baseline of seed 003). */
