@@ -85,13 +85,13 @@ void  gc_collect(SmCap *cap, bool force_major);
  * capability `no` is one of its GC threads (and did its work). */
 bool  gc_follower_work(unsigned no);
 Value gc_evacuate(GCThread *gct, Value v);
-void  gc_scavenge_object(GCThread *gct, Value obj);
-void  gc_scavenge_loop(GCThread *gct);
 #if RTS_PATCH_GEN0_STEAL
 /* gc_scavenge_object, but in a stealing GC a big pointer object's fields beyond the first
  * chunk go on the deque in chunks, for any GC thread to scan (Note [Minor GC stealing]). */
 void  gc_scavenge_shared(GCThread *gct, Value obj);
 #endif
+void  gc_scavenge_object(GCThread *gct, Value obj);
+void  gc_scavenge_loop(GCThread *gct);
 void  gc_add_root(Value *root);
 void  gc_for_each_root(GcRootFn f, void *env);
 void  sanity_check(SanityWhen when);
