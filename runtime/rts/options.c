@@ -763,6 +763,12 @@ void rts_options_info(void *file)
 #endif
     put_pair(f, false, "liburing", YESNO(HAVE_LIBURING));
     put_pair(f, false, "libnuma", YESNO(HAVE_LIBNUMA));
+#if RTS_PATCH_GEN0_STEAL
+    char steal[64];
+    snprintf(steal, sizeof steal, "generations >= %d (-qb%d by default)",
+             (int)RTS_DEFAULT_BALANCE_GEN, (int)RTS_DEFAULT_BALANCE_GEN);
+    put_pair(f, false, "GC work stealing", steal);
+#endif
     put_pair(f, false, "perf", YESNO(HAVE_PERF));
 #if RTS_PATCH_FUTEX_BARRIER
     char futex[64];

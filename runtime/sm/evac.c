@@ -1,7 +1,7 @@
 /* Evacuation and scavenging: copying live objects into a GC thread's to-space and scanning
  * them (Cheney). See Note [To-space] in gcthread.h and Note [Racing for an object] in gc.h.
  * Entry points run on a GC thread with the world stopped. Locks: new_todo_block takes
- * sm_lock around the block allocator; a GC thread's queue takes its own lock (workq.h);
+ * sm_lock around the block allocator; a GC thread's deque takes none (wsdeque.h);
  * objects are claimed by CAS, large objects by an atomic flag. */
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +24,7 @@ static bdescr *new_todo_block(GCThread *gct)
     gct->n_blocks++;
     bdescr *full = gct->todo;
     if (full && full != gct->scan_bd && full->scan < full->free)
-        workq_push(&gct->queue, full);
+        wsdeque_push(&gct->deque, full);
     gct->todo = bd;
     return bd;
 }
@@ -45,6 +45,12 @@ static void evacuate_large(GCThread *gct, bdescr *bd)
     uint16_t old = __atomic_fetch_or(&bd->flags, (uint16_t)BF_EVACUATED, __ATOMIC_ACQ_REL);
     if (old & BF_EVACUATED)
         return;
+#if RTS_PATCH_GEN0_STEAL
+    if (gct->steal) {                    /* its scan work may be stolen (Note [Minor GC stealing]) */
+        wsdeque_push(&gct->deque, bd);
+        return;
+    }
+#endif
     bd->prev = gct->large_pending;
     gct->large_pending = bd;
 }
@@ -120,13 +126,69 @@ void gc_scavenge_object(GCThread *gct, Value obj)
     }
 }
 
-/* Scans what this GC thread has to scan: the block in hand, its queue, its todo block,
+#if RTS_PATCH_GEN0_STEAL
+/* Part of a big pointer object's fields, on a deque as a tagged pointer (Note [Minor GC
+ * stealing]): allocated by the thread that pushes it, freed by the one that scans it. */
+typedef struct ScanChunk {
+    Value  obj;
+    size_t from, to;                 /* field indices */
+} ScanChunk;
+
+enum { SCAN_CHUNK_FIELDS = 512 };    /* 4 KiB of fields: a block's worth */
+
+#define CHUNK_TAG ((uintptr_t)1)
+
+void gc_scavenge_shared(GCThread *gct, Value obj)
+{
+    Value h = obj_header(obj);
+    size_t n = hdr_size(h);
+    if (!gct->steal || obj_type_layout(hdr_type(h)) != LAYOUT_PTRS || n <= 2 * SCAN_CHUNK_FIELDS) {
+        gc_scavenge_object(gct, obj);
+        return;
+    }
+    for (size_t from = SCAN_CHUNK_FIELDS; from < n; from += SCAN_CHUNK_FIELDS) {
+        ScanChunk *c = malloc(sizeof *c);
+        if (!c) rts_fatal("out of memory (GC scan chunk)");
+        *c = (ScanChunk){ obj, from, from + SCAN_CHUNK_FIELDS < n ? from + SCAN_CHUNK_FIELDS : n };
+        wsdeque_push(&gct->deque, (bdescr *)((uintptr_t)c | CHUNK_TAG));
+    }
+    Value *pl = obj_payload(obj);
+    evac_range(gct, pl, pl + SCAN_CHUNK_FIELDS);
+}
+
+/* An item taken from a deque that is not a to-space block: a chunk of fields, or a large
+ * object's group, which it scavenges in place (returning true). False for a to-space block.
+ * (BF_LARGE is set before a group is ever pushed; others may be setting BF_EVACUATED
+ * meanwhile, hence the atomic load.) */
+static bool take_large(GCThread *gct, bdescr *bd)
+{
+    if ((uintptr_t)bd & CHUNK_TAG) {
+        ScanChunk *c = (ScanChunk *)((uintptr_t)bd & ~CHUNK_TAG);
+        Value *pl = obj_payload(c->obj);
+        evac_range(gct, pl + c->from, pl + c->to);
+        free(c);
+        return true;
+    }
+    if (!(__atomic_load_n(&bd->flags, __ATOMIC_RELAXED) & BF_LARGE))
+        return false;
+    gc_scavenge_shared(gct, (Value)bd->start);
+    return true;
+}
+
+#endif
+/* Scans what this GC thread has to scan: the block in hand, its deque, its todo block,
  * its large objects. Returns when none is left. */
 static void scavenge_local(GCThread *gct)
 {
     for (;;) {
         bdescr *bd = gct->scan_bd;
         if (bd) {
+#if RTS_PATCH_GEN0_STEAL
+            if (take_large(gct, bd)) {     /* popped or stolen from a deque */
+                gct->scan_bd = NULL;
+                continue;
+            }
+#endif
             while (bd->scan < bd->free) {          /* bd->free moves on if bd is todo */
                 Value obj = (Value)bd->scan;
                 bd->scan += (hdr_size(obj_header(obj)) + 1) * sizeof(Value);
@@ -135,7 +197,7 @@ static void scavenge_local(GCThread *gct)
             gct->scan_bd = NULL;
             continue;
         }
-        if ((bd = workq_pop(&gct->queue))) {
+        if ((bd = wsdeque_pop(&gct->deque))) {
             gct->scan_bd = bd;
             continue;
         }
@@ -156,9 +218,18 @@ static void scavenge_local(GCThread *gct)
 
 static bdescr *steal(GCThread *gct)
 {
+#if RTS_PATCH_GEN0_STEAL
+    gct->steal_tries++;
+#endif
     for (unsigned k = 1; k < n_gc_threads; k++) {
         GCThread *victim = gc_threads[(gct->index + k) % n_gc_threads];
-        bdescr *bd = workq_pop(&victim->queue);
+        bdescr *bd;
+        do bd = wsdeque_steal(&victim->deque);
+        while (bd == WSDEQUE_ABORT);             /* lost a race: it may hold more */
+#if RTS_PATCH_GEN0_STEAL
+        if (bd)
+            gct->steals++;
+#endif
         if (bd)
             return bd;
     }
@@ -168,7 +239,7 @@ static bdescr *steal(GCThread *gct)
 static bool any_work(GCThread *gct)
 {
     for (unsigned k = 1; k < n_gc_threads; k++)
-        if (workq_size(&gc_threads[(gct->index + k) % n_gc_threads]->queue))
+        if (wsdeque_size(&gc_threads[(gct->index + k) % n_gc_threads]->deque))
             return true;
     return false;
 }

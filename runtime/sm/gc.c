@@ -71,7 +71,11 @@ static void evac_cap_roots(GCThread *gct, SmCap *c)
         for (size_t k = 0; k < c->remset_n; k++) {
             Value obj = c->remset[k];          /* old, so not moving: no race on the header */
             __atomic_fetch_and(obj_ptr(obj), ~OBJ_DIRTY, __ATOMIC_RELAXED);
+#if RTS_PATCH_GEN0_STEAL
+            gc_scavenge_shared(gct, obj);
+#else
             gc_scavenge_object(gct, obj);
+#endif
         }
     c->remset_n = 0;
     for_each_cap_root(c, evac_root, gct);
@@ -137,11 +141,19 @@ static unsigned gc_thread_count(bool major)
 
 /* Whether idle GC threads steal work in this GC: the baseline balances major GCs only
  * (GHC's -qb1); -qb alone turns balancing off. */
+#if RTS_PATCH_GEN0_STEAL
+/* With gen0-steal, -qb<gen> balances the GCs of generation <gen> and up: -qb0 (its default)
+ * minor GCs too (Note [Minor GC stealing] in gc.h). */
+#endif
 static bool gc_steals(bool major, unsigned threads)
 {
     if (threads < 2 || !rts_opts.balance)
         return false;
+#if RTS_PATCH_GEN0_STEAL
+    return (major ? 1u : 0u) >= rts_opts.balance_gen;
+#else
     return major && rts_opts.balance_gen <= 1;
+#endif
 }
 
 /* The leader's GC, with the world stopped. */
@@ -195,6 +207,9 @@ static void collect(SmCap *leader, bool major, uint64_t stw_ns)
         g->steal = steal;
         g->copied_words = 0;
         g->cap->gc_roots_by = k;
+#if RTS_PATCH_GEN0_STEAL
+        g->steal_tries = g->steals = 0;
+#endif
     }
     for (unsigned i = 0, k = 0; i < sm_n_caps; i++)
         if (sm_caps[i]->gc_roots_by == UINT_MAX)
@@ -214,6 +229,9 @@ static void collect(SmCap *leader, bool major, uint64_t stw_ns)
     /* From-space is garbage now; to-space joins the old generation. */
     spin_lock(&sm_lock);
     uint64_t copied = 0, max_copied = 0;
+#if RTS_PATCH_GEN0_STEAL
+    uint64_t steal_tries = 0, steals = 0;
+#endif
     for (unsigned k = 0; k < n_gc_threads; k++) {
         GCThread *g = gc_threads[k];
         if (g->blocks_hd) {
@@ -223,9 +241,14 @@ static void collect(SmCap *leader, bool major, uint64_t stw_ns)
         }
         g->blocks_hd = g->blocks_tl = g->todo = g->scan_bd = NULL;
         g->n_blocks = 0;
+        wsdeque_quiesce(&g->deque);        /* every GC thread has left gc_scavenge_loop */
         __atomic_store_n(&g->active, false, __ATOMIC_RELAXED);
         copied += g->copied_words * sizeof(Value);
         if (g->copied_words * sizeof(Value) > max_copied) max_copied = g->copied_words * sizeof(Value);
+#if RTS_PATCH_GEN0_STEAL
+        steal_tries += g->steal_tries;
+        steals += g->steals;
+#endif
     }
     for (unsigned i = 0; i < sm_n_caps; i++) {
         for (bdescr *bd = sm_caps[i]->nursery; bd; bd = bd->link)
@@ -262,6 +285,10 @@ static void collect(SmCap *leader, bool major, uint64_t stw_ns)
         .pause_ns = rts_now_ns() - t0 + stw_ns,
         .stw_ns = stw_ns,
         .cpu_ns = rts_cpu_ns() - c0,
+#if RTS_PATCH_GEN0_STEAL
+        .steal_tries = steal_tries,
+        .steals = steals,
+#endif
     };
     if (done_hook)
         done_hook(&r);

@@ -1,4 +1,4 @@
-/* The collector: driver (gc.c), per-GC-thread state (gcthread.c, workq.c), evacuation and
+/* The collector: driver (gc.c), per-GC-thread state (gcthread.c, wsdeque.c), evacuation and
  * scavenging (evac.c), sanity checking (sanity.c).
  *
  * Note [GC threads]
@@ -25,6 +25,27 @@
 
 #include "sm/storage.h"
 #include "sm/gcthread.h"
+#if RTS_PATCH_GEN0_STEAL
+
+/* Note [Minor GC stealing]
+ * With gen0-steal, -qb<gen> picks the lowest generation whose GCs steal (gc_steals in
+ * gc.c): -qb0, the default, makes minor GCs steal as major ones do; -qb1 is the baseline's
+ * policy. A stealing GC uses the same deques, look-for-work loop and termination as the
+ * baseline's major GC (gc_scavenge_loop in evac.c); what the patch adds is the policy, large
+ * objects' scan work on the deques too (a thief scavenges a stolen large object in place:
+ * the deque holds its group's bdescr, told apart by BF_LARGE), big pointer objects scanned
+ * in chunks of 512 fields that go on the deque (a chunk is a malloc'd ScanChunk pushed as a
+ * pointer tagged with bit 0; gc_scavenge_shared), and counters: every call of
+ * steal() is a try, every block it returns a steal, summed into the GcRecord, reported by
+ * -s per GC kind. In the baseline one GC thread copies everything that its capability's
+ * roots reach, however big, which is what seed 000's ghc --make showed (balance 22%).
+ * Chunks matter for the remembered set: a minor GC scans each capability's remembered
+ * objects on the GC thread that took its roots (gc.c), and one big old vector of young
+ * objects (skewed_live's work vector, a compiler's symbol table) is then all the work there
+ * is; split into chunks, it is shared like to-space blocks. A chunk's fields are written by
+ * the one thread that took it, so chunks of one object need no synchronisation.
+ */
+#endif
 
 typedef void (*GcRootFn)(Value *root, void *env);
 
@@ -46,6 +67,9 @@ typedef struct GcRecord {
     uint64_t live_bytes;       /* old generation after the GC */
     uint64_t pause_ns;
     uint64_t cpu_ns;
+#if RTS_PATCH_GEN0_STEAL
+    uint64_t steal_tries, steals;    /* summed over the GC threads (Note [Minor GC stealing]) */
+#endif
 } GcRecord;
 
 typedef enum { SANITY_BEFORE_GC, SANITY_AFTER_GC } SanityWhen;
@@ -61,6 +85,11 @@ void  gc_collect(SmCap *cap, bool force_major);
  * capability `no` is one of its GC threads (and did its work). */
 bool  gc_follower_work(unsigned no);
 Value gc_evacuate(GCThread *gct, Value v);
+#if RTS_PATCH_GEN0_STEAL
+/* gc_scavenge_object, but in a stealing GC a big pointer object's fields beyond the first
+ * chunk go on the deque in chunks, for any GC thread to scan (Note [Minor GC stealing]). */
+void  gc_scavenge_shared(GCThread *gct, Value obj);
+#endif
 void  gc_scavenge_object(GCThread *gct, Value obj);
 void  gc_scavenge_loop(GCThread *gct);
 /* The GC threads' spin-waits that are not on a lock (-s prints them with the spinlocks):

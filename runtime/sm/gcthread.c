@@ -6,7 +6,7 @@
 
 GCThread **gc_threads;
 unsigned n_gc_threads;
-unsigned gc_busy;
+struct GcBusyLine gc_busy_line;
 
 void gc_init(unsigned n_caps)
 {
@@ -20,6 +20,6 @@ void gc_thread_init(SmCap *cap)
     if (!gct) rts_fatal("out of memory (GC thread)");
     memset(gct, 0, sizeof *gct);
     gct->cap = cap;
-    workq_init(&gct->queue, "gc work queue");
+    wsdeque_init(&gct->deque, 1024);
     cap->gct = gct;
 }

@@ -32,6 +32,11 @@ static struct {
     /* over parallel GCs (more than one GC thread), for the work balance: */
     uint64_t par_copied, par_max_copied;
     double   par_balance_num;               /* sum of (copied - max_copied) / (threads - 1) */
+#if RTS_PATCH_GEN0_STEAL
+    /* the same by GC kind (minor, major), and the steals (Note [Minor GC stealing]) */
+    uint64_t kind_max_copied[2], steal_tries[2], steals[2];
+    double   kind_balance_num[2];
+#endif
     uint64_t copied, max_live, cumulative_live, live_samples;
     uint64_t max_heap_blocks;
     uint64_t last_alloc;                    /* -S: allocated at the previous GC */
@@ -107,7 +112,16 @@ void stats_gc_done(const GcRecord *r)
         st.par_max_copied += r->max_thread_copied_bytes;
         st.par_balance_num += (double)(r->copied_bytes - r->max_thread_copied_bytes)
                               / (double)(r->gc_threads - 1);
+#if RTS_PATCH_GEN0_STEAL
+        st.kind_max_copied[g] += r->max_thread_copied_bytes;
+        st.kind_balance_num[g] += (double)(r->copied_bytes - r->max_thread_copied_bytes)
+                                  / (double)(r->gc_threads - 1);
+#endif
     }
+#if RTS_PATCH_GEN0_STEAL
+    st.steal_tries[g] += r->steal_tries;
+    st.steals[g] += r->steals;
+#endif
     st.gc_ns[g] += r->pause_ns;
     st.gc_cpu[g] += r->cpu_ns;
     if (r->pause_ns > st.max_pause[g]) st.max_pause[g] = r->pause_ns;
@@ -174,7 +188,7 @@ typedef struct {
     uint64_t acquisitions, spins, yields, sleeps;
 } LockSummary;
 
-enum { LOCK_SM, LOCK_GC_QUEUE, LOCK_INBOX, LOCK_OBJ, LOCK_GC_WORK, LOCK_GC_COPY, NLOCKS };
+enum { LOCK_SM, LOCK_INBOX, LOCK_OBJ, LOCK_GC_WORK, LOCK_GC_COPY, NLOCKS };
 
 /* machine-readable names of the wait kinds of sync/wait.h, in its order; a kind added there
  * gets a key from its name (and testsuite/stats fails until docs/stats.md lists it) */
@@ -190,6 +204,10 @@ typedef struct {
     uint64_t alloc_rate;                    /* bytes per mutator CPU second, as GHC */
     uint64_t par_copied, par_max_copied;
     double work_balance;                    /* 0..1; negative: no parallel GC copied */
+#if RTS_PATCH_GEN0_STEAL
+    double kind_balance[2];                 /* the same over minor, major GCs only */
+    uint64_t steal_tries[2], steals[2];
+#endif
     /* ours */
     uint64_t stw_syncs;
     double stw_total, stw_mean, stw_max;
@@ -240,6 +258,14 @@ static void summarise(Summary *s)
     s->par_copied = st.par_copied;
     s->par_max_copied = st.par_max_copied;
     s->work_balance = st.par_max_copied ? st.par_balance_num / (double)st.par_max_copied : -1;
+#if RTS_PATCH_GEN0_STEAL
+    for (int g = 0; g < 2; g++) {
+        s->kind_balance[g] = st.kind_max_copied[g]
+            ? st.kind_balance_num[g] / (double)st.kind_max_copied[g] : -1;
+        s->steal_tries[g] = st.steal_tries[g];
+        s->steals[g] = st.steals[g];
+    }
+#endif
 
     StwStats st;
     stw_stats(&st);
@@ -253,7 +279,6 @@ static void summarise(Summary *s)
     LockSummary *l = s->locks;
     l[LOCK_SM] = (LockSummary){ "sm", sm_lock.name, sm_lock.acquisitions, sm_lock.spins,
                                 sm_lock.yields, 0 };
-    l[LOCK_GC_QUEUE] = (LockSummary){ "gc_queue", "gc work queues", 0, 0, 0, 0 };
     l[LOCK_INBOX] = (LockSummary){ "inbox", "inboxes", 0, 0, 0, 0 };
     l[LOCK_OBJ] = (LockSummary){ "obj", "mvar/thread headers", 0, 0, 0, 0 };
     const SpinCount *gw = &gc_work_wait, *gcw = &gc_copy_wait;
@@ -262,10 +287,7 @@ static void summarise(Summary *s)
     l[LOCK_GC_COPY] = (LockSummary){ "gc_copy", "gc copy in progress", gcw->waits, gcw->spins,
                                      gcw->yields, 0 };
     for (unsigned i = 0; i < cap_count; i++) {
-        const SpinLock *q = &cap_array[i].sm.gct->queue.lock, *in = &cap_array[i].inbox_lock;
-        l[LOCK_GC_QUEUE].acquisitions += q->acquisitions;
-        l[LOCK_GC_QUEUE].spins += q->spins;
-        l[LOCK_GC_QUEUE].yields += q->yields;
+        const SpinLock *in = &cap_array[i].inbox_lock;
         l[LOCK_INBOX].acquisitions += in->acquisitions;
         l[LOCK_INBOX].spins += in->spins;
         l[LOCK_INBOX].yields += in->yields;
@@ -353,6 +375,14 @@ static void report_summary(FILE *f, const Summary *s)
             100 * s->prod_cpu_frac, 100 * s->prod_wall_frac);
 
     /* ours, after GHC's */
+#if RTS_PATCH_GEN0_STEAL
+    fprintf(f, "  GC work balance by kind: minor %.2f%%, major %.2f%%; steals: minor %llu of %llu tries,"
+               " major %llu of %llu\n",
+            100 * (s->kind_balance[0] > 0 ? s->kind_balance[0] : 0),
+            100 * (s->kind_balance[1] > 0 ? s->kind_balance[1] : 0),
+            (unsigned long long)s->steals[0], (unsigned long long)s->steal_tries[0],
+            (unsigned long long)s->steals[1], (unsigned long long)s->steal_tries[1]);
+#endif
     fprintf(f, "  Stop the world: %llu syncs, mean %.1f us, max %.1f us (request to last arrival)\n",
             (unsigned long long)s->stw_syncs, s->stw_mean * 1e6, s->stw_max * 1e6);
     fprintf(f, "  Barrier waits:          waits      spins     sleeps    time\n");
@@ -458,6 +488,14 @@ static void report_machine_readable(FILE *f, const Summary *s)
     }
 
     /* ours */
+#if RTS_PATCH_GEN0_STEAL
+    mr_dbl(f, "rtslab_minor_work_balance", s->kind_balance[0] > 0 ? s->kind_balance[0] : 0.0);
+    mr_dbl(f, "rtslab_major_work_balance", s->kind_balance[1] > 0 ? s->kind_balance[1] : 0.0);
+    mr_u64(f, "rtslab_minor_steal_tries", s->steal_tries[0]);
+    mr_u64(f, "rtslab_minor_steals", s->steals[0]);
+    mr_u64(f, "rtslab_major_steal_tries", s->steal_tries[1]);
+    mr_u64(f, "rtslab_major_steals", s->steals[1]);
+#endif
     mr_u64(f, "rtslab_stw_syncs", s->stw_syncs);
     mr_dbl(f, "rtslab_stw_total_seconds", s->stw_total);
     mr_dbl(f, "rtslab_stw_mean_seconds", s->stw_mean);

@@ -658,6 +658,7 @@ static void test_usage_info(void)
 #if RTS_PATCH_SPIN_YIELD
     CHECK(strstr(info, ",(\"Spin-wait yield\",\"every ") != NULL);
 #endif
+    /* what a patch adds to --info */
 #if RTS_PATCH_PHYS_CAPS
     /* the machine as -N and -qa see it (testsuite/patches/phys-caps checks the values) */
     CHECK(strstr(info, ",(\"Patch phys-caps\",\"YES\")") != NULL);
@@ -668,6 +669,9 @@ static void test_usage_info(void)
 #endif
     CHECK(strstr(info, ",(\"liburing\",\"") != NULL);
     CHECK(strstr(info, ",(\"libnuma\",\"") != NULL);
+#if RTS_PATCH_GEN0_STEAL
+    CHECK(strstr(info, ",(\"GC work stealing\",\"generations >= 0 (-qb0 by default)\")") != NULL);
+#endif
     CHECK(strstr(info, ",(\"Debug\",\"") != NULL);
     size_t len = strlen(info);
     CHECK(len > 4 && strcmp(info + len - 3, " ]\n") == 0);
