@@ -48,9 +48,10 @@ C_SUFFIXES = (".c", ".h", ".inc")
 # the patches carry configure.ac only, like most projects' git trees: after `git am`, run
 # `autoconf && autoheader` (autoconf 2.71, as for the tree itself) before ./configure.
 GENERATED = ("configure", "rtslab_config.h.in")
-# Raw results of the baseline's experiments record the runtime as it was run (its --info
-# names every patch of the tree, on or off): they are data, kept as measured, and not read for
-# mentions.
+# Raw results of the experiments (experiments/NAME/results/: JSON, CSV, logs of every run)
+# are data, kept in the tree as measured; the patches and the base carry the runners and the
+# reports, whose tables quote them, but not the raw files (megabytes no upstream reviewer
+# reads), so the trees made here leave them out.
 RAW_RESULTS = re.compile(r"^experiments/[^/]+/results/")
 # Files copied as they are: the generator's own test, whose fixtures are full of markers.
 VERBATIM = ("testsuite/patchgen/",)
@@ -164,7 +165,7 @@ def make_tree(src, files, dest, drop, patches):
     dropped = [p for p in patches if p.name in drop]
     macros = [p.macro for p in dropped]
     for path in files:
-        if any(p.owns(path) for p in dropped) or path in GENERATED:
+        if any(p.owns(path) for p in dropped) or path in GENERATED or RAW_RESULTS.match(path):
             continue
         with open(os.path.join(src, path), "rb") as f:
             data = f.read()
@@ -202,8 +203,9 @@ def check_configure_ac(tree):
                              f"{r.stderr}")
 
 
-def mentions(tree, patches):
-    """(path, line number, patch name) for every mention of PATCHES in TREE."""
+def mentions(tree, patches, exempt=None):
+    """(path, line number, patch name) for every mention of PATCHES in TREE (not in the
+    files exempt(path) is true of)."""
     words = {}
     for p in patches:
         words[p.name] = p.name
@@ -211,11 +213,12 @@ def mentions(tree, patches):
     rx = re.compile(r"(?<![A-Za-z0-9_])(" + "|".join(re.escape(w) for w in words) + r")(?![A-Za-z0-9_])")
     found = []
     for root, _, names in os.walk(tree):
-        rel = os.path.relpath(root, tree).replace(os.sep, "/")
-        if ".git" in root.split(os.sep) or RAW_RESULTS.match(rel + "/"):
+        if ".git" in root.split(os.sep):
             continue
         for n in names:
             path = os.path.join(root, n)
+            if exempt and exempt(os.path.relpath(path, tree).replace(os.sep, "/")):
+                continue
             with open(path, "rb") as f:
                 data = f.read()
             if b"\0" in data:
@@ -227,8 +230,8 @@ def mentions(tree, patches):
     return found
 
 
-def check_mentions(tree, patches, what):
-    found = mentions(tree, patches)
+def check_mentions(tree, patches, what, exempt=None):
+    found = mentions(tree, patches, exempt)
     if found:
         shown = "\n".join(f"  {p}:{n}: mentions {name}" for p, n, name in found[:40])
         more = f"\n  ... and {len(found) - 40} more" if len(found) > 40 else ""
@@ -313,7 +316,9 @@ def build_queue(src, work):
     for p in written:
         tree = os.path.join(work, "tree-" + p.name)
         make_tree(src, files, tree, names - {p.name}, patches)
-        check_mentions(tree, [q for q in patches if q is not p], f"the base with only {p.name}")
+        # its own files (its report, its description) may name the patches it meets
+        check_mentions(tree, [q for q in patches if q is not p], f"the base with only {p.name}",
+                       exempt=p.owns)
         git(repo, "checkout", "-q", "-b", p.name, "base")
         commit_tree(repo, tree, description(src, p))
     return repo, patches, written
@@ -362,7 +367,8 @@ between them), so the series merges without conflicts; `make check-patches` prov
 `tools/mkpatches.py` reads the patches from configure.ac's `RTSLAB_PATCH` lines, and strips
 a patch from a tree by running `unifdef -U<MACRO>` over the C files, leaving out the patch's
 own files (`testsuite/patches/<name>/`, `experiments/<name>/`, `docs/patches/<name>.md`,
-C files that are nothing but its islands) and dropping the lines between `{{patch:<name>`
+C files that are nothing but its islands; the raw results in `experiments/*/results/` stay
+in the tree only: the patches carry the runners and the reports) and dropping the lines between `{{patch:<name>`
 and `}}patch:<name>` markers in every other text file; `configure` and
 `rtslab_config.h.in` are left out (run `autoconf && autoheader`). The base must mention no patch at all, and the tree
 with one patch kept no other patch; the generator fails when either does. The commit message
