@@ -37,8 +37,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "base/util.h"          /* rts_opts: what --info shows of the options in force */
 #if RTS_PATCH_PHYS_CAPS
-#include "base/util.h"
 #include "os/affinity.h"
 #endif
 

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static bdescr *fake(size_t i) { return (bdescr *)(uintptr_t)(i * 64); }
 static size_t  index_of(bdescr *bd) { return (size_t)((uintptr_t)bd / 64); }
@@ -144,7 +145,7 @@ static void *thief(void *arg)
                 thief_aborts[me]++;
             } else if (bd) {
                 take(bd);
-                thief_steals[me]++;
+                __atomic_fetch_add(&thief_steals[me], 1, __ATOMIC_RELAXED);
             } else if (done) {
                 break;
             } else if (++idle % 64 == 0) {
@@ -152,6 +153,30 @@ static void *thief(void *arg)
             }
         }
         pthread_barrier_wait(&finish_line);
+    }
+}
+
+static size_t steals_so_far(void)
+{
+    size_t n = 0;
+    for (size_t t = 0; t < THIEVES; t++)
+        n += __atomic_load_n(&thief_steals[t], __ATOMIC_RELAXED);
+    return n;
+}
+
+/* Until a thief has stolen once, each round ends with the owner waiting (yielding, 10 s at
+ * most) while its deque still holds items, so that the steal path runs however the kernel
+ * schedules the four threads on a busy machine: "stolen > 0" below is then a check of the
+ * deque, not of the scheduler's luck. */
+static void await_first_steal(void)
+{
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    while (steals_so_far() == 0 && wsdeque_size(&q_conc) > 0) {
+        sched_yield();
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        if (t.tv_sec - t0.tv_sec > 10)
+            break;
     }
 }
 
@@ -191,6 +216,7 @@ static void test_concurrent(void)
                 owner_pops++;
             }
         }
+        await_first_steal();
         __atomic_store_n(&round_done, true, __ATOMIC_RELEASE);
         bdescr *bd;
         while ((bd = wsdeque_pop(&q_conc)) != NULL) {
