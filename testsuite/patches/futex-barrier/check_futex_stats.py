@@ -72,8 +72,13 @@ def main():
         if k in ("enter", "leave"):
             check(fk + quiet == gcs, "%s: %d + %d wakes for %d GCs" % (k, fk, quiet, gcs))
         if k == "arrival":
+            # The last sync is the exit's: its last follower counts its wake after the count
+            # reached 0, and the leader, no longer waiting, may write this report first. So
+            # the exit sync's one wake may be missing, never more, never an extra one.
             want = syncs if caps > 1 else 0
-            check(fk + quiet == want, "arrival: %d + %d wakes, expected %d" % (fk, quiet, want))
+            check(want - (1 if want else 0) <= fk + quiet <= want,
+                  "arrival: %d + %d wakes, expected %d (or %d, the exit's not yet counted)"
+                  % (fk, quiet, want, max(want - 1, 0)))
         summary.append("%s %d/%d/%d" % (k, ann, fk, quiet))
     if fails:
         print("\n".join("check_futex_stats: " + f for f in fails), file=sys.stderr)
