@@ -95,6 +95,7 @@ static bool patch_of_option(const char *w, char *name, size_t len)
 
 /* Note [Options that need a patch]: `what` is the sentence's subject and verb, e.g.
  * "stack chunks need". */
+__attribute__((unused))  /* a build with every such patch calls it nowhere */
 static int needs_patch(char *err, size_t errlen, const char *w, const char *what)
 {
     char name[64];
