@@ -29,6 +29,9 @@ env=VAR=VALUE set VAR in the test's environment; may be repeated. RTSLAB_RTS is 
               the inherited environment unless a test sets it, so tests are hermetic.
 parallel      the test exercises parallelism; `--only-parallel` runs just these (the
               thread-sanitised `make check-tsan` does).
+alone         the test runs after all the others, with no other test beside it: for a
+              floor that needs the machine's cores (work a second GC thread must get a CPU
+              to do), never for a timing.
 timeout=S     seconds before the test is killed and fails (default 120), multiplied by
               --timeout-factor.
 needs=F       the test is for builds that have F; needs=!F: for builds without it. F is a
@@ -117,6 +120,7 @@ class Test:
         self.stdout_has = []
         self.env = {}
         self.parallel = False
+        self.alone = False                # run after the others, with nothing beside it
         self.timeout = DEFAULT_TIMEOUT
         self.stdin_file = None            # default: /dev/null
         self.cwd = None                   # default: the build directory
@@ -156,7 +160,7 @@ def parse_line(words, rel_dir, manifest_dir, dir_needs=()):
     if not command:
         raise ManifestError("no command after `--`")
     name = head[0]
-    if "=" in name or "/" in name or name == "parallel":
+    if "=" in name or "/" in name or name in ("parallel", "alone"):
         raise ManifestError(f"bad test name {name!r}")
     test = Test(f"{rel_dir}/{name}", manifest_dir, command)
     for need in dir_needs:
@@ -165,6 +169,8 @@ def parse_line(words, rel_dir, manifest_dir, dir_needs=()):
         key, eq, value = opt.partition("=")
         if opt == "parallel":
             test.parallel = True
+        elif opt == "alone":
+            test.alone = True
         elif key == "exit" and eq:
             try:
                 test.exit = int(value)
@@ -471,8 +477,10 @@ class Runner:
                 self.running.discard(proc)
         stdout, stderr = decode(out), decode(err)
         if proc.returncode != test.exit:
+            got = stdout.strip().splitlines()
+            last = f" (its last stdout line: {got[-1][:200]!r})" if got else ""
             return f"exit status {describe_status(proc.returncode)}, expected " \
-                   f"{describe_status(test.exit)}", stderr
+                   f"{describe_status(test.exit)}{last}", stderr
         for s in test.stderr_has:
             if s not in stderr:
                 return f"stderr does not contain {s!r}", stderr
@@ -587,9 +595,12 @@ def main():
     runner = Runner(src, build, args.timeout_factor)
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs))
     try:
-        futures = {pool.submit(runner.run, t): t for t in tests}
+        futures = {pool.submit(runner.run, t): t for t in tests if not t.alone}
         for future in concurrent.futures.as_completed(futures):
             report(futures[future].name, future.result())
+        for t in tests:                   # `alone`: one at a time, once the others are done
+            if t.alone:
+                report(t.name, runner.run(t))
     except KeyboardInterrupt:
         pool.shutdown(wait=False, cancel_futures=True)
         runner.kill_all()

@@ -3,7 +3,7 @@
 gen0-steal counters (docs/stats.md) against floors:
 
     check_steals.py [--min-minor-steals N] [--min-major-steals N] [--max-minor-steals N]
-                    [--min-minor-balance F] -- PROGRAM ARGS... [+RTS ... -RTS]
+                    [--min-minor-balance F] [--runs K] -- PROGRAM ARGS... [+RTS ... -RTS]
 
 Prints "steals ok: ..." and exits 0 when every floor holds; otherwise says which did not and
 exits 1. The program's own stdout is passed through (so a TESTS line can check it too)."""
@@ -21,53 +21,72 @@ def main():
     ap.add_argument("--max-minor-steals", type=int, default=-1)
     ap.add_argument("--min-major-steals", type=int, default=0)
     ap.add_argument("--min-minor-balance", type=float, default=0.0)
+    ap.add_argument("--runs", type=int, default=3,
+                    help="runs at most, for the floors (Note [Floors under load])")
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
     if not cmd:
         ap.error("no program")
-    fd, path = tempfile.mkstemp(prefix="gen0-steal-", suffix=".stats")
-    os.close(fd)
-    try:
-        p = subprocess.run(cmd + ["+RTS", "-s" + path, "--machine-readable", "-RTS"],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        sys.stdout.write(p.stdout)
-        sys.stderr.write(p.stderr)
-        with open(path) as f:
-            text = f.read()
-    finally:
-        os.unlink(path)
-    if p.returncode != 0:
-        print(f"steals FAILED: the program exited {p.returncode}")
-        return 1
-    kv = dict(re.findall(r'\("([^"]+)", "([^"]*)"\)', text))
-    keys = ["rtslab_minor_steals", "rtslab_minor_steal_tries", "rtslab_major_steals",
-            "rtslab_major_steal_tries", "rtslab_minor_work_balance", "rtslab_major_work_balance"]
-    missing = [k for k in keys if k not in kv]
-    if missing:
-        print("steals FAILED: no key " + ", ".join(missing))
-        return 1
-    ms, mt = int(kv["rtslab_minor_steals"]), int(kv["rtslab_minor_steal_tries"])
-    js = int(kv["rtslab_major_steals"])
-    bal = float(kv["rtslab_minor_work_balance"])
+    # Note [Floors under load]: whether the second GC thread gets a CPU during a GC is the
+    # kernel's choice, so on a loaded machine one run may steal little. The floors on what
+    # must happen (steals, a balance) may therefore be met over up to --runs runs: steals
+    # summed, the balance by its best run; what must never happen (more steals than tries,
+    # steals where none are allowed, a failed run) is checked on every run.
+    total_ms = total_mt = total_js = 0
+    best_bal, summary = 0.0, ""
+    for run in range(1, a.runs + 1):
+        fd, path = tempfile.mkstemp(prefix="gen0-steal-", suffix=".stats")
+        os.close(fd)
+        try:
+            p = subprocess.run(cmd + ["+RTS", "-s" + path, "--machine-readable", "-RTS"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            sys.stdout.write(p.stdout)
+            sys.stderr.write(p.stderr)
+            with open(path) as f:
+                text = f.read()
+        finally:
+            os.unlink(path)
+        if p.returncode != 0:
+            print(f"steals FAILED: the program exited {p.returncode} (run {run})")
+            return 1
+        kv = dict(re.findall(r'\("([^"]+)", "([^"]*)"\)', text))
+        keys = ["rtslab_minor_steals", "rtslab_minor_steal_tries", "rtslab_major_steals",
+                "rtslab_major_steal_tries", "rtslab_minor_work_balance",
+                "rtslab_major_work_balance"]
+        missing = [k for k in keys if k not in kv]
+        if missing:
+            print("steals FAILED: no key " + ", ".join(missing))
+            return 1
+        ms, mt = int(kv["rtslab_minor_steals"]), int(kv["rtslab_minor_steal_tries"])
+        js = int(kv["rtslab_major_steals"])
+        bal = float(kv["rtslab_minor_work_balance"])
+        summary = (f"minor {ms} steals of {mt} tries, balance {100 * bal:.2f}%; major {js} "
+                   f"steals, balance {100 * float(kv['rtslab_major_work_balance']):.2f}%")
+        bad = []
+        if ms > mt:
+            bad.append(f"{ms} minor steals of {mt} tries")
+        if a.max_minor_steals >= 0 and ms > a.max_minor_steals:
+            bad.append(f"{ms} minor steals > {a.max_minor_steals}")
+        if bad:
+            print("steals FAILED: " + "; ".join(bad) + " (" + summary + ")")
+            return 1
+        total_ms, total_mt, total_js = total_ms + ms, total_mt + mt, total_js + js
+        best_bal = max(best_bal, bal)
+        if (total_ms >= a.min_minor_steals and total_js >= a.min_major_steals
+                and best_bal >= a.min_minor_balance):
+            more = f" (over {run} runs: {total_ms} minor steals)" if run > 1 else ""
+            print("steals ok: " + summary + more)
+            return 0
     bad = []
-    if ms > mt:
-        bad.append(f"{ms} minor steals of {mt} tries")
-    if ms < a.min_minor_steals:
-        bad.append(f"{ms} minor steals < {a.min_minor_steals}")
-    if a.max_minor_steals >= 0 and ms > a.max_minor_steals:
-        bad.append(f"{ms} minor steals > {a.max_minor_steals}")
-    if js < a.min_major_steals:
-        bad.append(f"{js} major steals < {a.min_major_steals}")
-    if bal < a.min_minor_balance:
-        bad.append(f"minor work balance {100 * bal:.2f}% < {100 * a.min_minor_balance:.2f}%")
-    summary = (f"minor {ms} steals of {mt} tries, balance {100 * bal:.2f}%; major {js} steals, "
-               f"balance {100 * float(kv['rtslab_major_work_balance']):.2f}%")
-    if bad:
-        print("steals FAILED: " + "; ".join(bad) + " (" + summary + ")")
-        return 1
-    print("steals ok: " + summary)
-    return 0
+    if total_ms < a.min_minor_steals:
+        bad.append(f"{total_ms} minor steals < {a.min_minor_steals}")
+    if total_js < a.min_major_steals:
+        bad.append(f"{total_js} major steals < {a.min_major_steals}")
+    if best_bal < a.min_minor_balance:
+        bad.append(f"minor work balance {100 * best_bal:.2f}% < {100 * a.min_minor_balance:.2f}%")
+    print(f"steals FAILED over {a.runs} runs: " + "; ".join(bad) + " (last: " + summary + ")")
+    return 1
 
 
 if __name__ == "__main__":
