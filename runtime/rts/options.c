@@ -71,24 +71,42 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 
 static bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
+/* The space-separated lists configure makes (RTSLAB_PATCHES, RTSLAB_PATCHES_KNOWN,
+ * RTSLAB_PATCH_OPTIONS): next_word sets *w and *n to the next word of *p and advances it,
+ * false at the end; in_list says whether the n bytes at w are a word of list. */
+static bool next_word(const char **p, const char **w, size_t *n)
+{
+    while (**p == ' ') (*p)++;
+    if (**p == '\0') return false;
+    *w = *p;
+    *n = strcspn(*p, " ");
+    *p += *n;
+    return true;
+}
+
+static bool in_list(const char *list, const char *w, size_t n)
+{
+    const char *x;
+    size_t xn;
+    while (next_word(&list, &x, &xn))
+        if (xn == n && strncmp(x, w, n) == 0) return true;
+    return false;
+}
+
 /* The patch of configure.ac's RTSLAB_PATCH lines that gives meaning to the option word `w`
  * (the longest of its options that begins w), copied into name; false when none does. */
 static bool patch_of_option(const char *w, char *name, size_t len)
 {
-    const char *p = RTSLAB_PATCH_OPTIONS;      /* "NAME:OPTION NAME:OPTION ..." */
-    size_t best = 0;
-    while (*p) {
-        while (*p == ' ') p++;
-        const char *colon = strchr(p, ':'), *end = p + strcspn(p, " ");
-        if (*p == '\0') break;
-        if (colon && colon < end) {
-            size_t olen = (size_t)(end - colon - 1);
-            if (olen > best && strncmp(w, colon + 1, olen) == 0) {
-                best = olen;
-                snprintf(name, len, "%.*s", (int)(colon - p), p);
-            }
+    const char *p = RTSLAB_PATCH_OPTIONS, *x;  /* "NAME:OPTION NAME:OPTION ..." */
+    size_t xn, best = 0;
+    while (next_word(&p, &x, &xn)) {
+        const char *colon = memchr(x, ':', xn);
+        if (!colon) continue;
+        size_t olen = xn - (size_t)(colon + 1 - x);
+        if (olen > best && strncmp(w, colon + 1, olen) == 0) {
+            best = olen;
+            snprintf(name, len, "%.*s", (int)(colon - x), x);
         }
-        p = end;
     }
     return best > 0;
 }
@@ -573,28 +591,16 @@ static const char *fmt_size(char *buf, size_t len, size_t v)
 /* The options of the patches this build lacks (Note [Options that need a patch]). */
 static void usage_missing_patches(FILE *f)
 {
-    const char *p = RTSLAB_PATCH_OPTIONS;
+    const char *p = RTSLAB_PATCH_OPTIONS, *x;
+    size_t xn;
     bool any = false;
-    while (*p) {
-        while (*p == ' ') p++;
-        const char *colon = strchr(p, ':'), *end = p + strcspn(p, " ");
-        if (*p == '\0' || !colon || colon > end) break;
-        int nlen = (int)(colon - p);
-        /* on when its name is a word of RTSLAB_PATCHES */
-        bool on = false;
-        for (const char *q = RTSLAB_PATCHES; *q; ) {
-            size_t wl = strcspn(q, " ");
-            if ((int)wl == nlen && strncmp(q, p, wl) == 0) on = true;
-            q += wl;
-            while (*q == ' ') q++;
-        }
-        if (!on) {
-            if (!any) fputs("\nOptions of patches not in this build (an error here):\n", f);
-            any = true;
-            fprintf(f, "  %-13.*s needs configure --enable-%.*s\n", (int)(end - colon - 1),
-                    colon + 1, nlen, p);
-        }
-        p = end;
+    while (next_word(&p, &x, &xn)) {
+        const char *colon = memchr(x, ':', xn);
+        if (!colon || in_list(RTSLAB_PATCHES, x, (size_t)(colon - x))) continue;
+        if (!any) fputs("\nOptions of patches not in this build (an error here):\n", f);
+        any = true;
+        fprintf(f, "  %-13.*s needs configure --enable-%.*s\n", (int)(xn - (size_t)(colon + 1 - x)),
+                colon + 1, (int)(colon - x), x);
     }
 }
 
@@ -729,22 +735,13 @@ static void phys_caps_info(FILE *f)
  * sources name none (Note [Options that need a patch]); the test driver reads them. */
 static void info_patches(FILE *f)
 {
-    const char *p = RTSLAB_PATCHES_KNOWN;
+    const char *p = RTSLAB_PATCHES_KNOWN, *x;
+    size_t xn;
     if (strcmp(p, "none") == 0) return;
-    while (*p) {
-        size_t n = strcspn(p, " ");
+    while (next_word(&p, &x, &xn)) {
         char key[80];
-        snprintf(key, sizeof key, "Patch %.*s", (int)n, p);
-        bool on = false;
-        for (const char *q = RTSLAB_PATCHES; *q; ) {
-            size_t wl = strcspn(q, " ");
-            if (wl == n && strncmp(q, p, n) == 0) on = true;
-            q += wl;
-            while (*q == ' ') q++;
-        }
-        put_pair(f, false, key, on ? "YES" : "NO");
-        p += n;
-        while (*p == ' ') p++;
+        snprintf(key, sizeof key, "Patch %.*s", (int)xn, x);
+        put_pair(f, false, key, in_list(RTSLAB_PATCHES, x, xn) ? "YES" : "NO");
     }
 }
 
