@@ -53,6 +53,11 @@ GENERATED = ("configure", "rtslab_config.h.in")
 # reports, whose tables quote them, but not the raw files (megabytes no upstream reviewer
 # reads), so the trees made here leave them out.
 RAW_RESULTS = re.compile(r"^experiments/[^/]+/results/")
+# The queue's own report (experiments/patch-matrix/: `make bench-patches`, every patch against
+# the others) is about the queue, as patches/ is, and names every patch; the base and each
+# patch carry its programs (the runner is testsuite/bench_patches.py, the plot plot.py) but not
+# the report and its pictures, which could only name patches a tree does not have.
+QUEUE_REPORT = re.compile(r"^experiments/patch-matrix/(?!.*\.py$)")
 # Files copied as they are: the generator's own test, whose fixtures are full of markers.
 VERBATIM = ("testsuite/patchgen/",)
 OUT_DIR = "patches"
@@ -165,7 +170,8 @@ def make_tree(src, files, dest, drop, patches):
     dropped = [p for p in patches if p.name in drop]
     macros = [p.macro for p in dropped]
     for path in files:
-        if any(p.owns(path) for p in dropped) or path in GENERATED or RAW_RESULTS.match(path):
+        if (any(p.owns(path) for p in dropped) or path in GENERATED or RAW_RESULTS.match(path)
+                or QUEUE_REPORT.match(path)):
             continue
         with open(os.path.join(src, path), "rb") as f:
             data = f.read()
@@ -368,7 +374,8 @@ between them), so the series merges without conflicts; `make check-patches` prov
 a patch from a tree by running `unifdef -U<MACRO>` over the C files, leaving out the patch's
 own files (`testsuite/patches/<name>/`, `experiments/<name>/`, `docs/patches/<name>.md`,
 C files that are nothing but its islands; the raw results in `experiments/*/results/` stay
-in the tree only: the patches carry the runners and the reports) and dropping the lines between `{{patch:<name>`
+in the tree only: the patches carry the runners and the reports, and so does the queue's own
+report, `experiments/patch-matrix/`, but for its programs) and dropping the lines between `{{patch:<name>`
 and `}}patch:<name>` markers in every other text file; `configure` and
 `rtslab_config.h.in` are left out (run `autoconf && autoheader`). The base must mention no patch at all, and the tree
 with one patch kept no other patch; the generator fails when either does. The commit message

@@ -76,6 +76,10 @@ TREE = {
     "experiments/beta/README.md": "beta measured\n",
     "docs/patches/alpha.md": "# alpha: the first idea\n\nWhy alpha.\n",
     "docs/patches/beta.md": "beta: the second idea\n\nWhy beta.\n",
+    # raw results stay in the tree only; the queue's report (naming both) too, but its programs
+    "experiments/beta/results/runs.json": "{}\n",
+    "experiments/patch-matrix/README.md": "alpha and beta, each against the other\n",
+    "experiments/patch-matrix/plot.py": "print('bars')\n",
 }
 
 # What the three trees must hold (configure and rtslab_config.h.in are generated; not listed).
@@ -85,6 +89,7 @@ BASE = {
     "main.c": ('#include "rtslab_config.h"\nint f(void)\n{\n    int x = 1;\n    x += 2;\n'
                '    x -= 1;\n    return x;\n}\n'),
     "notes.md": "# Notes\nPlain text.\nMiddle.\nWithout the second idea.\nEnd.\n",
+    "experiments/patch-matrix/plot.py": TREE["experiments/patch-matrix/plot.py"],
 }
 ALPHA = {
     "configure.ac": CONFIGURE_AC.replace(
@@ -93,6 +98,7 @@ ALPHA = {
     "notes.md": NOTES_MD.replace("<!-- {{nopatch:beta -->\n", "").replace("<!-- }}nopatch:beta -->\n", ""),
     "testsuite/patches/alpha/TESTS": TREE["testsuite/patches/alpha/TESTS"],
     "docs/patches/alpha.md": TREE["docs/patches/alpha.md"],
+    "experiments/patch-matrix/plot.py": TREE["experiments/patch-matrix/plot.py"],
 }
 BETA = {
     "configure.ac": CONFIGURE_AC.replace(
@@ -104,6 +110,7 @@ BETA = {
     "testsuite/patches/beta/TESTS": TREE["testsuite/patches/beta/TESTS"],
     "experiments/beta/README.md": TREE["experiments/beta/README.md"],
     "docs/patches/beta.md": TREE["docs/patches/beta.md"],
+    "experiments/patch-matrix/plot.py": TREE["experiments/patch-matrix/plot.py"],
 }
 
 checks = 0
