@@ -66,7 +66,11 @@ static void count_out(void)
     __atomic_fetch_sub(&sched_runnable, 1, __ATOMIC_SEQ_CST);
 }
 
-/* Runs thread t until it blocks, yields, finishes, dies or is preempted. */
+static uint64_t wake_sleepers(Capability *cap);
+
+/* Runs thread t until it blocks, yields, finishes, dies or is preempted. At a timer tick the
+ * sleepers that are due join the run queue first (Note [Due sleepers]), so a thread that
+ * never blocks cannot keep them asleep. */
 static void run_thread(Capability *cap, Value t)
 {
     jmp_buf exit_point;
@@ -100,6 +104,8 @@ static void run_thread(Capability *cap, Value t)
             safe_point(cap);
             if (__atomic_load_n(&cap->context_switch, __ATOMIC_RELAXED)) {
                 __atomic_store_n(&cap->context_switch, 0, __ATOMIC_RELAXED);
+                if (cap->sleep_q != RTS_FALSE)
+                    wake_sleepers(cap);
                 if (cap->run_hd != RTS_FALSE || __atomic_load_n(&cap->inbox_n, __ATOMIC_ACQUIRE)) {
                     runq_push(cap, cap->current);
                     break;
@@ -138,7 +144,14 @@ static void drain_inbox(Capability *cap)
     }
 }
 
-/* Moves sleepers whose time has come to the run queue; returns the next wake-up (ns), 0 if
+/* Note [Due sleepers]
+ * A capability's sleepers are on its own sleep queue, and only its own OS thread wakes them:
+ * at every scheduling point (each turn of schedule()), at every timer tick that reaches a
+ * safe point of a running thread (run_thread), and, when idle, at the timed end of its idle
+ * wait. The tick matters: a thread that never blocks or yields would otherwise keep the
+ * capability forever, and its sleepers with it, as the run queue looked empty.
+ *
+ * Moves sleepers whose time has come to the run queue; returns the next wake-up (ns), 0 if
  * none is left sleeping. */
 static uint64_t wake_sleepers(Capability *cap)
 {
