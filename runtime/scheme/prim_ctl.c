@@ -175,6 +175,10 @@ static Value p_yield(RtsCap *cap, Value *argv, int argc)
     return SCH_YIELD;
 }
 
+/* The longest sleep (about 95 years): with the monotonic clock's reading added, its wake-up
+ * time in nanoseconds still fits a fixnum (2^62 ns). */
+#define SLEEP_FOREVER_S 3.0e9
+
 static Value p_sleep(RtsCap *cap, Value *argv, int argc)
 {
     (void)argc;
@@ -182,7 +186,12 @@ static Value p_sleep(RtsCap *cap, Value *argv, int argc)
     if (rts_is_fixnum(argv[0])) secs = (double)rts_fixnum_val(argv[0]);
     else if (sch_is_flonum(argv[0])) secs = rts_flonum_val(argv[0]);
     else sch_type_error(cap, "sleep", "real number", argv[0]);
-    if (!(secs >= 0)) sch_error(cap, "sleep", "negative duration:", 1, argv[0]);
+    if (secs != secs) sch_error(cap, "sleep", "the duration is not a number:", 1, argv[0]);
+    if (secs < 0) sch_error(cap, "sleep", "negative duration:", 1, argv[0]);
+    /* Saturate: a wake-up time past the fixnum range of nanoseconds (146 years) wrapped
+     * round to the past, so (sleep +inf.0) returned at once; anything longer than
+     * SLEEP_FOREVER_S sleeps until the program ends. */
+    if (secs > SLEEP_FOREVER_S) secs = SLEEP_FOREVER_S;
     rts_set_result(cap, RTS_UNSPEC);
     rts_sleep(cap, secs);
     return SCH_BLOCK;
