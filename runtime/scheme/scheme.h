@@ -301,7 +301,8 @@ typedef struct SchReadError {
 Datum *sch_read(DArena *a, SchPort *in, SchReadError *err);
 /* Number syntax (R7RS, without exactness prefixes beyond #e/#i, radix prefixes #x #b #o #d):
  * returns 0 if s is not a number, 1 with *fix set for an exact integer (fixnum range),
- * 2 with *flo set for an inexact real. */
+ * 2 with *flo set for an inexact real, 3 for an exact integer beyond the fixnum range (which
+ * the reader rejects and string->number answers with #f: never read as a flonum). */
 int    sch_parse_number(const uint32_t *s, size_t n, int radix, intptr_t *fix, double *flo);
 
 /* --- the printer (print.c) --------------------------------------------------------------------------- */
