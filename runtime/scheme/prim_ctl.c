@@ -288,24 +288,30 @@ static Value p_command_line(RtsCap *cap, Value *argv, int argc)
     return r;
 }
 
-static int exit_status(Value v)
+/* #t or no argument: 0; #f: 1; an integer: itself, which must be 0..255, what a POSIX exit
+ * status holds (300 would exit 44); anything else: 1. */
+static int exit_status(RtsCap *cap, const char *who, Value v)
 {
     if (v == RTS_TRUE || v == RTS_UNSPEC) return 0;
     if (v == RTS_FALSE) return 1;
-    if (rts_is_fixnum(v)) return (int)(rts_fixnum_val(v) & 0xff);
+    if (rts_is_fixnum(v)) {
+        intptr_t n = rts_fixnum_val(v);
+        if (n < 0 || n > 255) sch_error(cap, who, "exit status out of range 0 to 255:", 1, v);
+        return (int)n;
+    }
     return 1;
 }
 static Value p_exit(RtsCap *cap, Value *argv, int argc)
 {
-    (void)cap;
+    int status = exit_status(cap, "exit", argc ? argv[0] : RTS_UNSPEC);
     sch_flush_all();
-    rts_exit(exit_status(argc ? argv[0] : RTS_UNSPEC));
+    rts_exit(status);
 }
 static Value p_emergency_exit(RtsCap *cap, Value *argv, int argc)
 {
-    (void)cap;
+    int status = exit_status(cap, "emergency-exit", argc ? argv[0] : RTS_UNSPEC);
     sch_flush_all();
-    _Exit(exit_status(argc ? argv[0] : RTS_UNSPEC));
+    _Exit(status);
 }
 
 static Value p_getenv(RtsCap *cap, Value *argv, int argc)

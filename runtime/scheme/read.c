@@ -96,7 +96,7 @@ static bool is_space(int32_t c)
  * symbol between bars when its name holds one of these. */
 static bool is_delimiter(int32_t c)
 {
-    return c < 0 || is_space(c) || (c > 0 && c < 0x80 && strchr("()[]\";'`,|", (int)c));
+    return c <= 0 || is_space(c) || (c < 0x80 && strchr("()[]\";'`,|", (int)c));
 }
 
 static bool is_digit(uint32_t c) { return c >= '0' && c <= '9'; }
@@ -434,6 +434,8 @@ static Token next_token(Reader *r, Datum **out, Frame *f)
         switch (c) {
         case -1:
             return TK_END;
+        case 0:        /* never part of a symbol: a binary file, or a stray byte */
+            return fail(r, f->line, f->col, "NUL character (byte 0) outside a string");
         case ';':
             skip_line(r);
             continue;
