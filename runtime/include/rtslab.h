@@ -41,8 +41,15 @@ void rts_init(int *argc, char ***argv);
  * the process on a deadlock of the main thread (1) or a fatal error in it (1). May be called
  * again after it has returned, to run another main thread. */
 int  rts_run_main(RtsCode code, size_t nslots);
-/* Prints statistics, releases the runtime and exits with `status`. */
+/* Prints statistics, releases the runtime and exits with `status`; with 1 instead of 0 when
+ * stdout, the -s file or the eventlog could not be written in full (each said on stderr). */
 void rts_exit(int status) __attribute__((noreturn));
+/* Names the program that runs (a script the executable runs, say) for the default eventlog
+ * file, <name>.eventlog.json (its base name, less a ".scm" ending); else the executable's. */
+void rts_set_program_name(const char *name);
+/* Tells rts_exit that a write to stdout failed with errno e (stdio may have dropped what it
+ * could not write, so at exit only its error flag would be left, without the reason). */
+void rts_note_stdout_error(int e);
 const RtsOptions *rts_options(void);
 
 /* --- allocation (may GC) ------------------------------------------------------------ */

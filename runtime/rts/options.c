@@ -659,7 +659,8 @@ void rts_options_usage(void *file)
         "  -S[<file>]    like -s, plus one line per GC\n"
         "  --machine-readable  print -s statistics as key/value pairs for tools\n"
         "  -l[<file>]    write an eventlog (Perfetto opens it) to <file>\n"
-        "                (default <prog>.eventlog)\n"
+        "                (default <prog>.eventlog.json, <prog> the script run or else\n"
+        "                the executable)\n"
         "  -DS           sanity-check the whole heap before and after every GC (slow)\n"
         "  -DG<n>        collector stress: a minor GC every n allocations (slow)\n",
         RTS_OPT_MAX_CAPS, RTS_DEFAULT_PAR_GC_GEN, RTS_DEFAULT_BALANCE_GEN,

@@ -1,6 +1,9 @@
 /* Start-up and shut-down of the runtime. */
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "rts/rts.h"
 #include "os/timer.h"
 #include "os/affinity.h"
@@ -18,6 +21,14 @@ static const StwHooks stw_hooks = { cap_interrupt, gc_follower_work };
 static const GcClient gc_client = { sched_cap_roots, sched_after_gc };
 
 static void shutdown(int status) __attribute__((noreturn));
+
+static int stdout_errno;
+
+void rts_note_stdout_error(int e)
+{
+    int none = 0;
+    __atomic_compare_exchange_n(&stdout_errno, &none, e, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
 
 void rts_init(int *argc, char ***argv)
 {
@@ -39,6 +50,9 @@ void rts_init(int *argc, char ***argv)
     if (rts_opts.max_heap && rts_opts.max_heap < rts_opts.alloc_area)
         rts_die(1, "maximum heap size (-M) is smaller than the allocation area (-A)");
     unsigned n = rts_opts.n_caps_auto ? affinity_default_caps() : rts_opts.n_caps;
+    /* A write to a pipe whose reader has gone fails with EPIPE, an error in the writing
+     * thread, instead of killing the process with its output half written (as GHC does). */
+    signal(SIGPIPE, SIG_IGN);
     stats_init();
     gc_on_done(stats_gc_done);
     rts_set_exit_handler(shutdown);
@@ -63,7 +77,13 @@ void rts_init(int *argc, char ***argv)
  * threads still exist. */
 static void shutdown(int status)
 {
-    fflush(stdout);
+    /* stdout first: a write that failed earlier left its error flag (Note [Write errors] in
+     * scheme/port.c); a failure is reported below, once the rest is written */
+    errno = 0;
+    bool out_failed = fflush(stdout) != 0 || ferror(stdout);
+    int out_errno = __atomic_load_n(&stdout_errno, __ATOMIC_RELAXED);
+    if (!out_errno)
+        out_errno = errno;
     Capability *cap = cap_self;
     if (cap && cap_count > 1 && !stw_is_leader(cap->sm.no)) {
         while (!stw_try_lead(cap->sm.no, SYNC_EXIT))
@@ -73,8 +93,25 @@ static void shutdown(int status)
         trace_end(SPAN_STW_REQUEST);
     }
     timer_stop();
-    trace_exit();
-    stats_report();
+    bool ok = trace_exit();
+    ok &= stats_report();
+    /* closing stdout may report a deferred write error too */
+    errno = 0;
+    if (!out_failed && fclose(stdout) != 0) {
+        out_failed = true;
+        out_errno = errno;
+    }
+    /* after another error (a broken pipe raised in the writing thread) this would say it
+     * twice */
+    if (out_failed && status == 0)
+        fprintf(stderr, "rtslab: cannot write to stdout: %s\n", strerror(out_errno ? out_errno : EIO));
+    if (status == 0 && (out_failed || !ok))
+        status = 1;
     fflush(NULL);
     exit(status);
+}
+
+void rts_set_program_name(const char *name)
+{
+    trace_set_program(name);
 }
