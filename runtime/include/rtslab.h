@@ -35,7 +35,10 @@ typedef RtsStep (*RtsCode)(RtsCap *cap);
 /* --- life cycle --------------------------------------------------------------------- */
 
 /* Parses RTS options out of argv (and RTSLAB_RTS), starts the runtime. On a bad option it
- * prints the message and exits 1; -? and --info print and exit 0. */
+ * prints the message and exits 1; -? and --info print and exit 0. From then on SIGPIPE is
+ * ignored (a write to a closed pipe fails with EPIPE) and SIGINT and SIGTERM are taken by a
+ * thread of the runtime (rts_set_interrupt_handler): threads the program starts later
+ * inherit a mask that blocks them. */
 void rts_init(int *argc, char ***argv);
 /* Runs `code` as the main thread with an nslots frame; returns when it finishes (0), or exits
  * the process on a deadlock of the main thread (1) or a fatal error in it (1). May be called
@@ -50,6 +53,11 @@ void rts_set_program_name(const char *name);
 /* Tells rts_exit that a write to stdout failed with errno e (stdio may have dropped what it
  * could not write, so at exit only its error flag would be left, without the reason). */
 void rts_note_stdout_error(int e);
+/* The first SIGINT or SIGTERM interrupts the main thread: `handler` is called on it, at a
+ * safe point, with the signal, to raise an exception there (the Scheme layer's does). A
+ * second signal before the main thread took the first kills the process at once. Without
+ * a handler the runtime exits 128 + the signal, with -s and the eventlog written. */
+void rts_set_interrupt_handler(void (*handler)(RtsCap *cap, int sig));
 const RtsOptions *rts_options(void);
 
 /* --- allocation (may GC) ------------------------------------------------------------ */

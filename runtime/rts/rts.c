@@ -1,9 +1,11 @@
 /* Start-up and shut-down of the runtime. */
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "rts/rts.h"
 #include "os/timer.h"
 #include "os/affinity.h"
@@ -23,6 +25,55 @@ static const GcClient gc_client = { sched_cap_roots, sched_after_gc };
 static void shutdown(int status) __attribute__((noreturn));
 
 static int stdout_errno;
+static int exiting;              /* atomic: the orderly exit has begun */
+
+/* Note [Signals]
+ * SIGINT and SIGTERM are blocked in every thread of the runtime (they inherit the mask set
+ * here before any is started) and taken by one thread with sigwait, so what it does on one
+ * need not be async-signal-safe. The first interrupts the main thread (Note [Interrupting
+ * the main thread] in sched/schedule.c): uncaught, the program ends as after an error, with
+ * stdout flushed and -s and the eventlog written, exit 130 (SIGINT) or 143 (SIGTERM). A
+ * second, while the first is still pending or the exit under way, kills the process at
+ * once, as GHC's second ^C does. SIGPIPE is ignored: see rts_init. */
+static void *signal_loop(void *arg)
+{
+    sigset_t *set = arg;
+    for (;;) {
+        int sig;
+        if (sigwait(set, &sig) != 0)
+            continue;
+        if (!__atomic_load_n(&exiting, __ATOMIC_SEQ_CST) && sched_interrupt_main(sig))
+            continue;
+        signal(sig, SIG_DFL);                 /* the second: die of it */
+        sigset_t one;
+        sigemptyset(&one);
+        sigaddset(&one, sig);
+        pthread_sigmask(SIG_UNBLOCK, &one, NULL);
+        raise(sig);
+        _exit(128 + sig);
+    }
+    return NULL;
+}
+
+/* A signal ignored when the process started stays ignored (a shell's background job
+ * ignores SIGINT, so that ^C at the terminal leaves it alone). */
+static void signals_start(void)
+{
+    static sigset_t set;
+    sigemptyset(&set);
+    const int sigs[] = { SIGINT, SIGTERM };
+    for (int i = 0; i < 2; i++) {
+        struct sigaction old;
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+            continue;
+        sigaddset(&set, sigs[i]);
+    }
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    pthread_t t;
+    if (pthread_create(&t, NULL, signal_loop, &set) != 0)
+        rts_fatal("cannot start the signal thread");
+    pthread_detach(t);
+}
 
 void rts_note_stdout_error(int e)
 {
@@ -53,6 +104,7 @@ void rts_init(int *argc, char ***argv)
     /* A write to a pipe whose reader has gone fails with EPIPE, an error in the writing
      * thread, instead of killing the process with its output half written (as GHC does). */
     signal(SIGPIPE, SIG_IGN);
+    signals_start();
     stats_init();
     gc_on_done(stats_gc_done);
     rts_set_exit_handler(shutdown);
@@ -77,6 +129,7 @@ void rts_init(int *argc, char ***argv)
  * threads still exist. */
 static void shutdown(int status)
 {
+    __atomic_store_n(&exiting, 1, __ATOMIC_SEQ_CST);
     /* stdout first: a write that failed earlier left its error flag (Note [Write errors] in
      * scheme/port.c); a failure is reported below, once the rest is written */
     errno = 0;

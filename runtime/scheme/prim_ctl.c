@@ -1,7 +1,9 @@
 /* Primitives for control, threads, MVars, errors, time and the process; and the Scheme
  * layer's start-up (sch_boot), at the top of Note [Scheme layers]. */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include "rts/vm_api.h"
 #include "scheme/vm.h"
@@ -67,9 +69,47 @@ static Value p_error_irritants(RtsCap *cap, Value *argv, int argc)
 static Value p_false1(RtsCap *cap, Value *argv, int argc)
 { (void)cap; (void)argv; (void)argc; return RTS_FALSE; }
 
+/* --- SIGINT and SIGTERM (Note [Interrupting the main thread] in sched/schedule.c) ------------- */
+
+/* The error objects raised in the main thread by SIGINT and SIGTERM (made on first use; GC
+ * roots), so that %uncaught knows them. */
+static Value interrupt_objs[2];
+
+static int interrupt_index(int sig) { return sig == SIGTERM; }
+
+static void on_interrupt(RtsCap *cap, int sig)
+{
+    Value raise = sch_symbol_value(sch_intern(cap, "%sys:raise", 10));
+    if (!sch_is_procedure(raise)) {      /* before the prelude has run */
+        sch_flush_all();
+        rts_exit(128 + sig);
+    }
+    int i = interrupt_index(sig);
+    if (!interrupt_objs[i]) {
+        const char *msg = sig == SIGTERM ? "terminated (SIGTERM)" : "interrupted (SIGINT)";
+        size_t mark = sch_mark(cap);
+        /* the fields in two adjacent local roots, which the GC updates */
+        Value *f = sch_protect(cap, sch_string_from_utf8(cap, msg, strlen(msg)));
+        sch_protect(cap, RTS_NIL);
+        Value e = sch_make_record(cap, sch_rtd_error, 2, f);
+        sch_release(cap, mark);
+        interrupt_objs[i] = e;
+        rts_add_root(&interrupt_objs[i]);
+    }
+    vm_push_call1(cap, raise, interrupt_objs[i]);
+}
+
+/* An uncaught interrupt ends the program as an uncaught error does, with exit status 128 +
+ * the signal (130, 143), as a shell reports a process killed by it. */
 static Value p_uncaught(RtsCap *cap, Value *argv, int argc)
 {
     (void)argc;
+    for (int i = 0; i < 2; i++)
+        if (interrupt_objs[i] && argv[0] == interrupt_objs[i]) {
+            sch_flush_all();
+            fprintf(stderr, "rtslab: %s\n", i ? "terminated (SIGTERM)" : "interrupted (SIGINT)");
+            rts_exit(128 + (i ? SIGTERM : SIGINT));
+        }
     vm_uncaught(cap, argv[0]);
 }
 
@@ -407,6 +447,7 @@ Value sch_boot(RtsCap *cap)
     sch_objects_init(cap);
     vm_init(cap);
     prims_init(cap);
+    rts_set_interrupt_handler(on_interrupt);
     DArena *a = datum_arena_new();
     SchPort *in = sch_port_open_utf8_in(prelude_text, sizeof prelude_text - 1, "prelude.scm");
     Datum *forms = DNIL, **tail = &forms;
