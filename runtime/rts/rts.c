@@ -101,6 +101,11 @@ void rts_init(int *argc, char ***argv)
     if (rts_opts.max_heap && rts_opts.max_heap < rts_opts.alloc_area)
         rts_die(1, "maximum heap size (-M) is smaller than the allocation area (-A)");
     unsigned n = rts_opts.n_caps_auto ? affinity_default_caps() : rts_opts.n_caps;
+    if (rts_opts.gc_threads > n) {           /* as GHC: clamped, with a warning */
+        fprintf(stderr, "rtslab: warning: -qn%u is more than the %u capabilit%s: using -qn%u\n",
+                rts_opts.gc_threads, n, n == 1 ? "y" : "ies", n);
+        rts_opts.gc_threads = n;
+    }
     /* A write to a pipe whose reader has gone fails with EPIPE, an error in the writing
      * thread, instead of killing the process with its output half written (as GHC does). */
     signal(SIGPIPE, SIG_IGN);
