@@ -26,6 +26,7 @@ typedef struct {
     SpanKind open[MAX_OPEN_SPANS];   /* spans begun and not yet ended, innermost last */
     uint64_t open_arg[MAX_OPEN_SPANS];
     unsigned depth;
+    uint64_t last_ts;                /* of the last record, flushed or not */
 } TraceBuf;
 
 static TraceBuf *bufs;                  /* one per capability */
@@ -112,7 +113,7 @@ static Record *next_record(unsigned *no)
     if (b->n == TRACE_BUF_RECORDS)
         flush(*no);
     Record *r = &b->recs[b->n++];
-    r->ts = rts_now_ns() - t0;
+    r->ts = b->last_ts = rts_now_ns() - t0;
     r->name = NULL;
     r->arg = 0;
     return r;
@@ -223,20 +224,26 @@ bool trace_exit(void)
 {
     if (!trace_on)
         return true;
+    /* An exit from a GC's leader leaves the other GC threads waiting in the barrier (heap
+     * overflow, out of memory), and they record their waits: no more records from now, and
+     * the spans still open end no earlier than the last record of their track. */
+    __atomic_store_n(&trace_on, false, __ATOMIC_SEQ_CST);
     uint64_t now = rts_now_ns() - t0;
     for (unsigned i = 0; i < n_bufs; i++) {
         TraceBuf *b = &bufs[i];
+        uint64_t end = __atomic_load_n(&b->last_ts, __ATOMIC_RELAXED);
+        if (end < now)
+            end = now;
         while (b->depth) {
             if (b->n == TRACE_BUF_RECORDS)
                 flush(i);
             b->depth--;
             Record *r = &b->recs[b->n++];
-            *r = (Record){ .ts = now, .rec = REC_END,
+            *r = (Record){ .ts = end, .rec = REC_END,
                            .span = b->depth < MAX_OPEN_SPANS ? b->open[b->depth] : SPAN_MUTATOR };
         }
         flush(i);
     }
-    trace_on = false;
     pthread_mutex_lock(&out_mu);
     bool ok = open_out();
     if (ok) {
