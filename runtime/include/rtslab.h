@@ -58,6 +58,10 @@ void rts_note_stdout_error(int e);
  * second signal before the main thread took the first kills the process at once. Without
  * a handler the runtime exits 128 + the signal, with -s and the eventlog written. */
 void rts_set_interrupt_handler(void (*handler)(RtsCap *cap, int sig));
+/* The handler's `sig` when the main thread is blocked for ever (every thread waits on an
+ * MVar or a join, none sleeps): with a handler that is an exception too; without one the
+ * runtime says "thread blocked indefinitely in an MVar operation" and exits 1. */
+#define RTS_DEADLOCK (-1)
 const RtsOptions *rts_options(void);
 
 /* --- allocation (may GC) ------------------------------------------------------------ */

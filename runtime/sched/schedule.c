@@ -296,8 +296,17 @@ static void push_work(Capability *cap)
     }
 }
 
+/* With a language layer's handler, the deadlock of the main thread is an exception raised in
+ * it, as GHC's BlockedIndefinitelyOnMVar is (Note [Interrupting the main thread]): a REPL
+ * reports it and goes on, an uncaught one is reported with a backtrace. This capability
+ * then sleeps as any idle one; if the handler's exception is pending already, or a signal
+ * is, that one reaches the main thread instead. Without a handler the process ends here. */
 static void deadlock(void)
 {
+    if (interrupt_handler && sched_main_thread != RTS_FALSE) {
+        sched_interrupt_main(RTS_DEADLOCK);
+        return;
+    }
     fflush(stdout);
     fprintf(stderr, "rtslab: thread blocked indefinitely in an MVar operation\n");
     rts_exit(1);

@@ -72,21 +72,27 @@ static Value p_false1(RtsCap *cap, Value *argv, int argc)
 /* --- SIGINT and SIGTERM (Note [Interrupting the main thread] in sched/schedule.c) ------------- */
 
 /* The error objects raised in the main thread by SIGINT and SIGTERM (made on first use; GC
- * roots), so that %uncaught knows them. */
-static Value interrupt_objs[2];
+ * roots), so that %uncaught knows them, and by a deadlock (RTS_DEADLOCK; its uncaught report
+ * is the ordinary one, with the backtrace of where the main thread waited). */
+static Value interrupt_objs[3];
+static const char *const interrupt_msgs[3] = {
+    "interrupted (SIGINT)", "terminated (SIGTERM)", "thread blocked indefinitely in an MVar operation"
+};
 
-static int interrupt_index(int sig) { return sig == SIGTERM; }
+static int interrupt_index(int sig) { return sig == RTS_DEADLOCK ? 2 : sig == SIGTERM; }
 
 static void on_interrupt(RtsCap *cap, int sig)
 {
     Value raise = sch_symbol_value(sch_intern(cap, "%sys:raise", 10));
     if (!sch_is_procedure(raise)) {      /* before the prelude has run */
         sch_flush_all();
+        if (sig == RTS_DEADLOCK)
+            rts_thread_error(cap, "%s", interrupt_msgs[2]);
         rts_exit(128 + sig);
     }
     int i = interrupt_index(sig);
     if (!interrupt_objs[i]) {
-        const char *msg = sig == SIGTERM ? "terminated (SIGTERM)" : "interrupted (SIGINT)";
+        const char *msg = interrupt_msgs[i];
         size_t mark = sch_mark(cap);
         /* the fields in two adjacent local roots, which the GC updates */
         Value *f = sch_protect(cap, sch_string_from_utf8(cap, msg, strlen(msg)));
@@ -107,7 +113,7 @@ static Value p_uncaught(RtsCap *cap, Value *argv, int argc)
     for (int i = 0; i < 2; i++)
         if (interrupt_objs[i] && argv[0] == interrupt_objs[i]) {
             sch_flush_all();
-            fprintf(stderr, "rtslab: %s\n", i ? "terminated (SIGTERM)" : "interrupted (SIGINT)");
+            fprintf(stderr, "rtslab: %s\n", interrupt_msgs[i]);
             rts_exit(128 + (i ? SIGTERM : SIGINT));
         }
     vm_uncaught(cap, argv[0]);
