@@ -35,14 +35,33 @@ typedef RtsStep (*RtsCode)(RtsCap *cap);
 /* --- life cycle --------------------------------------------------------------------- */
 
 /* Parses RTS options out of argv (and RTSLAB_RTS), starts the runtime. On a bad option it
- * prints the message and exits 1; -? and --info print and exit 0. */
+ * prints the message and exits 1; -? and --info print and exit 0. From then on SIGPIPE is
+ * ignored (a write to a closed pipe fails with EPIPE) and SIGINT and SIGTERM are taken by a
+ * thread of the runtime (rts_set_interrupt_handler): threads the program starts later
+ * inherit a mask that blocks them. */
 void rts_init(int *argc, char ***argv);
 /* Runs `code` as the main thread with an nslots frame; returns when it finishes (0), or exits
  * the process on a deadlock of the main thread (1) or a fatal error in it (1). May be called
  * again after it has returned, to run another main thread. */
 int  rts_run_main(RtsCode code, size_t nslots);
-/* Prints statistics, releases the runtime and exits with `status`. */
+/* Prints statistics, releases the runtime and exits with `status`; with 1 instead of 0 when
+ * stdout, the -s file or the eventlog could not be written in full (each said on stderr). */
 void rts_exit(int status) __attribute__((noreturn));
+/* Names the program that runs (a script the executable runs, say) for the default eventlog
+ * file, <name>.eventlog.json (its base name, less a ".scm" ending); else the executable's. */
+void rts_set_program_name(const char *name);
+/* Tells rts_exit that a write to stdout failed with errno e (stdio may have dropped what it
+ * could not write, so at exit only its error flag would be left, without the reason). */
+void rts_note_stdout_error(int e);
+/* The first SIGINT or SIGTERM interrupts the main thread: `handler` is called on it, at a
+ * safe point, with the signal, to raise an exception there (the Scheme layer's does). A
+ * second signal before the main thread took the first kills the process at once. Without
+ * a handler the runtime exits 128 + the signal, with -s and the eventlog written. */
+void rts_set_interrupt_handler(void (*handler)(RtsCap *cap, int sig));
+/* The handler's `sig` when the main thread is blocked for ever (every thread waits on an
+ * MVar or a join, none sleeps): with a handler that is an exception too; without one the
+ * runtime says "thread blocked indefinitely in an MVar operation" and exits 1. */
+#define RTS_DEADLOCK (-1)
 const RtsOptions *rts_options(void);
 
 /* --- allocation (may GC) ------------------------------------------------------------ */

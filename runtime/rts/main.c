@@ -195,6 +195,8 @@ int main(int argc, char **argv)
         prog_file = argv[i];
     /* (command-line): the program and its arguments; argv[0] for -e and the REPL. */
     if (prog_file)
+        rts_set_program_name(prog_file);
+    if (prog_file)
         sch_set_command_line(argc - i, argv + i);
     else
         sch_set_command_line(1, argv);

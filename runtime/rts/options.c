@@ -515,11 +515,27 @@ static int check_patch_options(const RtsOptions *o, char *err, size_t errlen)
     return 0;
 }
 
+static const char *fmt_size(char *buf, size_t len, size_t v);
+
+/* Options that must agree with each other, checked once all are parsed (so their order
+ * does not matter). -qn beyond -N is not among them: rts_init clamps it with a warning, as
+ * GHC does, since -N alone is known only there. */
+static int check_final(const RtsOptions *o, char *err, size_t errlen)
+{
+    if (o->initial_stack > o->max_stack) {
+        char ki[32], k[32];
+        return fail(err, errlen, "-ki%s: the initial stack size is above the maximum stack size "
+                    "(-K%s)", fmt_size(ki, sizeof ki, o->initial_stack),
+                    fmt_size(k, sizeof k, o->max_stack));
+    }
+    return check_patch_options(o, err, errlen);
+}
+
 int rts_options_parse(RtsOptions *o, int *argc, char **argv, const char *env,
                       char *err, size_t errlen)
 {
     if (env && parse_env(o, env, err, errlen) != 0) return -1;
-    if (!argc || !argv || *argc <= 0) return check_patch_options(o, err, errlen);
+    if (!argc || !argv || *argc <= 0) return check_final(o, err, errlen);
 
     int n = *argc, out = 1, i;
     bool in_rts = false;
@@ -543,7 +559,7 @@ int rts_options_parse(RtsOptions *o, int *argc, char **argv, const char *env,
     for (; i < n; i++) argv[out++] = argv[i];
     argv[out] = NULL;
     *argc = out;
-    return check_patch_options(o, err, errlen);
+    return check_final(o, err, errlen);
 }
 
 /* "1m", "512m", "4k", "100" */
@@ -638,7 +654,8 @@ void rts_options_usage(void *file)
         "  -qb           no load balancing in parallel GC\n"
         "  -qb<gen>      load-balance in parallel GC only for generations >= <gen>\n"
         "                (default %d)\n"
-        "  -qn<n>        use <n> GC threads (default: one per capability)\n"
+        "  -qn<n>        use <n> GC threads (default: one per capability; at most\n"
+        "                one per capability)\n"
         USAGE_QA
         USAGE_QY
 #if RTS_PATCH_FUTEX_BARRIER
@@ -651,7 +668,7 @@ void rts_options_usage(void *file)
         "  -F<n>         collect the old generation when it exceeds <n> x its live data\n"
         "                at the last major GC (default %g)\n"
         "  -K<size>      maximum stack size of a thread (default %s)\n"
-        "  -ki<size>     initial stack size of a thread (default %s)\n"
+        "  -ki<size>     initial stack size of a thread (default %s; at most -K)\n"
         USAGE_KC
         "\n"
         "  -s[<file>]    print a GC summary at exit to <file> (default stderr; -sstderr\n"
@@ -659,7 +676,8 @@ void rts_options_usage(void *file)
         "  -S[<file>]    like -s, plus one line per GC\n"
         "  --machine-readable  print -s statistics as key/value pairs for tools\n"
         "  -l[<file>]    write an eventlog (Perfetto opens it) to <file>\n"
-        "                (default <prog>.eventlog)\n"
+        "                (default <prog>.eventlog.json, <prog> the script run or else\n"
+        "                the executable)\n"
         "  -DS           sanity-check the whole heap before and after every GC (slow)\n"
         "  -DG<n>        collector stress: a minor GC every n allocations (slow)\n",
         RTS_OPT_MAX_CAPS, RTS_DEFAULT_PAR_GC_GEN, RTS_DEFAULT_BALANCE_GEN,

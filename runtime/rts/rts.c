@@ -1,6 +1,11 @@
 /* Start-up and shut-down of the runtime. */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 #include "rts/rts.h"
 #include "os/timer.h"
 #include "os/affinity.h"
@@ -18,6 +23,63 @@ static const StwHooks stw_hooks = { cap_interrupt, gc_follower_work };
 static const GcClient gc_client = { sched_cap_roots, sched_after_gc };
 
 static void shutdown(int status) __attribute__((noreturn));
+
+static int stdout_errno;
+static int exiting;              /* atomic: the orderly exit has begun */
+
+/* Note [Signals]
+ * SIGINT and SIGTERM are blocked in every thread of the runtime (they inherit the mask set
+ * here before any is started) and taken by one thread with sigwait, so what it does on one
+ * need not be async-signal-safe. The first interrupts the main thread (Note [Interrupting
+ * the main thread] in sched/schedule.c): uncaught, the program ends as after an error, with
+ * stdout flushed and -s and the eventlog written, exit 130 (SIGINT) or 143 (SIGTERM). A
+ * second, while the first is still pending or the exit under way, kills the process at
+ * once, as GHC's second ^C does. SIGPIPE is ignored: see rts_init. */
+static void *signal_loop(void *arg)
+{
+    sigset_t *set = arg;
+    for (;;) {
+        int sig;
+        if (sigwait(set, &sig) != 0)
+            continue;
+        if (!__atomic_load_n(&exiting, __ATOMIC_SEQ_CST) && sched_interrupt_main(sig))
+            continue;
+        signal(sig, SIG_DFL);                 /* the second: die of it */
+        sigset_t one;
+        sigemptyset(&one);
+        sigaddset(&one, sig);
+        pthread_sigmask(SIG_UNBLOCK, &one, NULL);
+        raise(sig);
+        _exit(128 + sig);
+    }
+    return NULL;
+}
+
+/* A signal ignored when the process started stays ignored (a shell's background job
+ * ignores SIGINT, so that ^C at the terminal leaves it alone). */
+static void signals_start(void)
+{
+    static sigset_t set;
+    sigemptyset(&set);
+    const int sigs[] = { SIGINT, SIGTERM };
+    for (int i = 0; i < 2; i++) {
+        struct sigaction old;
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+            continue;
+        sigaddset(&set, sigs[i]);
+    }
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    pthread_t t;
+    if (pthread_create(&t, NULL, signal_loop, &set) != 0)
+        rts_fatal("cannot start the signal thread");
+    pthread_detach(t);
+}
+
+void rts_note_stdout_error(int e)
+{
+    int none = 0;
+    __atomic_compare_exchange_n(&stdout_errno, &none, e, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
 
 void rts_init(int *argc, char ***argv)
 {
@@ -39,6 +101,15 @@ void rts_init(int *argc, char ***argv)
     if (rts_opts.max_heap && rts_opts.max_heap < rts_opts.alloc_area)
         rts_die(1, "maximum heap size (-M) is smaller than the allocation area (-A)");
     unsigned n = rts_opts.n_caps_auto ? affinity_default_caps() : rts_opts.n_caps;
+    if (rts_opts.gc_threads > n) {           /* as GHC: clamped, with a warning */
+        fprintf(stderr, "rtslab: warning: -qn%u is more than the %u capabilit%s: using -qn%u\n",
+                rts_opts.gc_threads, n, n == 1 ? "y" : "ies", n);
+        rts_opts.gc_threads = n;
+    }
+    /* A write to a pipe whose reader has gone fails with EPIPE, an error in the writing
+     * thread, instead of killing the process with its output half written (as GHC does). */
+    signal(SIGPIPE, SIG_IGN);
+    signals_start();
     stats_init();
     gc_on_done(stats_gc_done);
     rts_set_exit_handler(shutdown);
@@ -63,7 +134,14 @@ void rts_init(int *argc, char ***argv)
  * threads still exist. */
 static void shutdown(int status)
 {
-    fflush(stdout);
+    __atomic_store_n(&exiting, 1, __ATOMIC_SEQ_CST);
+    /* stdout first: a write that failed earlier left its error flag (Note [Write errors] in
+     * scheme/port.c); a failure is reported below, once the rest is written */
+    errno = 0;
+    bool out_failed = fflush(stdout) != 0 || ferror(stdout);
+    int out_errno = __atomic_load_n(&stdout_errno, __ATOMIC_RELAXED);
+    if (!out_errno)
+        out_errno = errno;
     Capability *cap = cap_self;
     if (cap && cap_count > 1 && !stw_is_leader(cap->sm.no)) {
         while (!stw_try_lead(cap->sm.no, SYNC_EXIT))
@@ -73,8 +151,25 @@ static void shutdown(int status)
         trace_end(SPAN_STW_REQUEST);
     }
     timer_stop();
-    trace_exit();
-    stats_report();
+    bool ok = trace_exit();
+    ok &= stats_report();
+    /* closing stdout may report a deferred write error too */
+    errno = 0;
+    if (!out_failed && fclose(stdout) != 0) {
+        out_failed = true;
+        out_errno = errno;
+    }
+    /* after another error (a broken pipe raised in the writing thread) this would say it
+     * twice */
+    if (out_failed && status == 0)
+        fprintf(stderr, "rtslab: cannot write to stdout: %s\n", strerror(out_errno ? out_errno : EIO));
+    if (status == 0 && (out_failed || !ok))
+        status = 1;
     fflush(NULL);
     exit(status);
+}
+
+void rts_set_program_name(const char *name)
+{
+    trace_set_program(name);
 }

@@ -64,6 +64,27 @@ static void after_take(Capability *cap, Value mv)
     thread_wake(cap, putter);
 }
 
+bool mvar_cancel_wait(Capability *cap, Value mv, Value t)
+{
+    obj_lock(cap, mv);
+    Value prev = RTS_FALSE, q = mv_get(mv, MVAR_HEAD);
+    while (q != RTS_FALSE && q != t) {
+        prev = q;
+        q = tso_get(q, TSO_LINK);
+    }
+    bool found = q == t;
+    if (found) {
+        Value next = tso_get(t, TSO_LINK);
+        if (prev == RTS_FALSE) mv_set(cap, mv, MVAR_HEAD, next);
+        else tso_set(cap, prev, TSO_LINK, next);
+        if (mv_get(mv, MVAR_TAIL) == t)
+            mv_set(cap, mv, MVAR_TAIL, prev);
+        tso_set(cap, t, TSO_PUT_VALUE, RTS_FALSE);
+    }
+    obj_unlock(cap, mv);
+    return found;
+}
+
 /* The operations below run with the MVar locked (obj_lock: its header's lock bit), so
  * capabilities may share it; rts_set_result touches only the caller's own thread. */
 

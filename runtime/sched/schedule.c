@@ -19,6 +19,18 @@
  * after its step has returned. So when a capability finds nothing to run, sched_runnable is
  * 0 and no thread sleeps, no thread can ever run again: if the main thread has not
  * finished, it is deadlocked.
+ *
+ * Note [Interrupting the main thread]
+ * SIGINT and SIGTERM interrupt the main thread, as GHC's first ^C does (rts/rts.c takes the
+ * signals on a thread of its own, with sigwait, and calls sched_interrupt_main). The signal
+ * is kept in interrupt_pending and capability 0, where the main thread lives, is made to
+ * reach a safe point (or woken when idle). There, with the main thread running, the
+ * language layer's handler (rts_set_interrupt_handler) raises an exception in it; without
+ * one the runtime exits 128 + the signal, orderly. A main thread that waits (on an MVar, a
+ * join or a sleep) is first taken off what it waits on and made runnable, by capability 0
+ * at its next scheduling point or tick, so the exception reaches it there. A main thread
+ * inside a system call (reading stdin) takes it when the call returns; until then the
+ * signal stays pending, and a second one kills the process (rts.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -32,6 +44,8 @@
 
 Value sched_main_thread = RTS_FALSE;
 int sched_main_finished;
+static int interrupt_pending;    /* atomic: the signal the main thread has yet to take, or 0 */
+static void (*interrupt_handler)(Capability *cap, int sig);
 unsigned sched_runnable;         /* threads runnable or running, on any capability */
 unsigned sched_sleeping;         /* threads on sleep queues */
 
@@ -66,7 +80,12 @@ static void count_out(void)
     __atomic_fetch_sub(&sched_runnable, 1, __ATOMIC_SEQ_CST);
 }
 
-/* Runs thread t until it blocks, yields, finishes, dies or is preempted. */
+static uint64_t wake_sleepers(Capability *cap);
+static void take_interrupt(Capability *cap);
+
+/* Runs thread t until it blocks, yields, finishes, dies or is preempted. At a timer tick the
+ * sleepers that are due join the run queue first (Note [Due sleepers]), so a thread that
+ * never blocks cannot keep them asleep. */
 static void run_thread(Capability *cap, Value t)
 {
     jmp_buf exit_point;
@@ -88,6 +107,8 @@ static void run_thread(Capability *cap, Value t)
         count_out();
         return;
     }
+    if (t == sched_main_thread && __atomic_load_n(&interrupt_pending, __ATOMIC_RELAXED))
+        take_interrupt(cap);
     for (;;) {
         RtsCode code = thread_top_code(cap->current);
         if (!code) {                            /* returned from its last frame */
@@ -98,8 +119,12 @@ static void run_thread(Capability *cap, Value t)
         RtsStep step = code(cap);
         if (step == RTS_NEXT) {
             safe_point(cap);
+            if (__atomic_load_n(&interrupt_pending, __ATOMIC_RELAXED) && cap->sm.no == 0)
+                take_interrupt(cap);
             if (__atomic_load_n(&cap->context_switch, __ATOMIC_RELAXED)) {
                 __atomic_store_n(&cap->context_switch, 0, __ATOMIC_RELAXED);
+                if (cap->sleep_q != RTS_FALSE)
+                    wake_sleepers(cap);
                 if (cap->run_hd != RTS_FALSE || __atomic_load_n(&cap->inbox_n, __ATOMIC_ACQUIRE)) {
                     runq_push(cap, cap->current);
                     break;
@@ -138,7 +163,14 @@ static void drain_inbox(Capability *cap)
     }
 }
 
-/* Moves sleepers whose time has come to the run queue; returns the next wake-up (ns), 0 if
+/* Note [Due sleepers]
+ * A capability's sleepers are on its own sleep queue, and only its own OS thread wakes them:
+ * at every scheduling point (each turn of schedule()), at every timer tick that reaches a
+ * safe point of a running thread (run_thread), and, when idle, at the timed end of its idle
+ * wait. The tick matters: a thread that never blocks or yields would otherwise keep the
+ * capability forever, and its sleepers with it, as the run queue looked empty.
+ *
+ * Moves sleepers whose time has come to the run queue; returns the next wake-up (ns), 0 if
  * none is left sleeping. */
 static uint64_t wake_sleepers(Capability *cap)
 {
@@ -153,6 +185,98 @@ static uint64_t wake_sleepers(Capability *cap)
         __atomic_fetch_sub(&sched_sleeping, 1, __ATOMIC_SEQ_CST);
     }
     return 0;
+}
+
+/* --- Note [Interrupting the main thread] -------------------------------------------------- */
+
+void rts_set_interrupt_handler(void (*handler)(Capability *cap, int sig))
+{
+    interrupt_handler = handler;
+}
+
+bool sched_interrupt_main(int sig)
+{
+    int none = 0;
+    if (!cap_array || !__atomic_compare_exchange_n(&interrupt_pending, &none, sig, false,
+                                                   __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+        return false;
+    Capability *c = &cap_array[0];
+    __atomic_store_n(&c->context_switch, 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&c->sm.hplim, (Value *)NULL, __ATOMIC_RELAXED);
+    cap_wake(c);               /* always: it may be just about to sleep */
+    return true;
+}
+
+/* Takes t off the joiners of `target` if it is still there; true if it was. */
+static bool join_cancel_wait(Capability *cap, Value target, Value t)
+{
+    obj_lock(cap, target);
+    Value prev = RTS_FALSE, q = tso_get(target, TSO_JOINERS);
+    while (q != RTS_FALSE && q != t) {
+        prev = q;
+        q = tso_get(q, TSO_LINK);
+    }
+    bool found = q == t;
+    if (found) {
+        Value next = tso_get(t, TSO_LINK);
+        if (prev == RTS_FALSE) tso_set(cap, target, TSO_JOINERS, next);
+        else tso_set(cap, prev, TSO_LINK, next);
+    }
+    obj_unlock(cap, target);
+    return found;
+}
+
+/* On capability 0, the main thread not running: makes it runnable if it waits. A waker on
+ * another capability may be making it runnable at the same time; whoever takes it off the
+ * queue it waits on (under that queue's lock) wakes it. */
+static void unblock_main(Capability *cap)
+{
+    Value m = sched_main_thread;
+    if (m == RTS_FALSE)
+        return;
+    Value on = __atomic_load_n(&obj_payload(m)[TSO_BLOCKED_ON], __ATOMIC_ACQUIRE);
+    switch (tso_status(m)) {
+    case TS_SLEEPING: {          /* on this capability's own sleep queue */
+        Value prev = RTS_FALSE, q = cap->sleep_q;
+        while (q != RTS_FALSE && q != m) {
+            prev = q;
+            q = tso_get(q, TSO_LINK);
+        }
+        if (q != m)
+            return;
+        if (prev == RTS_FALSE) cap->sleep_q = tso_get(m, TSO_LINK);
+        else tso_set(cap, prev, TSO_LINK, tso_get(m, TSO_LINK));
+        __atomic_fetch_sub(&sched_sleeping, 1, __ATOMIC_SEQ_CST);
+        thread_wake(cap, m);
+        return;
+    }
+    case TS_BLOCKED_TAKE: case TS_BLOCKED_READ: case TS_BLOCKED_PUT:
+        if (on != RTS_FALSE && mvar_cancel_wait(cap, on, m))
+            thread_wake(cap, m);
+        return;
+    case TS_BLOCKED_JOIN:
+        if (on != RTS_FALSE && join_cancel_wait(cap, on, m))
+            thread_wake(cap, m);
+        return;
+    default:
+        return;
+    }
+}
+
+/* On capability 0 with the signal pending: the running main thread takes it; else a
+ * waiting main thread is made runnable, to take it when it runs. */
+static void take_interrupt(Capability *cap)
+{
+    if (cap->current != sched_main_thread || cap->current == RTS_FALSE) {
+        unblock_main(cap);
+        return;
+    }
+    int sig = __atomic_exchange_n(&interrupt_pending, 0, __ATOMIC_SEQ_CST);
+    if (!sig)
+        return;
+    if (!interrupt_handler)
+        rts_exit(128 + sig);
+    interrupt_handler(cap, sig);
 }
 
 /* Note [Pushing work]. */
@@ -172,8 +296,17 @@ static void push_work(Capability *cap)
     }
 }
 
+/* With a language layer's handler, the deadlock of the main thread is an exception raised in
+ * it, as GHC's BlockedIndefinitelyOnMVar is (Note [Interrupting the main thread]): a REPL
+ * reports it and goes on, an uncaught one is reported with a backtrace. This capability
+ * then sleeps as any idle one; if the handler's exception is pending already, or a signal
+ * is, that one reaches the main thread instead. Without a handler the process ends here. */
 static void deadlock(void)
 {
+    if (interrupt_handler && sched_main_thread != RTS_FALSE) {
+        sched_interrupt_main(RTS_DEADLOCK);
+        return;
+    }
     fflush(stdout);
     fprintf(stderr, "rtslab: thread blocked indefinitely in an MVar operation\n");
     rts_exit(1);
@@ -212,6 +345,8 @@ static void schedule(Capability *cap)
             return;
         drain_inbox(cap);
         uint64_t next_wake = wake_sleepers(cap);
+        if (cap->sm.no == 0 && __atomic_load_n(&interrupt_pending, __ATOMIC_RELAXED))
+            unblock_main(cap);
         Value t = runq_pop(cap);
         if (t != RTS_FALSE) {
             push_work(cap);

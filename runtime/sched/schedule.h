@@ -14,4 +14,12 @@ extern unsigned sched_runnable;     /* threads runnable or running (atomic) */
 void sched_cap_roots(unsigned no, GcRootFn f, void *env);
 void sched_after_gc(void);
 
+/* Note [Interrupting the main thread] in schedule.c: records signal `sig` for the main thread
+ * and makes capability 0 take it soon; false when one is still pending (a second ^C). Called
+ * from the runtime's signal thread. */
+bool sched_interrupt_main(int sig);
+/* mvar.c: takes thread t off the queue of the MVar it waits on, if it is still there (no
+ * waker took it first); true if it was. The caller then wakes it. */
+bool mvar_cancel_wait(struct Capability *cap, Value mv, Value t);
+
 #endif

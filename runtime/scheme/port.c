@@ -18,6 +18,13 @@
  * File input is read with read(2) into the port's own buffer and decoded from UTF-8 here
  * (malformed bytes become U+FFFD), so char-ready? knows what is buffered. File output goes
  * through stdio, UTF-8 encoded, and is buffered until a flush.
+ *
+ * Note [Write errors]
+ * A failed write (a full disk, a pipe whose reader has gone: the runtime ignores SIGPIPE, so
+ * that is EPIPE here) is kept in the port as its errno until the primitive that wrote
+ * takes it (sch_port_take_error) and raises it as an error in the writing thread. stdio's
+ * own error flag on stdout is left set, so a failure that no primitive saw (the final flush)
+ * is still found at exit, where the runtime reports it with a non-zero exit status.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -53,6 +60,7 @@ struct SchPort {
     uint32_t *s;
     size_t n, pos, cap;
     FILE *f;                   /* FILE_OUT */
+    int err;                   /* FILE_OUT: errno of a failed write not yet reported, or 0 */
 };
 
 static SchPort *all_ports;
@@ -208,8 +216,8 @@ void sch_port_close(SchPort *p)
             }
             break;
         case FILE_OUT:
-            if (p->standard) fflush(p->f);
-            else fclose(p->f);
+            if (p->standard ? fflush(p->f) != 0 : fclose(p->f) != 0)
+                p->err = errno ? errno : EIO;
             break;
         case STRING_IN:
         case STRING_OUT:
@@ -353,13 +361,38 @@ const char *sch_port_name(SchPort *p) { return p->name; }
 
 /* --- output ------------------------------------------------------------------------------- */
 
+/* After a stdio write or flush of a FILE_OUT port that failed: the failure is kept (Note
+ * [Write errors]; errno was cleared before the call). Caller holds the lock. */
+static void note_error(SchPort *p)
+{
+    if (!p->err) {
+        p->err = errno ? errno : EIO;
+        if (p == &std_out)
+            rts_note_stdout_error(p->err);
+    }
+}
+
+int sch_port_take_error(SchPort *p)
+{
+    pthread_mutex_lock(&p->lock);
+    int e = p->err;
+    p->err = 0;
+    if (e && p->open && p->kind == FILE_OUT && !p->standard)
+        clearerr(p->f);
+    pthread_mutex_unlock(&p->lock);
+    return e;
+}
+
 /* Caller holds the lock. */
 static void putc_locked(SchPort *p, uint32_t c)
 {
     if (!p->open) return;
     if (p->kind == FILE_OUT) {
         char b[4];
-        fwrite(b, 1, sch_utf8_encode(c, b), p->f);
+        size_t n = sch_utf8_encode(c, b);
+        errno = 0;
+        if (fwrite(b, 1, n, p->f) != n)
+            note_error(p);
     } else if (p->kind == STRING_OUT) {
         if (p->n == p->cap) {
             p->cap = p->cap ? 2 * p->cap : 64;
@@ -380,7 +413,9 @@ void sch_port_puts(SchPort *p, const char *utf8)
 {
     pthread_mutex_lock(&p->lock);
     if (p->open && p->kind == FILE_OUT) {
-        fputs(utf8, p->f);
+        errno = 0;
+        if (fputs(utf8, p->f) == EOF)
+            note_error(p);
     } else {
         const uint8_t *b = (const uint8_t *)utf8;
         size_t n = strlen(utf8);
@@ -405,7 +440,11 @@ void sch_port_put_utf32(SchPort *p, const uint32_t *s, size_t n)
 void sch_port_flush(SchPort *p)
 {
     pthread_mutex_lock(&p->lock);
-    if (p->open && p->kind == FILE_OUT) fflush(p->f);
+    if (p->open && p->kind == FILE_OUT) {
+        errno = 0;
+        if (fflush(p->f) != 0)
+            note_error(p);
+    }
     pthread_mutex_unlock(&p->lock);
 }
 

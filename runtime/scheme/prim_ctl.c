@@ -1,7 +1,9 @@
 /* Primitives for control, threads, MVars, errors, time and the process; and the Scheme
  * layer's start-up (sch_boot), at the top of Note [Scheme layers]. */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include "rts/vm_api.h"
 #include "scheme/vm.h"
@@ -67,9 +69,53 @@ static Value p_error_irritants(RtsCap *cap, Value *argv, int argc)
 static Value p_false1(RtsCap *cap, Value *argv, int argc)
 { (void)cap; (void)argv; (void)argc; return RTS_FALSE; }
 
+/* --- SIGINT and SIGTERM (Note [Interrupting the main thread] in sched/schedule.c) ------------- */
+
+/* The error objects raised in the main thread by SIGINT and SIGTERM (made on first use; GC
+ * roots), so that %uncaught knows them, and by a deadlock (RTS_DEADLOCK; its uncaught report
+ * is the ordinary one, with the backtrace of where the main thread waited). */
+static Value interrupt_objs[3];
+static const char *const interrupt_msgs[3] = {
+    "interrupted (SIGINT)", "terminated (SIGTERM)", "thread blocked indefinitely in an MVar operation"
+};
+
+static int interrupt_index(int sig) { return sig == RTS_DEADLOCK ? 2 : sig == SIGTERM; }
+
+static void on_interrupt(RtsCap *cap, int sig)
+{
+    Value raise = sch_symbol_value(sch_intern(cap, "%sys:raise", 10));
+    if (!sch_is_procedure(raise)) {      /* before the prelude has run */
+        sch_flush_all();
+        if (sig == RTS_DEADLOCK)
+            rts_thread_error(cap, "%s", interrupt_msgs[2]);
+        rts_exit(128 + sig);
+    }
+    int i = interrupt_index(sig);
+    if (!interrupt_objs[i]) {
+        const char *msg = interrupt_msgs[i];
+        size_t mark = sch_mark(cap);
+        /* the fields in two adjacent local roots, which the GC updates */
+        Value *f = sch_protect(cap, sch_string_from_utf8(cap, msg, strlen(msg)));
+        sch_protect(cap, RTS_NIL);
+        Value e = sch_make_record(cap, sch_rtd_error, 2, f);
+        sch_release(cap, mark);
+        interrupt_objs[i] = e;
+        rts_add_root(&interrupt_objs[i]);
+    }
+    vm_push_call1(cap, raise, interrupt_objs[i]);
+}
+
+/* An uncaught interrupt ends the program as an uncaught error does, with exit status 128 +
+ * the signal (130, 143), as a shell reports a process killed by it. */
 static Value p_uncaught(RtsCap *cap, Value *argv, int argc)
 {
     (void)argc;
+    for (int i = 0; i < 2; i++)
+        if (interrupt_objs[i] && argv[0] == interrupt_objs[i]) {
+            sch_flush_all();
+            fprintf(stderr, "rtslab: %s\n", interrupt_msgs[i]);
+            rts_exit(128 + (i ? SIGTERM : SIGINT));
+        }
     vm_uncaught(cap, argv[0]);
 }
 
@@ -175,6 +221,10 @@ static Value p_yield(RtsCap *cap, Value *argv, int argc)
     return SCH_YIELD;
 }
 
+/* The longest sleep (about 95 years): with the monotonic clock's reading added, its wake-up
+ * time in nanoseconds still fits a fixnum (2^62 ns). */
+#define SLEEP_FOREVER_S 3.0e9
+
 static Value p_sleep(RtsCap *cap, Value *argv, int argc)
 {
     (void)argc;
@@ -182,7 +232,12 @@ static Value p_sleep(RtsCap *cap, Value *argv, int argc)
     if (rts_is_fixnum(argv[0])) secs = (double)rts_fixnum_val(argv[0]);
     else if (sch_is_flonum(argv[0])) secs = rts_flonum_val(argv[0]);
     else sch_type_error(cap, "sleep", "real number", argv[0]);
-    if (!(secs >= 0)) sch_error(cap, "sleep", "negative duration:", 1, argv[0]);
+    if (secs != secs) sch_error(cap, "sleep", "the duration is not a number:", 1, argv[0]);
+    if (secs < 0) sch_error(cap, "sleep", "negative duration:", 1, argv[0]);
+    /* Saturate: a wake-up time past the fixnum range of nanoseconds (146 years) wrapped
+     * round to the past, so (sleep +inf.0) returned at once; anything longer than
+     * SLEEP_FOREVER_S sleeps until the program ends. */
+    if (secs > SLEEP_FOREVER_S) secs = SLEEP_FOREVER_S;
     rts_set_result(cap, RTS_UNSPEC);
     rts_sleep(cap, secs);
     return SCH_BLOCK;
@@ -279,24 +334,30 @@ static Value p_command_line(RtsCap *cap, Value *argv, int argc)
     return r;
 }
 
-static int exit_status(Value v)
+/* #t or no argument: 0; #f: 1; an integer: itself, which must be 0..255, what a POSIX exit
+ * status holds (300 would exit 44); anything else: 1. */
+static int exit_status(RtsCap *cap, const char *who, Value v)
 {
     if (v == RTS_TRUE || v == RTS_UNSPEC) return 0;
     if (v == RTS_FALSE) return 1;
-    if (rts_is_fixnum(v)) return (int)(rts_fixnum_val(v) & 0xff);
+    if (rts_is_fixnum(v)) {
+        intptr_t n = rts_fixnum_val(v);
+        if (n < 0 || n > 255) sch_error(cap, who, "exit status out of range 0 to 255:", 1, v);
+        return (int)n;
+    }
     return 1;
 }
 static Value p_exit(RtsCap *cap, Value *argv, int argc)
 {
-    (void)cap;
+    int status = exit_status(cap, "exit", argc ? argv[0] : RTS_UNSPEC);
     sch_flush_all();
-    rts_exit(exit_status(argc ? argv[0] : RTS_UNSPEC));
+    rts_exit(status);
 }
 static Value p_emergency_exit(RtsCap *cap, Value *argv, int argc)
 {
-    (void)cap;
+    int status = exit_status(cap, "emergency-exit", argc ? argv[0] : RTS_UNSPEC);
     sch_flush_all();
-    _Exit(exit_status(argc ? argv[0] : RTS_UNSPEC));
+    _Exit(status);
 }
 
 static Value p_getenv(RtsCap *cap, Value *argv, int argc)
@@ -392,6 +453,7 @@ Value sch_boot(RtsCap *cap)
     sch_objects_init(cap);
     vm_init(cap);
     prims_init(cap);
+    rts_set_interrupt_handler(on_interrupt);
     DArena *a = datum_arena_new();
     SchPort *in = sch_port_open_utf8_in(prelude_text, sizeof prelude_text - 1, "prelude.scm");
     Datum *forms = DNIL, **tail = &forms;

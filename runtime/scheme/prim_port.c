@@ -2,6 +2,7 @@
  * display, files, number <-> string conversion (over port.c, read.c and print.c). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include "scheme/scheme.h"
 
@@ -36,6 +37,17 @@ static SchPort *in_arg(RtsCap *cap, Value *argv, int argc, int i, const char *wh
 
 static SchPort *out_arg(RtsCap *cap, Value *argv, int argc, int i, const char *who)
 { return dir_port_arg(cap, argv, argc, i, false, who); }
+
+/* Raises a write to p that failed (Note [Write errors] in port.c) as an error of `who`. */
+static void check_written(RtsCap *cap, SchPort *p, const char *who)
+{
+    int e = sch_port_take_error(p);
+    if (e) {
+        char msg[256];
+        snprintf(msg, sizeof msg, "cannot write to %s: %s", sch_port_name(p), strerror(e));
+        sch_error(cap, who, msg, 0);
+    }
+}
 
 static void check_string(RtsCap *cap, Value v, const char *who)
 {
@@ -95,7 +107,10 @@ PRIM(p_get_output_string)
 
 PRIM(p_close_port)
 {
-    sch_port_close(port_arg(cap, argv[0], "close-port"));
+    SchPort *p = port_arg(cap, argv[0], "close-port");
+    sch_port_close(p);
+    if (!sch_port_is_input(p))
+        check_written(cap, p, "close-port");
     return RTS_UNSPEC;
 }
 
@@ -104,6 +119,8 @@ static Value close_dir(RtsCap *cap, Value v, bool input, const char *who)
     SchPort *p = port_arg(cap, v, who);
     if (sch_port_is_input(p) != input) sch_type_error(cap, who, input ? "input port" : "output port", v);
     sch_port_close(p);
+    if (!input)
+        check_written(cap, p, who);
     return RTS_UNSPEC;
 }
 
@@ -159,7 +176,9 @@ PRIM(p_read_string)
 PRIM(p_write_char)
 {
     if (!rts_is_char(argv[0])) sch_type_error(cap, "write-char", "character", argv[0]);
-    sch_port_putc(out_arg(cap, argv, argc, 1, "write-char"), rts_char_val(argv[0]));
+    SchPort *p = out_arg(cap, argv, argc, 1, "write-char");
+    sch_port_putc(p, rts_char_val(argv[0]));
+    check_written(cap, p, "write-char");
     return RTS_UNSPEC;
 }
 
@@ -171,30 +190,39 @@ PRIM(p_write_string)
     size_t end = index_arg(cap, argv, argc, 3, len, len, "write-string");
     size_t start = index_arg(cap, argv, argc, 2, end, 0, "write-string");
     sch_port_put_utf32(p, sch_string_data(argv[0]) + start, end - start);
+    check_written(cap, p, "write-string");
     return RTS_UNSPEC;
 }
 
 PRIM(p_newline)
 {
-    sch_port_putc(out_arg(cap, argv, argc, 0, "newline"), '\n');
+    SchPort *p = out_arg(cap, argv, argc, 0, "newline");
+    sch_port_putc(p, '\n');
+    check_written(cap, p, "newline");
     return RTS_UNSPEC;
 }
 
 PRIM(p_display)
 {
-    sch_print(out_arg(cap, argv, argc, 1, "display"), argv[0], false);
+    SchPort *p = out_arg(cap, argv, argc, 1, "display");
+    sch_print(p, argv[0], false);
+    check_written(cap, p, "display");
     return RTS_UNSPEC;
 }
 
 PRIM(p_write)
 {
-    sch_print(out_arg(cap, argv, argc, 1, "write"), argv[0], true);
+    SchPort *p = out_arg(cap, argv, argc, 1, "write");
+    sch_print(p, argv[0], true);
+    check_written(cap, p, "write");
     return RTS_UNSPEC;
 }
 
 PRIM(p_flush_output_port)
 {
-    sch_port_flush(out_arg(cap, argv, argc, 0, "flush-output-port"));
+    SchPort *p = out_arg(cap, argv, argc, 0, "flush-output-port");
+    sch_port_flush(p);
+    check_written(cap, p, "flush-output-port");
     return RTS_UNSPEC;
 }
 

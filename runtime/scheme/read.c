@@ -15,6 +15,7 @@
  * else a flonum: there are no rationals), and a "#!" line at the very start (a script's
  * interpreter line) read as a comment.
  */
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -95,7 +96,7 @@ static bool is_space(int32_t c)
  * symbol between bars when its name holds one of these. */
 static bool is_delimiter(int32_t c)
 {
-    return c < 0 || is_space(c) || (c > 0 && c < 0x80 && strchr("()[]\";'`,|", (int)c));
+    return c <= 0 || is_space(c) || (c < 0x80 && strchr("()[]\";'`,|", (int)c));
 }
 
 static bool is_digit(uint32_t c) { return c >= '0' && c <= '9'; }
@@ -306,8 +307,9 @@ static Token read_char(Reader *r, Datum **out, int line, int col)
 
 /* --- atoms -------------------------------------------------------------------------------- */
 
-/* The token buffer as a number datum in *out; false when it is not a number. */
-static bool buf_number(Reader *r, Datum **out, int line, int col)
+/* The token buffer as a number datum in *out: TK_DATUM; TK_ERROR for an exact integer
+ * beyond the fixnums (never read as a flonum instead); TK_SKIP when it is not a number. */
+static Token buf_number(Reader *r, Datum **out, int line, int col)
 {
     intptr_t fix;
     double flo;
@@ -315,13 +317,19 @@ static bool buf_number(Reader *r, Datum **out, int line, int col)
     case 1:
         *out = new_datum(r, D_FIX, line, col);
         (*out)->u.fix = fix;
-        return true;
+        return TK_DATUM;
     case 2:
         *out = new_datum(r, D_FLO, line, col);
         (*out)->u.flo = flo;
-        return true;
+        return TK_DATUM;
+    case 3: {
+        char text[64];
+        buf_utf8(r, text, sizeof text);
+        return fail(r, line, col, "integer %s is beyond the fixnum range (%" PRIdPTR " to %" PRIdPTR
+                    ")", text, (intptr_t)RTS_FIXNUM_MIN, (intptr_t)RTS_FIXNUM_MAX);
     }
-    return false;
+    }
+    return TK_SKIP;
 }
 
 static Token bad_number(Reader *r, int line, int col)
@@ -336,7 +344,8 @@ static Token read_atom(Reader *r, int32_t first, Datum **out, int line, int col)
     r->len = 0;
     buf_add(r, (uint32_t)first);
     read_subsequent(r);
-    if (buf_number(r, out, line, col)) return TK_DATUM;
+    Token num = buf_number(r, out, line, col);
+    if (num != TK_SKIP) return num;
     if (looks_numeric(r->buf, r->len)) return bad_number(r, line, col);
     *out = symbol_from_buf(r, line, col);
     return TK_DATUM;
@@ -396,7 +405,10 @@ static Token read_hash(Reader *r, Datum **out, Frame *f, int line, int col)
         return TK_OPEN;
     }
     if (r->len > 1 && r->buf[1] < 0x80 && r->buf[1] && strchr("xXbBoOdDeEiI", (int)r->buf[1]))
-        return buf_number(r, out, line, col) ? TK_DATUM : bad_number(r, line, col);
+    {
+        Token num = buf_number(r, out, line, col);
+        return num != TK_SKIP ? num : bad_number(r, line, col);
+    }
     char text[64];
     buf_utf8(r, text, sizeof text);
     return fail(r, line, col, "bad # syntax %s", text);
@@ -422,6 +434,8 @@ static Token next_token(Reader *r, Datum **out, Frame *f)
         switch (c) {
         case -1:
             return TK_END;
+        case 0:        /* never part of a symbol: a binary file, or a stray byte */
+            return fail(r, f->line, f->col, "NUL character (byte 0) outside a string");
         case ';':
             skip_line(r);
             continue;
@@ -730,6 +744,7 @@ static int parse_real(const char *t, int radix, char exactness, intptr_t *fix, d
         bool nexact = parse_uint(t, nint, radix, limit, &nm, &nx);
         bool dexact = parse_uint(den, nden, radix, UINT64_MAX, &dm, &dx);
         if (dexact && dm == 0) return 0;
+        if (!nexact && exactness != 'i') return 3;   /* an exact numerator beyond the fixnums */
         if (nexact && dexact && nm % dm == 0 && exactness != 'i') {
             uint64_t q = nm / dm;     /* at most limit: 2^62 when negative */
             *fix = neg ? -(intptr_t)q : (intptr_t)q;
@@ -763,17 +778,17 @@ static int parse_real(const char *t, int radix, char exactness, intptr_t *fix, d
             return 2;
         }
         if (x != floor(x) || !isfinite(x)) return 0;   /* no exact non-integers */
-        if (x < -0x1p62 || x >= 0x1p62) {
-            *flo = x;
-            return 2;
-        }
+        if (x < -0x1p62 || x >= 0x1p62)
+            return 3;
         *fix = (intptr_t)x;
         return 1;
     }
     uint64_t m;
     double x;
     if (!parse_uint(t, nint, radix, limit, &m, &x)) {
-        *flo = neg ? -x : x;          /* beyond the fixnums: a flonum */
+        if (exactness != 'i')
+            return 3;                 /* beyond the fixnums: never silently a flonum */
+        *flo = neg ? -x : x;
         return 2;
     }
     if (exactness == 'i') {

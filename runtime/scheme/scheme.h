@@ -221,6 +221,9 @@ void     sch_port_puts(SchPort *p, const char *utf8);
 /* Writes s[0..n) (which may be a heap string's contents: nothing here allocates). */
 void     sch_port_put_utf32(SchPort *p, const uint32_t *s, size_t n);
 void     sch_port_flush(SchPort *p);
+/* The errno of a write, flush or close of p that failed since the last call, or 0; clears
+ * it (Note [Write errors] in port.c). */
+int      sch_port_take_error(SchPort *p);
 /* Contents of a string output port so far (malloc'd UTF-8, NUL-terminated). */
 char    *sch_port_out_utf8(SchPort *p, size_t *n);
 /* The same as characters (malloc'd, *n of them); NULL when the port is closed. */
@@ -301,7 +304,8 @@ typedef struct SchReadError {
 Datum *sch_read(DArena *a, SchPort *in, SchReadError *err);
 /* Number syntax (R7RS, without exactness prefixes beyond #e/#i, radix prefixes #x #b #o #d):
  * returns 0 if s is not a number, 1 with *fix set for an exact integer (fixnum range),
- * 2 with *flo set for an inexact real. */
+ * 2 with *flo set for an inexact real, 3 for an exact integer beyond the fixnum range (which
+ * the reader rejects and string->number answers with #f: never read as a flonum). */
 int    sch_parse_number(const uint32_t *s, size_t n, int radix, intptr_t *fix, double *flo);
 
 /* --- the printer (print.c) --------------------------------------------------------------------------- */

@@ -45,6 +45,7 @@ static uintptr_t *mb_table;           /* megablock bases (| MB_CONTINUATION); 0 
 static size_t mb_table_cap;           /* a power of two */
 
 static size_t n_mblocks;              /* megablocks obtained from the OS */
+size_t blk_refused_bytes;
 static size_t n_free_mblocks;
 static size_t n_mbgroup_mblocks;      /* megablocks inside allocated megablock groups */
 static size_t n_mbgroup_blocks;       /* MBGROUP_BLOCKS(k) summed over those groups */
@@ -89,8 +90,10 @@ static bool mb_table_resize(size_t cap)
     uintptr_t *old = mb_table;
     size_t old_cap = mb_table_cap;
     uintptr_t *t = calloc(cap, sizeof *t);
-    if (!t)
+    if (!t) {
+        blk_refused_bytes = cap * sizeof *t;
         return false;
+    }
     mb_table = t;
     mb_table_cap = cap;
     for (size_t i = 0; i < old_cap; i++)
@@ -120,14 +123,35 @@ static void mb_set_continuation(uintptr_t base, bool cont)
     *s = base | (cont ? MB_CONTINUATION : 0);
 }
 
-/* k fresh contiguous megablocks, recorded; 0 when the OS (or malloc) refuses. */
+/* RTSLAB_TEST_MAP_LIMIT=<bytes>: megablocks beyond that many bytes in all are refused, as
+ * an OS out of memory would, but at a point that does not depend on the rest of the process
+ * (ulimit -v counts thread stacks and sanitizers' shadow memory): for the tests of running
+ * out of memory. */
+static size_t map_limit(void)
+{
+    static size_t limit = SIZE_MAX - 1;
+    if (limit == SIZE_MAX - 1) {
+        const char *s = getenv("RTSLAB_TEST_MAP_LIMIT");
+        limit = s && *s ? (size_t)strtoull(s, NULL, 10) : SIZE_MAX;
+    }
+    return limit;
+}
+
+/* k fresh contiguous megablocks, recorded; 0 when the OS (or malloc) refuses, with the size
+ * it refused in blk_refused_bytes. */
 static uintptr_t mb_map(size_t k)
 {
     size_t len = k * MBLOCK_SIZE;
+    if ((n_mblocks + k) * MBLOCK_SIZE > map_limit()) {
+        blk_refused_bytes = len + MBLOCK_SIZE;
+        return 0;
+    }
     uint8_t *raw = mmap(NULL, len + MBLOCK_SIZE, PROT_READ | PROT_WRITE,
                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (raw == MAP_FAILED)
+    if (raw == MAP_FAILED) {
+        blk_refused_bytes = len + MBLOCK_SIZE;
         return 0;
+    }
     uintptr_t base = ((uintptr_t)raw + MBLOCK_MASK) & ~(uintptr_t)MBLOCK_MASK;
     size_t head = base - (uintptr_t)raw;
     if (head)

@@ -90,6 +90,7 @@ void    blk_init(void);
  * link = prev = NULL, gen = 0, flags = 0 (BF_MBGROUP when n > USABLE_BLOCKS_PER_MBLOCK).
  * Returns NULL only when the OS refuses memory. */
 bdescr *blk_alloc_group(size_t n);
+extern size_t blk_refused_bytes;             /* the request the OS refused last */
 static inline bdescr *blk_alloc(void) { return blk_alloc_group(1); }
 void    blk_free_group(bdescr *bd);
 void    blk_free_chain(bdescr *bd);          /* frees every group on a ->link chain */

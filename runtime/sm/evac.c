@@ -8,12 +8,15 @@
 #include "sm/gc.h"
 #include "base/util.h"
 
-static bdescr *new_todo_block(GCThread *gct)
+/* NULL when the OS refuses memory, with *refused what it refused. */
+static bdescr *new_todo_block(GCThread *gct, size_t *refused)
 {
     spin_lock(&sm_lock);
     bdescr *bd = blk_alloc();
+    *refused = blk_refused_bytes;
     spin_unlock(&sm_lock);
-    if (!bd) sm_heap_overflow(gct->cap);
+    if (!bd)
+        return NULL;
     bd->gen = 1;
     bd->flags = 0;
     bd->scan = bd->start;
@@ -29,12 +32,15 @@ static bdescr *new_todo_block(GCThread *gct)
     return bd;
 }
 
-static inline Value *gct_alloc(GCThread *gct, size_t words)
+/* NULL when the OS refuses memory, with *refused what it refused. */
+static inline Value *gct_alloc(GCThread *gct, size_t words, size_t *refused)
 {
     bdescr *bd = gct->todo;
     size_t bytes = words * sizeof(Value);
     if (!bd || bd->free + bytes > bd->start + BLOCK_SIZE)
-        bd = new_todo_block(gct);
+        bd = new_todo_block(gct, refused);
+    if (!bd)
+        return NULL;
     Value *p = (Value *)bd->free;
     bd->free += bytes;
     return p;
@@ -95,7 +101,12 @@ Value gc_evacuate(GCThread *gct, Value v)
             break;
     }
     size_t words = hdr_size(h) + 1;
-    Value *to = gct_alloc(gct, words);
+    size_t refused = 0;
+    Value *to = gct_alloc(gct, words, &refused);
+    if (!to) {
+        __atomic_store_n(p, h, __ATOMIC_RELEASE);   /* unclaimed: no other thread waits on it */
+        gc_out_of_memory(gct, refused);
+    }
     to[0] = h & ~OBJ_DIRTY;
     memcpy(to + 1, p + 1, (words - 1) * sizeof(Value));
     gct->copied_words += words;

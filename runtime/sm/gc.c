@@ -2,6 +2,7 @@
  * frees from-space, resets the nurseries, sizes the old generation, checks -M. */
 #include <limits.h>
 #include <pthread.h>
+#include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
 #include "sm/gc.h"
@@ -81,8 +82,37 @@ static void evac_cap_roots(GCThread *gct, SmCap *c)
     for_each_cap_root(c, evac_root, gct);
 }
 
+/* Note [Out of memory in a GC]
+ * When the OS refuses a GC thread a to-space block, the thread records what was refused in
+ * gc_refused and leaves its work (gc_out_of_memory: it longjmps back to gc_thread_work, and
+ * counts itself out of gc_busy, as an idle thief would) so the GC's end is still reached;
+ * the object it had claimed gets its header back first, so no other GC thread waits for its
+ * copy. The leader, once every GC thread is done, finds gc_refused set and exits 251 with
+ * the world stopped, as at -M overflow: statistics and the eventlog written. The heap is
+ * not consistent then (work was left undone), and nothing reads it again. A GC thread that
+ * is not the leader cannot exit itself: the orderly exit stops the world, and the world is
+ * stopped for the leader's GC already. */
+static size_t gc_refused;                    /* atomic: see the Note; 0 when none */
+static __thread jmp_buf *gc_abort_point;
+
+void gc_out_of_memory(GCThread *gct, size_t refused)
+{
+    size_t none = 0;
+    __atomic_compare_exchange_n(&gc_refused, &none, refused ? refused : 1, false,
+                                __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+    if (gct->steal)
+        __atomic_fetch_sub(&gc_busy, 1, __ATOMIC_ACQ_REL);
+    longjmp(*gc_abort_point, 1);
+}
+
 static void gc_thread_work(GCThread *gct, bool leader)
 {
+    jmp_buf abort_point;
+    gc_abort_point = &abort_point;
+    if (setjmp(abort_point)) {
+        gc_abort_point = NULL;
+        return;
+    }
     for (unsigned i = 0; i < sm_n_caps; i++)
         if (sm_caps[i]->gc_roots_by == gct->index)
             evac_cap_roots(gct, sm_caps[i]);
@@ -91,6 +121,7 @@ static void gc_thread_work(GCThread *gct, bool leader)
             evac_root(global_roots[i], gct);
     }
     gc_scavenge_loop(gct);
+    gc_abort_point = NULL;
 }
 
 bool gc_follower_work(unsigned no)
@@ -225,6 +256,9 @@ static void collect(SmCap *leader, bool major, uint64_t stw_ns)
     trace_begin(SPAN_AWAIT_GC_THREADS, 0);
     stw_await_gc_threads(n_gc_threads - 1);
     trace_end(SPAN_AWAIT_GC_THREADS);
+    size_t refused = __atomic_load_n(&gc_refused, __ATOMIC_ACQUIRE);
+    if (refused)
+        sm_out_of_memory(refused);          /* Note [Out of memory in a GC] */
 
     /* From-space is garbage now; to-space joins the old generation. */
     spin_lock(&sm_lock);

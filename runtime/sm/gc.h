@@ -92,6 +92,9 @@ void  gc_scavenge_shared(GCThread *gct, Value obj);
 #endif
 void  gc_scavenge_object(GCThread *gct, Value obj);
 void  gc_scavenge_loop(GCThread *gct);
+/* The OS refused a GC thread memory: records it and leaves the thread's GC work (Note [Out of
+ * memory in a GC] in gc.c). */
+void  gc_out_of_memory(GCThread *gct, size_t refused) __attribute__((noreturn));
 /* The GC threads' spin-waits that are not on a lock (-s prints them with the spinlocks):
  * looking for work to steal (gc_scavenge_loop), waiting for another GC thread to finish
  * copying an object (gc_evacuate). */

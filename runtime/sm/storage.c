@@ -39,7 +39,7 @@ void sm_cap_init(SmCap *cap, unsigned no)
     bdescr *hd = NULL;
     for (size_t i = 0; i < n; i++) {
         bdescr *bd = blk_alloc();
-        if (!bd) sm_heap_overflow(cap);
+        if (!bd) sm_out_of_memory(blk_refused_bytes);
         bd->flags = BF_NURSERY;
         bd->gen = 0;
         bd->owner = cap->no;
@@ -88,14 +88,19 @@ size_t sm_heap_blocks(void)
     return n;
 }
 
-void sm_heap_overflow(SmCap *cap)
+/* Both end in rts_exit, called by a mutator or by a GC's leader (the GC threads that are
+ * not: Note [Out of memory in a GC] in gc.c). */
+void sm_out_of_memory(size_t refused)
 {
     fflush(stdout);
-    if (stw_pending() && !stw_is_leader(cap->no)) {
-        /* A GC thread of another capability's GC: no orderly exit from here. */
-        fprintf(stderr, "rtslab: heap overflow\n");
-        _exit(251);
-    }
+    fprintf(stderr, "rtslab: out of memory (the OS refused %zu bytes)\n", refused);
+    rts_exit(251);
+}
+
+void sm_heap_overflow(SmCap *cap)
+{
+    (void)cap;
+    fflush(stdout);
     fprintf(stderr, "rtslab: heap overflow\n");
     fprintf(stderr, "rtslab: use `+RTS -M<size>' to increase the maximum heap size\n");
     rts_exit(251);
@@ -114,8 +119,9 @@ static Value *alloc_large(SmCap *cap, size_t words)
     }
     spin_lock(&sm_lock);
     bdescr *bd = blk_alloc_group(nblocks);
+    size_t refused = blk_refused_bytes;
     spin_unlock(&sm_lock);
-    if (!bd) sm_heap_overflow(cap);
+    if (!bd) sm_out_of_memory(refused);
     bd->flags = BF_LARGE;
     bd->gen = 0;
     bd->owner = cap->no;

@@ -137,8 +137,11 @@ static inline Value *sm_alloc_protect(SmCap *cap, size_t words, Value *vals, uns
 extern size_t sm_large_young_blocks;
 /* Blocks in use by the heap (nurseries, old generation, large objects). */
 size_t sm_heap_blocks(void);
-/* Prints "heap overflow" and exits 251; cap is the capability whose allocation failed. */
+/* Prints "heap overflow" (the heap is over -M) and exits 251; cap is the capability whose
+ * allocation failed. */
 void   sm_heap_overflow(SmCap *cap) __attribute__((noreturn));
+/* Prints "out of memory (the OS refused N bytes)" and exits 251. */
+void   sm_out_of_memory(size_t refused) __attribute__((noreturn));
 /* Brings cap->cur_block->free up to hp and counts the bytes it holds as allocated. */
 void   sm_sync_nursery(SmCap *cap);
 void   sm_reset_nursery(SmCap *cap);

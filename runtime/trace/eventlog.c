@@ -1,4 +1,5 @@
 /* The eventlog: see Note [Eventlog] in eventlog.h. */
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,13 +26,17 @@ typedef struct {
     SpanKind open[MAX_OPEN_SPANS];   /* spans begun and not yet ended, innermost last */
     uint64_t open_arg[MAX_OPEN_SPANS];
     unsigned depth;
+    uint64_t last_ts;                /* of the last record, flushed or not */
 } TraceBuf;
 
 static TraceBuf *bufs;                  /* one per capability */
 static unsigned n_bufs;
 static __thread int my_buf = -1;        /* the capability this OS thread runs, if any */
 static FILE *out;
-static pthread_mutex_t out_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t out_mu = PTHREAD_MUTEX_INITIALIZER;   /* guards out and what follows */
+static char out_name[4096];             /* the file, opened on first use unless -l named it */
+static bool out_failed;                 /* it could not be opened or written: said once */
+static unsigned out_ncaps;
 static bool first_event = true;
 static uint64_t t0;
 
@@ -67,12 +72,34 @@ static void emit(FILE *f, unsigned tid, const Record *r)
 }
 
 /* Writes a capability's buffer out; called by its own OS thread, or at exit. */
+/* Opens the file and writes its head; on failure says why, once. Caller holds out_mu. */
+static bool open_out(void)
+{
+    if (out || out_failed)
+        return out != NULL;
+    out = fopen(out_name, "w");
+    if (!out) {
+        fprintf(stderr, "rtslab: cannot open the eventlog %s: %s\n", out_name, strerror(errno));
+        out_failed = true;
+        return false;
+    }
+    fputs("{\"displayTimeUnit\":\"ns\",\n \"otherData\":{\"rtslab\":\"" RTSLAB_VERSION "\"", out);
+    fprintf(out, ",\"n_caps\":%u},\n \"traceEvents\":[", out_ncaps);
+    for (unsigned i = 0; i < out_ncaps; i++) {
+        fputs(first_event ? "\n " : ",\n ", out);
+        first_event = false;
+        fprintf(out, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":%u,\"args\":{\"name\":\"cap %u\"}}", i, i);
+    }
+    return true;
+}
+
 static void flush(unsigned no)
 {
     TraceBuf *b = &bufs[no];
     pthread_mutex_lock(&out_mu);
-    for (unsigned i = 0; i < b->n; i++)
-        emit(out, no, &b->recs[i]);
+    if (open_out())
+        for (unsigned i = 0; i < b->n; i++)
+            emit(out, no, &b->recs[i]);
     pthread_mutex_unlock(&out_mu);
     b->n = 0;
 }
@@ -86,7 +113,7 @@ static Record *next_record(unsigned *no)
     if (b->n == TRACE_BUF_RECORDS)
         flush(*no);
     Record *r = &b->recs[b->n++];
-    r->ts = rts_now_ns() - t0;
+    r->ts = b->last_ts = rts_now_ns() - t0;
     r->name = NULL;
     r->arg = 0;
     return r;
@@ -161,50 +188,79 @@ void trace_init(const char *prog, unsigned n_caps)
 {
     if (!rts_opts.eventlog)
         return;
-    char name[4096];
-    const char *file = rts_opts.eventlog_file;
-    if (!file) {
-        const char *base = strrchr(prog, '/');
-        snprintf(name, sizeof name, "%s.eventlog.json", base ? base + 1 : prog);
-        file = name;
+    out_ncaps = n_caps;
+    if (rts_opts.eventlog_file) {
+        snprintf(out_name, sizeof out_name, "%s", rts_opts.eventlog_file);
+        if (!open_out())
+            exit(1);
+    } else {
+        trace_set_program(prog);
     }
-    out = fopen(file, "w");
-    if (!out)
-        rts_die(1, "cannot open the eventlog %s", file);
     bufs = calloc(n_caps, sizeof *bufs);
     n_bufs = n_caps;
     if (!bufs) rts_fatal("out of memory (eventlog)");
     t0 = rts_now_ns();
-    fputs("{\"displayTimeUnit\":\"ns\",\n \"otherData\":{\"rtslab\":\"" RTSLAB_VERSION "\"", out);
-    fprintf(out, ",\"n_caps\":%u},\n \"traceEvents\":[", n_caps);
-    for (unsigned i = 0; i < n_caps; i++) {
-        fputs(first_event ? "\n " : ",\n ", out);
-        first_event = false;
-        fprintf(out, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":%u,\"args\":{\"name\":\"cap %u\"}}", i, i);
-    }
     trace_on = true;
 }
 
+void trace_set_program(const char *prog)
+{
+    if (!rts_opts.eventlog || rts_opts.eventlog_file)
+        return;
+    pthread_mutex_lock(&out_mu);
+    if (!out && !out_failed) {
+        const char *base = strrchr(prog, '/');
+        base = base ? base + 1 : prog;
+        size_t n = strlen(base);
+        if (n > 4 && strcmp(base + n - 4, ".scm") == 0)
+            n -= 4;
+        snprintf(out_name, sizeof out_name, "%.*s.eventlog.json", (int)n, base);
+    }
+    pthread_mutex_unlock(&out_mu);
+}
+
 /* With the world stopped (or one capability): every span still open is closed now. */
-void trace_exit(void)
+bool trace_exit(void)
 {
     if (!trace_on)
-        return;
+        return true;
+    /* An exit from a GC's leader leaves the other GC threads waiting in the barrier (heap
+     * overflow, out of memory), and they record their waits: no more records from now, and
+     * the spans still open end no earlier than the last record of their track. */
+    __atomic_store_n(&trace_on, false, __ATOMIC_SEQ_CST);
     uint64_t now = rts_now_ns() - t0;
     for (unsigned i = 0; i < n_bufs; i++) {
         TraceBuf *b = &bufs[i];
+        uint64_t end = __atomic_load_n(&b->last_ts, __ATOMIC_RELAXED);
+        if (end < now)
+            end = now;
         while (b->depth) {
             if (b->n == TRACE_BUF_RECORDS)
                 flush(i);
             b->depth--;
             Record *r = &b->recs[b->n++];
-            *r = (Record){ .ts = now, .rec = REC_END,
+            *r = (Record){ .ts = end, .rec = REC_END,
                            .span = b->depth < MAX_OPEN_SPANS ? b->open[b->depth] : SPAN_MUTATOR };
         }
         flush(i);
     }
-    fputs("\n]}\n", out);
-    fclose(out);
-    out = NULL;
-    trace_on = false;
+    pthread_mutex_lock(&out_mu);
+    bool ok = open_out();
+    if (ok) {
+        fputs("\n]}\n", out);
+        errno = 0;
+        bool failed = ferror(out) != 0;
+        int e = errno;
+        if (fclose(out) != 0) {
+            failed = true;
+            e = errno;
+        }
+        out = NULL;
+        if (failed) {
+            fprintf(stderr, "rtslab: cannot write the eventlog %s: %s\n", out_name, strerror(e ? e : EIO));
+            ok = false;
+        }
+    }
+    pthread_mutex_unlock(&out_mu);
+    return ok;
 }

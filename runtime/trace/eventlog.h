@@ -35,11 +35,18 @@ typedef enum { WAKE_FOR_WORK, WAKE_FOR_GC } WakeReason;
 
 extern bool trace_on;
 
-/* Opens the file when -l was given: one track per capability. */
+/* Starts the eventlog when -l was given: one track per capability. A file named by -l<file>
+ * is opened now (a failure ends the process, saying why); without a name the file is
+ * <prog>.eventlog.json, opened by trace_set_program or else when first written. */
 void trace_init(const char *prog, unsigned n_caps);
+/* Names the program for the default file (before anything was written): its base name less
+ * a ".scm" ending. */
+void trace_set_program(const char *prog);
 /* The calling OS thread runs capability cap_no: its events go to that track. */
 void trace_attach(unsigned cap_no);
-void trace_exit(void);                   /* closes open spans, flushes every buffer */
+/* Closes open spans, flushes every buffer and closes the file; false, after saying so on
+ * stderr, when the eventlog could not be opened or written in full. */
+bool trace_exit(void);
 
 void trace_begin_slow(SpanKind k, uint64_t arg);
 void trace_end_slow(SpanKind k);

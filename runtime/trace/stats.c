@@ -13,6 +13,7 @@
  * Like GHC's report_* functions, the reports do no arithmetic of their own: stats_report
  * computes one Summary and every format prints from it, so the formats cannot disagree.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -62,7 +63,7 @@ void stats_init(void)
     if (rts_opts.stats != RTS_STATS_NONE) {
         stats_out = rts_opts.stats_file ? fopen(rts_opts.stats_file, "w") : stderr;
         if (!stats_out)
-            rts_die(1, "cannot open %s for the statistics", rts_opts.stats_file);
+            rts_die(1, "cannot open %s for the statistics: %s", rts_opts.stats_file, strerror(errno));
         if (rts_opts.stats == RTS_STATS_VERBOSE) {
             /* GHC's two header lines, then ours after `(Gen:  n)` */
             fprintf(stats_out,
@@ -540,17 +541,32 @@ static void report_machine_readable(FILE *f, const Summary *s)
     fprintf(f, " ]\n");
 }
 
-void stats_report(void)
+bool stats_report(void)
 {
     if (!stats_out || !cap_array)
-        return;
+        return true;
     Summary s;
     summarise(&s);
     if (rts_opts.machine_readable)
         report_machine_readable(stats_out, &s);
     else
         report_summary(stats_out, &s);
-    if (stats_out != stderr)
-        fclose(stats_out);
+    bool ok = true;
+    if (stats_out != stderr) {
+        /* a write that failed earlier leaves the error flag; fclose flushes the rest */
+        errno = 0;
+        bool failed = ferror(stats_out) != 0;
+        int e = errno;
+        if (fclose(stats_out) != 0) {
+            failed = true;
+            e = errno;
+        }
+        if (failed) {
+            fprintf(stderr, "rtslab: cannot write the statistics to %s: %s\n", rts_opts.stats_file,
+                    strerror(e ? e : EIO));
+            ok = false;
+        }
+    }
     stats_out = NULL;
+    return ok;
 }

@@ -11,7 +11,9 @@
 void stats_init(void);
 void stats_gc_done(const GcRecord *r);   /* registered with gc_on_done */
 void stats_mutator_start(void);      /* after init: INIT ends, MUT begins */
-void stats_report(void);             /* -s / -S summary at exit */
+/* The -s / -S summary at exit; false, after saying so on stderr, when the -s file could not
+ * be written in full. */
+bool stats_report(void);
 void stats_get(RtsStats *out);
 
 #endif

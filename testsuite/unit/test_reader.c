@@ -152,6 +152,17 @@ static bool parses_fix(const char *s, int radix, intptr_t want)
     return true;
 }
 
+/* An exact integer beyond the fixnums: kind 3, never a flonum. */
+static bool parses_big(const char *s, int radix)
+{
+    intptr_t fix;
+    double flo = 0;
+    int k = parse(s, radix, &fix, &flo);
+    if (k != 3)
+        fprintf(stderr, "  parse \"%s\" (radix %d): kind %d; want 3 (beyond the fixnums)\n", s, radix, k);
+    return k == 3;
+}
+
 static bool parses_flo(const char *s, int radix, double want)
 {
     intptr_t fix;
@@ -375,7 +386,8 @@ static void test_read_atoms(void)
     CHECK_STR(read_show("+nan.0"), "nan");
     CHECK_STR(read_show("6/3"), "2");
     CHECK_STR(read_show("1/4"), "0.25");
-    CHECK_STR(read_show("4611686018427387904"), "4.6116860184273879e+18");
+    CHECK_STR(read_show("4611686018427387904"), "error: integer 4611686018427387904 is beyond the fixnum range (-4611686018427387904 to 4611686018427387903) @1:1");
+    CHECK_STR(read_show("#i4611686018427387904"), "4.6116860184273879e+18");
 
     CHECK_STR(read_show("foo"), "foo");
     CHECK_STR(read_show("Foo"), "Foo");
@@ -718,23 +730,35 @@ static void test_parse_number(void)
     CHECK(parses_flo("9007199254740993.0", 10, 9007199254740992.0));
     CHECK(parses_flo("9007199254740995.0", 10, 9007199254740996.0));
     CHECK(parses_flo("0.30000000000000004", 10, 0.1 + 0.2));
-    /* Exact integers beyond the fixnums become flonums, correctly rounded in every radix. */
-    CHECK(parses_flo("4611686018427387904", 10, 4611686018427387904.0));
-    CHECK(parses_flo("-4611686018427387905", 10, -4611686018427387905.0));
-    CHECK(parses_flo("99999999999999999999", 10, 1e20));
-    CHECK(parses_flo("#xFFFFFFFFFFFFFFFFFFFF", 10, ldexp(1, 80)));
-    CHECK(parses_flo("#x4000000000000000", 10, ldexp(1, 62)));
-    CHECK(parses_flo("#x-4000000000000001", 10, -ldexp(1, 62)));
+    /* Exact integers beyond the fixnums are kind 3 (a syntax error to the reader, #f to
+     * string->number), never silently a flonum ... */
+    CHECK(parses_big("4611686018427387904", 10));
+    CHECK(parses_big("-4611686018427387905", 10));
+    CHECK(parses_big("99999999999999999999", 10));
+    CHECK(parses_big("#xFFFFFFFFFFFFFFFFFFFF", 10));
+    CHECK(parses_big("#x4000000000000000", 10));
+    CHECK(parses_big("#x-4000000000000001", 10));
+    CHECK(parses_big("ffffffffffffffffff", 16));
+    CHECK(parses_big("99999999999999999999/3", 10));
+    CHECK(parses_big("#e1e30", 10));
     CHECK(parses_fix("#x-4000000000000000", 10, RTS_FIXNUM_MIN));
+    CHECK(parses_fix("4611686018427387903", 10, RTS_FIXNUM_MAX));
+    /* ... and with #i they are flonums, correctly rounded in every radix. */
+    CHECK(parses_flo("#i4611686018427387904", 10, 4611686018427387904.0));
+    CHECK(parses_flo("#i-4611686018427387905", 10, -4611686018427387905.0));
+    CHECK(parses_flo("#i99999999999999999999", 10, 1e20));
+    CHECK(parses_flo("#i#xFFFFFFFFFFFFFFFFFFFF", 10, ldexp(1, 80)));
+    CHECK(parses_flo("#i#x4000000000000000", 10, ldexp(1, 62)));
+    CHECK(parses_flo("#x#i-4000000000000001", 10, -ldexp(1, 62)));
     /* 2^64 + 2^11 is halfway between two doubles (to even: down); one more, up. */
-    CHECK(parses_flo("#x10000000000000800", 10, ldexp(1, 64)));
-    CHECK(parses_flo("#x10000000000000801", 10, ldexp(1, 64) + ldexp(1, 12)));
-    CHECK(parses_flo("#x10000000000001800", 10, ldexp(1, 64) + ldexp(1, 13)));
-    CHECK(parses_flo("#b1111111111111111111111111111111111111111111111111111111111111111111111",
+    CHECK(parses_flo("#i#x10000000000000800", 10, ldexp(1, 64)));
+    CHECK(parses_flo("#i#x10000000000000801", 10, ldexp(1, 64) + ldexp(1, 12)));
+    CHECK(parses_flo("#i#x10000000000001800", 10, ldexp(1, 64) + ldexp(1, 13)));
+    CHECK(parses_flo("#i#b1111111111111111111111111111111111111111111111111111111111111111111111",
                      10, ldexp(1, 70)));
-    CHECK(parses_flo("#o7777777777777777777777777", 10, ldexp(1, 75)));
+    CHECK(parses_flo("#i#o7777777777777777777777777", 10, ldexp(1, 75)));
     CHECK(parses_flo("#i4611686018427387903", 10, 4611686018427387903.0));
-    CHECK(parses_flo("#e1e30", 10, 1e30));
+    CHECK(parses_flo("1e30", 10, 1e30));
 
     const char *not_numbers[] = {
         "", "+", "-", ".", "..", "...", "+.", "-.", "e", "e1", "1e", "1e+", "1.5.", "1..5",

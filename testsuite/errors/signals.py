@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Signals sent to rtslab: signals.py BUILD CASE.
+
+Each case starts `rtslab -e PROGRAM` (SIGINT and SIGTERM at their default, whatever this
+script inherited), waits until the program has written "ready" to its stdout, so that the
+runtime's signal handling is in place (no sleeps, no timing), sends the signal(s), and prints
+what came of it: "status N" (128 + the signal when killed by it, as a shell says), the
+program's stdout and stderr, and per case what else it checks.
+"""
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+build, case = sys.argv[1], sys.argv[2]
+src = os.path.dirname(os.path.abspath(__file__))
+tmp = tempfile.mkdtemp()
+READY = '(display "ready ") (flush-output-port) '
+
+
+def default_signals():
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def start(prog, *rts, stdin=subprocess.DEVNULL):
+    out = open(os.path.join(tmp, "out"), "w+b")
+    err = open(os.path.join(tmp, "err"), "w+b")
+    p = subprocess.Popen([os.path.join(build, "rtslab"), "-e", READY + prog, *rts],
+                         stdin=stdin, stdout=out, stderr=err, preexec_fn=default_signals)
+    while b"ready" not in open(out.name, "rb").read() and p.poll() is None:
+        time.sleep(0.01)
+    return p
+
+
+def finish(p):
+    rc = p.wait()
+    print("status", 128 - rc if rc < 0 else rc)
+    print("stdout:", open(os.path.join(tmp, "out")).read())
+    err = open(os.path.join(tmp, "err")).read()
+    print("stderr:", err)
+    return err
+
+
+def pending(pid, sig):
+    """Whether signal sig, sent to the process, is not yet taken (by its sigwait)."""
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("ShdPnd:"):
+                return (int(line.split()[1], 16) >> (sig - 1)) & 1 == 1
+    return False
+
+
+s_file, e_file = os.path.join(tmp, "s.txt"), os.path.join(tmp, "e.json")
+if case in ("int_uncaught", "term_uncaught"):
+    # stdout flushed, -s and the eventlog written, exit 130 / 143
+    p = start('(display "buffered") (let loop () (loop))', "+RTS", "-s" + s_file, "-l" + e_file, "-N2", "-RTS")
+    p.send_signal(signal.SIGINT if case == "int_uncaught" else signal.SIGTERM)
+    finish(p)
+    if "bytes allocated" in open(s_file).read():
+        print("-s written")
+    subprocess.call([sys.executable, os.path.join(src, "..", "trace", "trace_summary.py"), "--check", e_file])
+elif case == "int_caught":
+    # an exception like any other: guard catches it and the program goes on
+    p = start('(guard (e ((error-object? e) (display (error-object-message e)))) (let loop () (loop))) (display " and on")')
+    p.send_signal(signal.SIGINT)
+    finish(p)
+elif case in ("int_mvar", "int_sleep", "int_join"):
+    # the main thread waits: on an MVar (a sleeper keeps it from a deadlock), asleep, in a join
+    wait = {"int_mvar": "(mvar-take! m)", "int_sleep": "(sleep 1000)",
+            "int_join": "(thread-join (fork (lambda () (sleep 1000))))"}[case]
+    p = start('(define m (make-mvar)) (fork (lambda () (sleep +inf.0))) (guard (e (#t (display "caught"))) %s) (exit 7)' % wait,
+              "+RTS", "-N2", "-RTS")
+    p.send_signal(signal.SIGINT)
+    finish(p)
+elif case == "int_twice":
+    # the main thread is in read(2) from a pipe that stays open, so the first SIGINT stays
+    # pending; the second kills at once
+    r, w = os.pipe()
+    p = start("(read-line)", stdin=r)
+    p.send_signal(signal.SIGINT)
+    while p.poll() is None and pending(p.pid, signal.SIGINT):
+        time.sleep(0.01)
+    if p.poll() is None:
+        print("alive after the first")
+    p.send_signal(signal.SIGINT)
+    if not finish(p):
+        print("killed, with no message")
+    os.close(w)
+
+shutil.rmtree(tmp, ignore_errors=True)
