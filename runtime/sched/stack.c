@@ -1,0 +1,179 @@
+/* Threads' stacks (Note [Stack interface] in stack.h): the baseline's contiguous, doubling
+ * stack, frames pushed from C, the frame iterator and places. */
+#include <string.h>
+#include "sched/stack.h"
+#include "base/util.h"
+
+static inline RtsCode value_code(Value v)       { return (RtsCode)(uintptr_t)rts_fixnum_val(v); }
+static inline Value   cur_stack(Capability *cap) { return tso_stack(cap->current); }
+
+/* A stack object with room for `slots` slots, empty. */
+static Value new_stack(Capability *cap, size_t slots)
+{
+    Value s = rts_make_object(cap, T_STACK, slots + STACK_SLOTS, RTS_FALSE);
+    stack_set_sp(s, 0);
+    return s;
+}
+
+static size_t stack_bytes(size_t slots) { return (slots + STACK_SLOTS + 1) * sizeof(Value); }
+
+/* Pushes a frame onto the stack `s` (which has room). */
+static void push_frame_on(Value s, RtsCode code, size_t nslots)
+{
+    size_t sp = stack_sp(s);
+    Value *sl = stack_slots(s) + sp;
+    for (size_t i = 0; i < nslots; i++)
+        sl[i] = RTS_FALSE;
+    sl[nslots] = code_value(code);
+    sl[nslots + 1] = rts_fixnum((intptr_t)nslots);
+    stack_set_sp(s, sp + nslots + 2);
+}
+
+Value stack_new_thread(Capability *cap, RtsCode code, size_t nslots)
+{
+    size_t slots = rts_opts.initial_stack / sizeof(Value);
+    slots = slots > STACK_SLOTS + 1 ? slots - STACK_SLOTS - 1 : 1;
+    while (slots < nslots + 2)
+        slots *= 2;
+    if (stack_bytes(slots) > rts_opts.max_stack && cap->current != RTS_FALSE)
+        rts_thread_error(cap, "stack overflow");
+    Value stack = new_stack(cap, slots);
+    push_frame_on(stack, code, nslots);
+    return stack;
+}
+
+RtsCode stack_top_code(Value t)
+{
+    Value s = tso_stack(t);
+    size_t sp = stack_sp(s);
+    return sp ? value_code(stack_slots(s)[sp - 2]) : NULL;
+}
+
+void stack_dirty(Capability *cap, Value t)
+{
+    /* Atomic load: other capabilities lock the thread through its header. */
+    Value s = tso_stack(t);
+    if (!(__atomic_load_n(obj_ptr(s), __ATOMIC_RELAXED) & OBJ_DIRTY))
+        rts_write_barrier_slow(cap, s);
+}
+
+/* Replaces the current thread's stack by one at least twice as big with room for `need`
+ * more slots: every frame moves (to the same offsets). */
+bool stack_reserve(Capability *cap, size_t need)
+{
+    Value s = cur_stack(cap);
+    size_t slots = stack_capacity(s);
+    need += stack_sp(s);
+    while (slots < need)
+        slots *= 2;
+    if (stack_bytes(slots) > rts_opts.max_stack)
+        rts_thread_error(cap, "stack overflow");
+    Value ns = new_stack(cap, slots);          /* may GC: reload the old stack after */
+    s = cur_stack(cap);
+    size_t sp = stack_sp(s);
+    memcpy(stack_slots(ns), stack_slots(s), sp * sizeof(Value));
+    stack_set_sp(ns, sp);
+    stack_set_sp(s, 0);                        /* the old copy holds nothing live */
+    tso_set(cap, cap->current, TSO_STACK, ns);
+    thread_dirty(cap, cap->current);
+    return true;
+}
+
+/* --- the frame iterator ------------------------------------------------------------------- */
+
+void stack_iter_init(StackIter *it, Value t)
+{
+    it->stack = tso_stack(t);
+    it->sp = stack_sp(it->stack);
+}
+
+bool stack_iter_next(StackIter *it, StackFrame *f)
+{
+    if (it->sp == 0)
+        return false;
+    Value *sl = stack_slots(it->stack);
+    f->n = (size_t)rts_fixnum_val(sl[it->sp - 1]);
+    f->code = value_code(sl[it->sp - 2]);
+    f->base = it->sp - 2 - f->n;
+    f->stack = it->stack;
+    f->slots = sl + f->base;
+    it->sp = f->base;
+    return true;
+}
+
+/* --- places --------------------------------------------------------------------------------- */
+
+/* The contiguous stack keeps offsets across a grow: the offset alone finds the place. */
+Value *stack_find(Capability *cap, Value stack, size_t off, size_t nslots, StackPlace *now)
+{
+    (void)stack;
+    Value s = cur_stack(cap);
+    if (off + nslots + 2 > stack_sp(s))
+        return NULL;
+    now->stack = s;
+    now->off = off;
+    return stack_slots(s) + off;
+}
+
+void stack_cut(Capability *cap, StackPlace at, size_t nslots)
+{
+    (void)cap;
+    stack_set_sp(at.stack, at.off + nslots + 2);
+}
+
+/* --- frames pushed from C (rtslab.h) ---------------------------------------------------------- */
+
+void rts_thread_set_slot(Capability *cap, Value t, size_t i, Value v)
+{
+    Value s = tso_stack(t);
+    Value *sl = stack_slots(s);
+    size_t sp = stack_sp(s);
+    size_t n = (size_t)rts_fixnum_val(sl[sp - 1]);
+    if (i >= n) rts_fatal("rts_thread_set_slot: slot %zu of a %zu-slot frame", i, n);
+    rts_set_field(cap, s, STACK_SLOTS + sp - 2 - n + i, v);
+}
+
+void rts_push_frame(Capability *cap, RtsCode code, size_t nslots)
+{
+    Value s = cur_stack(cap);
+    if (stack_sp(s) + nslots + 2 > stack_capacity(s)) {
+        stack_reserve(cap, nslots + 2);
+        s = cur_stack(cap);
+    }
+    push_frame_on(s, code, nslots);
+}
+
+void rts_pop_frame(Capability *cap)
+{
+    Value s = cur_stack(cap);
+    size_t sp = stack_sp(s);
+    size_t n = (size_t)rts_fixnum_val(stack_slots(s)[sp - 1]);
+    stack_set_sp(s, sp - n - 2);
+}
+
+static inline Value *frame_slot(Capability *cap, size_t i)
+{
+    Value s = cur_stack(cap);
+    Value *sl = stack_slots(s);
+    size_t sp = stack_sp(s);
+    size_t n = (size_t)rts_fixnum_val(sl[sp - 1]);
+#if RTS_DEBUG
+    if (i >= n) rts_fatal("frame slot %zu of a %zu-slot frame", i, n);
+#endif
+    return &sl[sp - 2 - n + i];
+}
+
+Value rts_slot(Capability *cap, size_t i)                 { return *frame_slot(cap, i); }
+/* No barrier: a running thread's stack is always dirty (Note [Dirty stacks]). */
+void  rts_set_slot(Capability *cap, size_t i, Value v)    { *frame_slot(cap, i) = v; }
+
+size_t rts_stack_depth(Capability *cap)
+{
+    StackIter it;
+    StackFrame f;
+    size_t depth = 0;
+    stack_iter_init(&it, cap->current);
+    while (stack_iter_next(&it, &f))
+        depth++;
+    return depth;
+}
