@@ -31,6 +31,29 @@
 
 #include "sched/thread.h"
 
+#if RTS_PATCH_STACK_CHUNKS
+/* Note [Stack chunks]
+ * With stack chunks (seed 002, GHC 7.2's stacks) a thread's stack is a chain of T_STACK
+ * chunks. Its first chunk is -ki big; when a frame does not fit, stack_reserve links a new
+ * chunk of -kc (bigger when one frame needs it) whose bottom frame is an underflow frame
+ * [older chunk, from, below], and moves the top frames, up to -kb bytes but at least the top
+ * one, from the older chunk (its frames at [from, sp)) to just above that frame, so that a
+ * loop calling and returning across the boundary stays in the new chunk. -K bounds the whole
+ * chain (`below` counts the bytes under a chunk).
+ * Returning into an underflow frame (the VM returns to C there: its code is not vm_run)
+ * runs stack_underflow: the older chunk becomes the top one again and is marked dirty, and
+ * the empty chunk goes to a per-capability free list that later links reuse.
+ * Dirty bits: only the top chunk is written (frames are written only at the top), so
+ * thread_dirty marks the TSO and the top chunk; a chunk becomes dirty again only when it
+ * becomes the top (underflow, a cut by an escape). A clean chunk in the old generation is
+ * in no remembered set, so a minor GC never visits it: a minor GC's stack work is the top
+ * chunk, not the depth.
+ * Places: a frame moved by a link is found again from its old place (stack, off): walking
+ * down the chain to `stack`, then up through every chunk whose `from` is at or below off
+ * (off becomes UF_TOP + off - from). stack_cut frees the chunks above the place's.
+ */
+#endif
+
 /* A new thread's first stack holding one frame of `nslots` slots (RTS_FALSE) run by code;
  * may GC; beyond -K it kills the current thread. */
 Value stack_new_thread(Capability *cap, RtsCode code, size_t nslots);
@@ -71,5 +94,19 @@ Value *stack_find(Capability *cap, Value stack, size_t off, size_t nslots, Stack
 /* Drops every frame above the frame of `nslots` slots at `at` (from stack_find): it becomes
  * the top frame. */
 void stack_cut(Capability *cap, StackPlace at, size_t nslots);
+
+#if RTS_PATCH_STACK_CHUNKS
+/* A killed thread's chunks (all but its first) are freed. */
+void stack_thread_done(Capability *cap, Value t);
+/* Counters, summed over the capabilities (read with the world stopped, or approximately). */
+typedef struct StackChunkCounts {
+    uint64_t linked;      /* overflows: chunks linked above a full one */
+    uint64_t allocated;   /* ...of which new chunk objects */
+    uint64_t reused;      /* ...of which taken from a free list */
+    uint64_t underflows;  /* returns into an older chunk */
+    int64_t  live;        /* linked chunks still in a chain */
+} StackChunkCounts;
+void stack_chunk_counts(StackChunkCounts *out);
+#endif
 
 #endif

@@ -114,6 +114,10 @@ void thread_wake(Capability *cap, Value t)
 
 void thread_finish(Capability *cap, Value t, ThreadStatus how)
 {
+#if RTS_PATCH_STACK_CHUNKS
+    if (how == TS_KILLED)
+        stack_thread_done(cap, t);
+#endif
     obj_lock(cap, t);
     tso_set_status(cap, t, how);
     Value result = tso_get(t, TSO_RESULT);
