@@ -134,9 +134,14 @@ bool stack_reserve(Capability *cap, size_t need)
 {
     Value s = cur_stack(cap);
     size_t sp = stack_sp(s), bottom = has_underflow(s) ? UF_TOP : 0, from = sp;
+    /* Chunks grow from the first (-ki) by doubling up to -kc: a thread just past its first
+     * chunk does not take a whole -kc chunk (Note [Stack chunks]). */
+    size_t want = chunk_slots(), twice = 2 * stack_bytes(stack_capacity(s)) / sizeof(Value);
+    if (twice > STACK_SLOTS + 1 && twice - STACK_SLOTS - 1 < want)
+        want = twice - STACK_SLOTS - 1;
     size_t kb = rts_opts.stack_buffer / sizeof(Value);
-    if (kb > chunk_slots() / 4)                /* a new chunk keeps room to grow into */
-        kb = chunk_slots() / 4;
+    if (kb > want / 4)                         /* a new chunk keeps room to grow into */
+        kb = want / 4;
     if (sp > bottom) {
         from = stack_frame_base(s, sp);
         while (from > bottom) {
@@ -146,7 +151,7 @@ bool stack_reserve(Capability *cap, size_t need)
             from = nb;
         }
     }
-    size_t moved = sp - from, slots = chunk_slots();
+    size_t moved = sp - from, slots = want;
     if (slots < UF_TOP + moved + need)
         slots = UF_TOP + moved + need;
     size_t below = stack_bytes(stack_capacity(s))

@@ -35,7 +35,9 @@
 /* Note [Stack chunks]
  * With stack chunks (seed 002, GHC 7.2's stacks) a thread's stack is a chain of T_STACK
  * chunks. Its first chunk is -ki big; when a frame does not fit, stack_reserve links a new
- * chunk of -kc (bigger when one frame needs it) whose bottom frame is an underflow frame
+ * chunk twice the size of the full one, at most -kc (bigger when one frame needs it: GHC
+ * links -kc chunks at once, but then 100 000 threads just past -ki take 7 times the memory of
+ * the baseline's doubling stacks, experiments/stack-chunks), whose bottom frame is an underflow frame
  * [older chunk, from, below], and moves the top frames, up to -kb bytes but at least the top
  * one, from the older chunk (its frames at [from, sp)) to just above that frame, so that a
  * loop calling and returning across the boundary stays in the new chunk. -K bounds the whole
