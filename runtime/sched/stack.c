@@ -38,7 +38,7 @@ static inline bool has_underflow(Value s)
     return stack_sp(s) >= UF_TOP && is_underflow(stack_slots(s)[UF_SLOTS]);
 }
 
-/* Per-capability free chunks (of the -kc size) and counters, one cache line each. The
+/* Per-capability free chunks (the last freed first) and counters, one cache line each. The
  * free chunks are GC roots, registered when a capability first frees one. */
 #define POOL_MAX 4
 typedef struct StackPool {
@@ -62,7 +62,7 @@ static void chunk_free(Capability *cap, Value s)
     StackPool *p = &pools[cap->sm.no];
     stack_set_sp(s, 0);
     p->n.live--;
-    if (stack_capacity(s) != chunk_slots() || p->nfree == POOL_MAX)
+    if (p->nfree == POOL_MAX)
         return;
     if (!p->rooted) {
         for (unsigned i = 0; i < POOL_MAX; i++) {
@@ -160,7 +160,7 @@ bool stack_reserve(Capability *cap, size_t need)
         rts_thread_error(cap, "stack overflow");
     StackPool *p = &pools[cap->sm.no];
     Value ns;
-    if (slots == chunk_slots() && p->nfree) {
+    if (p->nfree && stack_capacity(p->free[p->nfree - 1]) >= slots) {
         ns = p->free[--p->nfree];
         p->free[p->nfree] = RTS_FALSE;
         p->n.reused++;
