@@ -593,6 +593,7 @@ static const char *fmt_size(char *buf, size_t len, size_t v)
 #define USAGE_QY ""
 #define USAGE_QY_ARGS
 #endif
+
 #if RTS_PATCH_STACK_CHUNKS
 #define USAGE_KC "  -kc<size>     stack chunk size (default %s, min 1k)\n" \
                  "  -kb<size>     of a full chunk's top frames, up to <size> bytes move into the\n" \

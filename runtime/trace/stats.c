@@ -20,11 +20,11 @@
 #include "base/util.h"
 #include "sync/stw.h"
 #include "sync/wait.h"
-#include "sched/capability.h"
 #if RTS_PATCH_STACK_CHUNKS
 #include "sched/stack.h"
 #include "sm/gc.h"
 #endif
+#include "sched/capability.h"
 #if RTS_PATCH_PHYS_CAPS
 #include <stdlib.h>
 #include "os/affinity.h"

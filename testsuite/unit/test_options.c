@@ -642,6 +642,7 @@ static void test_usage_info(void)
 #else
     CHECK(strstr(u, "  -qy<n> ") == NULL);
 #endif
+
 #if RTS_PATCH_STACK_CHUNKS
     CHECK(strstr(u, "  -kc<size> ") != NULL);
     CHECK(strstr(u, "default 32k") != NULL);
