@@ -14,6 +14,7 @@
 #define RTS_DEFAULT_INITIAL_STACK  ((size_t)1 << 10)     /* -ki1k */
 #if RTS_PATCH_STACK_CHUNKS
 #define RTS_DEFAULT_STACK_CHUNK    ((size_t)32 << 10)    /* -kc32k */
+#define RTS_DEFAULT_STACK_BUFFER   ((size_t)1 << 10)     /* -kb1k: carried into a new chunk */
 #endif
 #define RTS_DEFAULT_PAR_GC_GEN     0                     /* -qg0: parallel GC in every generation */
 #if RTS_PATCH_GEN0_STEAL

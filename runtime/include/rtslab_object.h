@@ -109,7 +109,8 @@ static inline size_t   raw_words(size_t nbytes) { return 1 + (nbytes + sizeof(Va
  * so the top frame is found from sp alone and frames are walked downward.
  *
  * The collector scans slots [0, sp) of a T_STACK (LAYOUT_STACK); the scheduler
- * (sched/thread.h) owns what the frames mean.
+ * (sched/stack.h) owns what the frames mean. stack_frame_base walks one stack object's frames
+ * (the sanity checker checks with it that they tile [0, sp)).
  */
 #define STACK_SP 0           /* payload index of sp */
 #define STACK_SLOTS 1        /* payload index of slot 0 */
@@ -117,5 +118,16 @@ static inline Value  *stack_slots(Value s)      { return obj_payload(s) + STACK_
 static inline size_t  stack_sp(Value s)         { return (size_t)rts_fixnum_val(obj_payload(s)[STACK_SP]); }
 static inline size_t  stack_capacity(Value s)   { return obj_size(s) - STACK_SLOTS; }
 static inline void    stack_set_sp(Value s, size_t sp) { obj_payload(s)[STACK_SP] = rts_fixnum((intptr_t)sp); }
+/* The base of the frame whose last slot is slot sp-1 of stack s, or (size_t)-1 when the words
+ * below sp do not end a frame. Frames from the top: sp = stack_frame_base(s, sp) until 0. */
+static inline size_t  stack_frame_base(Value s, size_t sp)
+{
+    if (sp < 2) return (size_t)-1;
+    Value nv = stack_slots(s)[sp - 1], code = stack_slots(s)[sp - 2];
+    if (!rts_is_fixnum(nv) || !rts_is_fixnum(code) || rts_fixnum_val(nv) < 0
+        || (size_t)rts_fixnum_val(nv) > sp - 2)
+        return (size_t)-1;
+    return sp - 2 - (size_t)rts_fixnum_val(nv);
+}
 
 #endif

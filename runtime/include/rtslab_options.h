@@ -21,6 +21,7 @@ typedef struct RtsOptions {
     size_t   initial_stack;   /* -ki<size> */
 #if RTS_PATCH_STACK_CHUNKS
     size_t   stack_chunk;     /* -kc<size> */
+    size_t   stack_buffer;    /* -kb<size> */
 #endif
     bool     par_gc;          /* false after -qg alone: sequential GC */
     unsigned par_gc_gen;      /* -qg<gen>: parallel GC only in generations >= gen */

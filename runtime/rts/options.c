@@ -11,7 +11,7 @@
  *
  * Sizes are digits with an optional fraction and an optional k/m/g suffix (either case,
  * powers of 1024): -A1.5m is 1572864 bytes. Heap sizes (-A, -M) are rounded up to a multiple
- * of RTS_OPT_HEAP_GRAIN (one block); stack sizes (-K, -ki, -kc) to a multiple of a word.
+ * of RTS_OPT_HEAP_GRAIN (one block); stack sizes (-K, -ki, -kc, -kb) to a multiple of a word.
  *
  * Every error message starts with "rtslab: " and fits on one line; the caller prints it and
  * exits 1.
@@ -134,6 +134,7 @@ void rts_options_defaults(RtsOptions *o)
     o->initial_stack = RTS_DEFAULT_INITIAL_STACK;
 #if RTS_PATCH_STACK_CHUNKS
     o->stack_chunk = RTS_DEFAULT_STACK_CHUNK;
+    o->stack_buffer = RTS_DEFAULT_STACK_BUFFER;
 #endif
     o->par_gc = true;
     o->par_gc_gen = RTS_DEFAULT_PAR_GC_GEN;
@@ -371,6 +372,18 @@ int rts_options_parse_word(RtsOptions *o, const char *w, char *err, size_t errle
             return needs_patch(err, errlen, w, "stack chunks need");
 #endif
         }
+        if (w[2] == 'b') {
+            size_t buf;
+            if (rts_parse_size(w + 3, &buf) != 0 || round_up(&buf, sizeof(void *)) != 0)
+                return fail(err, errlen, "bad size in RTS option %s", w);
+#if RTS_PATCH_STACK_CHUNKS
+            o->stack_buffer = buf;
+            return 0;
+#else
+            (void)buf;
+            return needs_patch(err, errlen, w, "stack chunks need");
+#endif
+        }
         break;
     case 'q':
         switch (w[2]) {
@@ -596,9 +609,12 @@ static const char *fmt_size(char *buf, size_t len, size_t v)
 #define USAGE_QY ""
 #define USAGE_QY_ARGS
 #endif
+
 #if RTS_PATCH_STACK_CHUNKS
-#define USAGE_KC "  -kc<size>     stack chunk size (default %s)\n"
-#define USAGE_KC_ARGS , kc
+#define USAGE_KC "  -kc<size>     stack chunk size (default %s, min 1k)\n" \
+                 "  -kb<size>     of a full chunk's top frames, up to <size> bytes move into the\n" \
+                 "                next chunk (default %s)\n"
+#define USAGE_KC_ARGS , kc, kb
 #else
 #define USAGE_KC ""
 #define USAGE_KC_ARGS
@@ -629,8 +645,9 @@ void rts_options_usage(void *file)
     fmt_size(kk, sizeof kk, RTS_DEFAULT_MAX_STACK);
     fmt_size(ki, sizeof ki, RTS_DEFAULT_INITIAL_STACK);
 #if RTS_PATCH_STACK_CHUNKS
-    char kc[32];
+    char kc[32], kb[32];
     fmt_size(kc, sizeof kc, RTS_DEFAULT_STACK_CHUNK);
+    fmt_size(kb, sizeof kb, RTS_DEFAULT_STACK_BUFFER);
 #endif
 
     fprintf(f,
@@ -778,6 +795,13 @@ void rts_options_info(void *file)
     put_pair(f, false, "Spin-wait yield", spin);
 #endif
     put_pair(f, false, "liburing", YESNO(HAVE_LIBURING));
+#if RTS_PATCH_STACK_CHUNKS
+    char chunks[128], kc[32], kb[32];
+    fmt_size(kc, sizeof kc, rts_opts.stack_chunk);
+    fmt_size(kb, sizeof kb, rts_opts.stack_buffer);
+    snprintf(chunks, sizeof chunks, "chunks of %s (-kc), %s carried over (-kb)", kc, kb);
+    put_pair(f, false, "Stack chunks", chunks);
+#endif
     put_pair(f, false, "libnuma", YESNO(HAVE_LIBNUMA));
 #if RTS_PATCH_GEN0_STEAL
     char steal[64];

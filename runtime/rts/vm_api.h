@@ -15,7 +15,7 @@
 
 #include "rtslab.h"
 #include "base/util.h"
-#include "sched/thread.h"
+#include "sched/stack.h"
 #include "sm/storage.h"
 #include "sync/spinlock.h"
 
@@ -38,7 +38,8 @@ static inline Value *rtv_alloc_slow(RtsCap *cap, size_t words) { return sm_alloc
 /* The thread running on cap. */
 static inline Value rtv_current_thread(RtsCap *cap) { return cap->current; }
 
-/* Its stack: slot 0, valid until a GC or rtv_stack_grow moves the stack. */
+/* Its stack (Note [Stack interface] in sched/stack.h): the top stack's slot 0, valid until
+ * a GC or rtv_stack_reserve moves the stack. */
 static inline Value *rtv_stack_slots(RtsCap *cap) { return stack_slots(tso_stack(cap->current)); }
 /* The slots in use (sp). */
 static inline size_t rtv_stack_sp(RtsCap *cap) { return stack_sp(tso_stack(cap->current)); }
@@ -47,9 +48,23 @@ static inline size_t rtv_stack_capacity(RtsCap *cap) { return stack_capacity(tso
 /* Sets sp of the stack whose slot 0 is at `slots` (after pushing or popping frames). */
 static inline void rtv_stack_set_sp(Value *slots, size_t sp)
 { slots[STACK_SP - STACK_SLOTS] = rts_fixnum((intptr_t)sp); }
-/* Moves the current thread to a bigger stack with room for `need` slots; may GC. Beyond -K
- * it kills the thread with "stack overflow" (and does not return). */
-static inline void rtv_stack_grow(RtsCap *cap, size_t need) { (void)thread_grow_stack(cap, need); }
+/* Makes room for `need` more slots above the top frame; may GC. True when the top frames
+ * moved: the caller's frame is then the top frame of the new top stack. Beyond -K it kills
+ * the thread with "stack overflow" (and does not return). */
+static inline bool rtv_stack_reserve(RtsCap *cap, size_t need) { return stack_reserve(cap, need); }
+/* The frames of the current thread, from the top (never allocates). */
+typedef StackIter RtvFrames;
+typedef StackFrame RtvFrame;
+static inline void rtv_frames_init(RtsCap *cap, RtvFrames *it) { stack_iter_init(it, cap->current); }
+static inline bool rtv_frames_next(RtvFrames *it, RtvFrame *f) { return stack_iter_next(it, f); }
+/* A frame's place is (rtv_stack_here(cap), offset in the top stack); rtv_stack_find finds
+ * the frame of nslots slots that was there (NULL when none), rtv_stack_cut drops the frames
+ * above it. */
+typedef StackPlace RtvPlace;
+static inline Value rtv_stack_here(RtsCap *cap) { return stack_here(cap); }
+static inline Value *rtv_stack_find(RtsCap *cap, Value stack, size_t off, size_t nslots, RtvPlace *now)
+{ return stack_find(cap, stack, off, nslots, now); }
+static inline void rtv_stack_cut(RtsCap *cap, RtvPlace at, size_t nslots) { stack_cut(cap, at, nslots); }
 /* The code word that follows the slots of a frame run by `code`. */
 static inline Value rtv_code_word(RtsCode code) { return code_value(code); }
 

@@ -1,57 +1,24 @@
-/* Lightweight threads: creation, the stack and its frames, queues, finishing, joining. */
+/* Lightweight threads: creation, queues, finishing, joining (their stacks: stack.c). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include "sched/thread.h"
+#include "sched/stack.h"
 #include "base/util.h"
 
 static intptr_t next_thread_id = 1;
 
-static inline RtsCode value_code(Value v)     { return (RtsCode)(uintptr_t)rts_fixnum_val(v); }
-static inline Value  cur_stack(Capability *cap) { return tso_stack(cap->current); }
 
 void thread_dirty(Capability *cap, Value t)
 {
     /* Atomic loads: other capabilities lock the thread through its header. */
     if (!(__atomic_load_n(obj_ptr(t), __ATOMIC_RELAXED) & OBJ_DIRTY))
         rts_write_barrier_slow(cap, t);
-    Value s = tso_stack(t);
-    if (!(__atomic_load_n(obj_ptr(s), __ATOMIC_RELAXED) & OBJ_DIRTY))
-        rts_write_barrier_slow(cap, s);
-}
-
-/* A stack object with room for `slots` slots, empty. */
-static Value new_stack(Capability *cap, size_t slots)
-{
-    Value s = rts_make_object(cap, T_STACK, slots + STACK_SLOTS, RTS_FALSE);
-    stack_set_sp(s, 0);
-    return s;
-}
-
-static size_t stack_bytes(size_t slots) { return (slots + STACK_SLOTS + 1) * sizeof(Value); }
-
-/* Pushes a frame onto the stack `s` (which has room). */
-static void push_frame_on(Value s, RtsCode code, size_t nslots)
-{
-    size_t sp = stack_sp(s);
-    Value *sl = stack_slots(s) + sp;
-    for (size_t i = 0; i < nslots; i++)
-        sl[i] = RTS_FALSE;
-    sl[nslots] = code_value(code);
-    sl[nslots + 1] = rts_fixnum((intptr_t)nslots);
-    stack_set_sp(s, sp + nslots + 2);
+    stack_dirty(cap, t);
 }
 
 Value rts_thread_new(Capability *cap, RtsCode code, size_t nslots)
 {
-    size_t slots = rts_opts.initial_stack / sizeof(Value);
-    slots = slots > STACK_SLOTS + 1 ? slots - STACK_SLOTS - 1 : 1;
-    while (slots < nslots + 2)
-        slots *= 2;
-    if (stack_bytes(slots) > rts_opts.max_stack && cap->current != RTS_FALSE)
-        rts_thread_error(cap, "stack overflow");
-    Value stack = new_stack(cap, slots);
-    push_frame_on(stack, code, nslots);
+    Value stack = stack_new_thread(cap, code, nslots);
     Value *p = sm_alloc_protect(&cap->sm, TSO_NFIELDS + 1, &stack, 1);
     p[0] = obj_make_header(T_THREAD, TSO_NFIELDS);
     for (int i = 0; i < TSO_NFIELDS; i++)
@@ -61,16 +28,6 @@ Value rts_thread_new(Capability *cap, RtsCode code, size_t nslots)
     p[1 + TSO_STATUS] = rts_fixnum(TS_NEW);
     p[1 + TSO_CAP] = rts_fixnum(cap->sm.no);
     return (Value)p;
-}
-
-void rts_thread_set_slot(Capability *cap, Value t, size_t i, Value v)
-{
-    Value s = tso_stack(t);
-    Value *sl = stack_slots(s);
-    size_t sp = stack_sp(s);
-    size_t n = (size_t)rts_fixnum_val(sl[sp - 1]);
-    if (i >= n) rts_fatal("rts_thread_set_slot: slot %zu of a %zu-slot frame", i, n);
-    rts_set_field(cap, s, STACK_SLOTS + sp - 2 - n + i, v);
 }
 
 void rts_thread_start(Capability *cap, Value t)
@@ -96,77 +53,7 @@ void rts_thread_start_on(Capability *cap, Value t, unsigned no)
 intptr_t rts_thread_id(Value t) { return rts_fixnum_val(tso_get(t, TSO_ID)); }
 Value rts_current_thread(Capability *cap) { return cap->current; }
 
-RtsCode thread_top_code(Value t)
-{
-    Value s = tso_stack(t);
-    size_t sp = stack_sp(s);
-    return sp ? value_code(stack_slots(s)[sp - 2]) : NULL;
-}
-
-/* --- frames on the current thread's stack --------------------------------------------- */
-
-/* Replaces the current thread's stack by one at least twice as big holding `need` slots. */
-Value thread_grow_stack(Capability *cap, size_t need)
-{
-    Value s = cur_stack(cap);
-    size_t slots = stack_capacity(s);
-    while (slots < need)
-        slots *= 2;
-    if (stack_bytes(slots) > rts_opts.max_stack)
-        rts_thread_error(cap, "stack overflow");
-    Value ns = new_stack(cap, slots);          /* may GC: reload the old stack after */
-    s = cur_stack(cap);
-    size_t sp = stack_sp(s);
-    memcpy(stack_slots(ns), stack_slots(s), sp * sizeof(Value));
-    stack_set_sp(ns, sp);
-    stack_set_sp(s, 0);                        /* the old copy holds nothing live */
-    tso_set(cap, cap->current, TSO_STACK, ns);
-    thread_dirty(cap, cap->current);
-    return ns;
-}
-
-void rts_push_frame(Capability *cap, RtsCode code, size_t nslots)
-{
-    Value s = cur_stack(cap);
-    size_t need = stack_sp(s) + nslots + 2;
-    if (need > stack_capacity(s))
-        s = thread_grow_stack(cap, need);
-    push_frame_on(s, code, nslots);
-}
-
-void rts_pop_frame(Capability *cap)
-{
-    Value s = cur_stack(cap);
-    size_t sp = stack_sp(s);
-    size_t n = (size_t)rts_fixnum_val(stack_slots(s)[sp - 1]);
-    stack_set_sp(s, sp - n - 2);
-}
-
-static inline Value *frame_slot(Capability *cap, size_t i)
-{
-    Value s = cur_stack(cap);
-    Value *sl = stack_slots(s);
-    size_t sp = stack_sp(s);
-    size_t n = (size_t)rts_fixnum_val(sl[sp - 1]);
-#if RTS_DEBUG
-    if (i >= n) rts_fatal("frame slot %zu of a %zu-slot frame", i, n);
-#endif
-    return &sl[sp - 2 - n + i];
-}
-
-Value rts_slot(Capability *cap, size_t i)                 { return *frame_slot(cap, i); }
-/* No barrier: a running thread's stack is always dirty (Note [Dirty stacks]). */
-void  rts_set_slot(Capability *cap, size_t i, Value v)    { *frame_slot(cap, i) = v; }
-
-size_t rts_stack_depth(Capability *cap)
-{
-    Value s = cur_stack(cap);
-    Value *sl = stack_slots(s);
-    size_t depth = 0;
-    for (size_t sp = stack_sp(s); sp; sp -= (size_t)rts_fixnum_val(sl[sp - 1]) + 2)
-        depth++;
-    return depth;
-}
+RtsCode thread_top_code(Value t) { return stack_top_code(t); }
 
 Value rts_result(Capability *cap)               { return tso_get(cap->current, TSO_RESULT); }
 void  rts_set_result(Capability *cap, Value v)  { tso_set(cap, cap->current, TSO_RESULT, v); }
@@ -227,6 +114,10 @@ void thread_wake(Capability *cap, Value t)
 
 void thread_finish(Capability *cap, Value t, ThreadStatus how)
 {
+#if RTS_PATCH_STACK_CHUNKS
+    if (how == TS_KILLED)
+        stack_thread_done(cap, t);
+#endif
     obj_lock(cap, t);
     tso_set_status(cap, t, how);
     Value result = tso_get(t, TSO_RESULT);

@@ -1,15 +1,14 @@
-/* Lightweight threads and their stacks (the baseline kind: one contiguous stack per thread).
+/* Lightweight threads (their stacks: sched/stack.h).
  *
- * A thread (T_THREAD, a PTRS object) holds its state in the fields TSO_*; its stack is a
- * separate T_STACK object (Note [Stack layout] in rtslab_object.h), so that growing the stack
- * never moves the thread. On overflow the stack is doubled and copied (up to -K); a new
- * T_STACK replaces the old.
+ * A thread (T_THREAD, a PTRS object) holds its state in the fields TSO_*; its stack is held
+ * in separate T_STACK objects (Note [Stack layout] in rtslab_object.h), so that growing the
+ * stack never moves the thread; only sched/stack.c reaches them (Note [Stack interface]).
  *
  * Note [Dirty stacks]
- * A thread's stack and TSO are marked dirty (remembered, when old) whenever the thread is
+ * A thread's TSO and top stack are marked dirty (remembered, when old) whenever the thread is
  * scheduled and again after each GC it lives through while running, so frame writes need no
  * barrier. At a minor GC a clean stack (its thread did not run since the last GC) is skipped;
- * a dirty one is scanned whole -- the baseline cost that stack chunks remove.
+ * a dirty one is scanned whole.
  */
 #ifndef RTS_SCHED_THREAD_H
 #define RTS_SCHED_THREAD_H
@@ -59,11 +58,6 @@ void thread_dirty(Capability *cap, Value t);
 RtsCode thread_top_code(Value t);
 /* A frame's code word (Note [Stack layout]). */
 static inline Value code_value(RtsCode code) { return rts_fixnum((intptr_t)(uintptr_t)code); }
-/* Replaces the current thread's stack by one at least twice as big with room for `need`
- * slots, and returns it; may GC. Beyond -K it kills the thread ("stack overflow"). Code
- * that pushes its own frames (the Scheme VM) calls it when a frame does not fit. */
-Value thread_grow_stack(Capability *cap, size_t need);
-
 /* Queues of threads linked through TSO_LINK. */
 void  runq_push(Capability *cap, Value t);
 Value runq_pop(Capability *cap);

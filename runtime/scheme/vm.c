@@ -115,14 +115,14 @@ void vm_uncaught(RtsCap *cap, Value obj)
         sch_print(out, obj, true);
     }
     /* The backtrace: the Scheme frames from the top, after the raising machinery. */
-    Value *slots = rtv_stack_slots(cap);
-    size_t sp = rtv_stack_sp(cap);
+    RtvFrames it;
+    RtvFrame fr;
     bool top = true;
     int shown = 0, more = 0;
-    while (sp) {
-        size_t n = (size_t)rts_fixnum_val(slots[sp - 1]);
-        Value *b = slots + sp - 2 - n;
-        if (slots[sp - 2] == rtv_code_word(vm_run) && sch_is_procedure(b[0])) {
+    rtv_frames_init(cap, &it);
+    while (rtv_frames_next(&it, &fr)) {
+        Value *b = fr.slots;
+        if (fr.code == vm_run && sch_is_procedure(b[0])) {
             const Proto *p = closure_proto(b[0]);
             if (!(top && p->system) && p != &cc_proto && p != &tramp_proto && p != &tramp1_proto) {
                 top = false;
@@ -140,7 +140,6 @@ void vm_uncaught(RtsCap *cap, Value obj)
                 }
             }
         }
-        sp = (size_t)(b - slots);
     }
     if (more) {
         char line[64];
@@ -223,6 +222,13 @@ RtsStep vm_run(RtsCap *cap)
         slots = rtv_stack_slots(cap);                                   \
         send = slots + rtv_stack_capacity(cap);                         \
         b = slots + off_;                                               \
+        K = consts_of(P);                                               \
+    } while (0)
+/* After rtv_stack_reserve: the current frame (of fs slots) is the top frame of the top stack. */
+#define RELOAD_TOP() do {                                               \
+        slots = rtv_stack_slots(cap);                                   \
+        send = slots + rtv_stack_capacity(cap);                         \
+        b = slots + rtv_stack_sp(cap) - 2 - fs;                         \
         K = consts_of(P);                                               \
     } while (0)
 #define SAVE_PC() (b[1] = pc_value(pc, false))
@@ -347,8 +353,8 @@ L_CALL: {
         int nfs = q->frame_size;
         if (__builtin_expect(nb + nfs + 2 > send, 0)) {
             SAVE_PC();
-            rtv_stack_grow(cap, (size_t)(nb - slots) + (size_t)nfs + 2);
-            RELOAD();
+            rtv_stack_reserve(cap, (size_t)nfs + 2);
+            RELOAD_TOP();
             nb = b + fs + 2;
             f = b[pc[0]];
         }
@@ -391,8 +397,8 @@ L_TAILCALL: {
         int nfs = q->frame_size;
         if (__builtin_expect(b + nfs + 2 > send, 0)) {
             SAVE_PC();
-            rtv_stack_grow(cap, (size_t)(b - slots) + (size_t)nfs + 2);
-            RELOAD();
+            rtv_stack_reserve(cap, (size_t)(nfs - fs));
+            RELOAD_TOP();
             f = b[pc[0]];
         }
         const Value *args = b + pc[0] + 1;    /* above slot 2: a forward copy is safe */
@@ -646,12 +652,19 @@ call_generic: {
     }
     if (q->special == SP_CALLCC) {
         if (argc != 1) err_arity(cap, f, argc);
-        size_t base = (size_t)(b - slots) + (tail ? 0 : (size_t)fs + 2);
-        /* k = [the marker frame's base, the thread]: valid while that frame holds k. */
-        Value k = sch_make_record(cap, sch_rtd_cont, 2, NULL);
-        rts_set_field(cap, k, 1, rts_fixnum((intptr_t)base));
-        rts_set_field(cap, k, 2, rtv_current_thread(cap));
+        /* Room for the marker frame first, so that its place is where it will be. */
+        if ((size_t)(b - slots) + (tail ? 0 : (size_t)fs + 2) + CC_FS + 2 > CAPACITY()) {
+            rtv_stack_reserve(cap, tail ? (size_t)(CC_FS > fs ? CC_FS - fs : 0) : CC_FS + 2);
+            RELOAD_TOP();
+        }
+        /* k = [the marker frame's place (stack, offset), the thread]: valid while that frame
+         * holds k. */
+        Value k = sch_make_record(cap, sch_rtd_cont, 3, NULL);
         RELOAD();
+        size_t base = (size_t)(b - slots) + (tail ? 0 : (size_t)fs + 2);
+        rts_set_field(cap, k, 1, rtv_stack_here(cap));
+        rts_set_field(cap, k, 2, rts_fixnum((intptr_t)base));
+        rts_set_field(cap, k, 3, rtv_current_thread(cap));
         Value g = argv[0];
         argv = rtv_lroots_next(cap) + 1;
         sch_protect(cap, cc_closure);
@@ -665,19 +678,19 @@ call_generic: {
         Value k = argv[0];
         if (!sch_is_record_of(k, sch_rtd_cont))
             sch_type_error(cap, "%throw", "continuation", k);
-        size_t base = (size_t)rts_fixnum_val(sch_record_ref(k, 0));
-        size_t sp = (size_t)(b - slots) + (size_t)fs + 2;
-        if (sch_record_ref(k, 1) != rtv_current_thread(cap) || base + CC_FS + 2 > sp
-            || slots[base] != cc_closure || slots[base + 2] != k
-            || slots[base + CC_FS] != rtv_code_word(vm_run))
+        RtvPlace at;
+        Value *kb = NULL;
+        if (sch_record_ref(k, 2) == rtv_current_thread(cap))
+            kb = rtv_stack_find(cap, sch_record_ref(k, 0),
+                                (size_t)rts_fixnum_val(sch_record_ref(k, 1)), CC_FS, &at);
+        if (!kb || kb[0] != cc_closure || kb[2] != k || kb[CC_FS] != rtv_code_word(vm_run))
             sch_error(cap, NULL, "a continuation was invoked outside its extent (call/cc is escape-only)", 0);
         Value v = argv[1];
         sch_release(cap, gmark);
-        b = slots + base;
+        rtv_stack_cut(cap, at, CC_FS);
         fs = CC_FS;
-        SET_SP(base + CC_FS + 2);
         P = &cc_proto;
-        K = NULL;
+        RELOAD_TOP();
         b[CC_VAL] = v;
         pc = cc_code + CC_RET;
         VM_DISPATCH();
@@ -688,8 +701,9 @@ call_generic: {
     int nfs = q->frame_size;
     size_t base = (size_t)(b - slots) + (tail ? 0 : (size_t)fs + 2);
     if (base + (size_t)nfs + 2 > CAPACITY()) {
-        rtv_stack_grow(cap, base + (size_t)nfs + 2);
-        RELOAD();
+        rtv_stack_reserve(cap, tail ? (size_t)(nfs - fs) : (size_t)nfs + 2);
+        RELOAD_TOP();
+        base = (size_t)(b - slots) + (tail ? 0 : (size_t)fs + 2);
     }
     if (!tail)
         b[1] = pc_value(retpc, false);

@@ -133,9 +133,15 @@ void gc_scavenge_object(GCThread *gct, Value obj)
         break;
     case LAYOUT_STACK:
         evac_range(gct, pl + STACK_SLOTS, pl + STACK_SLOTS + stack_sp(obj));
+#if RTS_PATCH_STACK_CHUNKS
+        __atomic_fetch_add(&gc_stack_scans, 1, __ATOMIC_RELAXED);
+#endif
         break;
     }
 }
+#if RTS_PATCH_STACK_CHUNKS
+uint64_t gc_stack_scans;
+#endif
 
 #if RTS_PATCH_GEN0_STEAL
 /* Part of a big pointer object's fields, on a deque as a tagged pointer (Note [Minor GC

@@ -99,6 +99,10 @@ void  gc_out_of_memory(GCThread *gct, size_t refused) __attribute__((noreturn));
  * looking for work to steal (gc_scavenge_loop), waiting for another GC thread to finish
  * copying an object (gc_evacuate). */
 extern SpinCount gc_work_wait, gc_copy_wait;
+#if RTS_PATCH_STACK_CHUNKS
+/* Stack objects scanned by every GC so far (Note [Stack chunks] in sched/stack.h). */
+extern uint64_t gc_stack_scans;
+#endif
 void  gc_add_root(Value *root);
 void  gc_for_each_root(GcRootFn f, void *env);
 void  sanity_check(SanityWhen when);

@@ -41,6 +41,12 @@ static size_t check_header(const Value *p)
         Value v = (Value)p;
         if (!rts_is_fixnum(obj_payload(v)[STACK_SP]) || stack_sp(v) > stack_capacity(v))
             insane("stack %p: bad sp", (void *)p);
+        for (size_t sp = stack_sp(v); sp; ) {
+            size_t base = stack_frame_base(v, sp);
+            if (base == (size_t)-1)
+                insane("stack %p: the slots below %zu are not a frame", (void *)p, sp);
+            sp = base;
+        }
     }
     if (obj_type_layout(t) == LAYOUT_RAW && raw_words(raw_len((Value)p)) > hdr_size(h))
         insane("object %p: raw length %zu exceeds size", (void *)p, raw_len((Value)p));

@@ -21,6 +21,10 @@
 #include "base/util.h"
 #include "sync/stw.h"
 #include "sync/wait.h"
+#if RTS_PATCH_STACK_CHUNKS
+#include "sched/stack.h"
+#include "sm/gc.h"
+#endif
 #include "sched/capability.h"
 #if RTS_PATCH_PHYS_CAPS
 #include <stdlib.h>
@@ -42,6 +46,10 @@ static struct {
     uint64_t max_heap_blocks;
     uint64_t last_alloc;                    /* -S: allocated at the previous GC */
     long     last_majflt;                   /* -S: major page faults at the previous GC */
+#if RTS_PATCH_STACK_CHUNKS
+    /* Note [Stack chunks]: stack objects the GCs scanned; linked chunks minor GCs did not */
+    uint64_t stack_scans_seen, stack_scanned, stack_skipped;
+#endif
 } st;
 
 static FILE *stats_out;
@@ -127,6 +135,16 @@ void stats_gc_done(const GcRecord *r)
     st.gc_cpu[g] += r->cpu_ns;
     if (r->pause_ns > st.max_pause[g]) st.max_pause[g] = r->pause_ns;
     st.copied += r->copied_bytes;
+#if RTS_PATCH_STACK_CHUNKS
+    uint64_t scans = __atomic_load_n(&gc_stack_scans, __ATOMIC_RELAXED);
+    uint64_t scanned = scans - st.stack_scans_seen;
+    StackChunkCounts sc;
+    stack_chunk_counts(&sc);
+    st.stack_scans_seen = scans;
+    st.stack_scanned += scanned;
+    if (!r->major && sc.live > (int64_t)scanned)
+        st.stack_skipped += (uint64_t)sc.live - scanned;
+#endif
     if (r->major) {
         st.cumulative_live += r->live_bytes;
         st.live_samples++;
@@ -386,6 +404,15 @@ static void report_summary(FILE *f, const Summary *s)
 #endif
     fprintf(f, "  Stop the world: %llu syncs, mean %.1f us, max %.1f us (request to last arrival)\n",
             (unsigned long long)s->stw_syncs, s->stw_mean * 1e6, s->stw_max * 1e6);
+#if RTS_PATCH_STACK_CHUNKS
+    StackChunkCounts sc;
+    stack_chunk_counts(&sc);
+    fprintf(f, "  Stack chunks: %llu linked (%llu allocated, %llu reused), %llu underflows; "
+               "GC scanned %llu stack objects, skipped %llu clean chunks\n",
+            (unsigned long long)sc.linked, (unsigned long long)sc.allocated,
+            (unsigned long long)sc.reused, (unsigned long long)sc.underflows,
+            (unsigned long long)st.stack_scanned, (unsigned long long)st.stack_skipped);
+#endif
     fprintf(f, "  Barrier waits:          waits      spins     sleeps    time\n");
     for (int k = 0; k < WAIT_NKINDS; k++)
         fprintf(f, "    %-26s %8llu %10llu %10llu  %6.3fs\n", sync_wait_kind_name((SyncWaitKind)k),
@@ -501,6 +528,16 @@ static void report_machine_readable(FILE *f, const Summary *s)
     mr_dbl(f, "rtslab_stw_total_seconds", s->stw_total);
     mr_dbl(f, "rtslab_stw_mean_seconds", s->stw_mean);
     mr_dbl(f, "rtslab_stw_max_seconds", s->stw_max);
+#if RTS_PATCH_STACK_CHUNKS
+    StackChunkCounts sc;
+    stack_chunk_counts(&sc);
+    mr_u64(f, "rtslab_stack_chunks_linked", sc.linked);
+    mr_u64(f, "rtslab_stack_chunks_allocated", sc.allocated);
+    mr_u64(f, "rtslab_stack_chunks_reused", sc.reused);
+    mr_u64(f, "rtslab_stack_underflows", sc.underflows);
+    mr_u64(f, "rtslab_stack_objects_scanned", st.stack_scanned);
+    mr_u64(f, "rtslab_stack_chunks_skipped", st.stack_skipped);
+#endif
     for (int k = 0; k < WAIT_NKINDS; k++) {
         char kind[48];
         if ((size_t)k < sizeof wait_keys / sizeof wait_keys[0]) {

@@ -217,11 +217,20 @@ static void test_good_words(void)
     CHECK(o.stack_chunk == KB);
     CHECK_EQ_INT(word("-kc1025"), 0); /* rounded up to a word */
     CHECK(o.stack_chunk == KB + sizeof(void *));
+    CHECK(o.stack_buffer == RTS_DEFAULT_STACK_BUFFER);
+    CHECK_EQ_INT(word("-kb0"), 0);
+    CHECK(o.stack_buffer == 0);
+    CHECK_EQ_INT(word("-kb4k"), 0);
+    CHECK(o.stack_buffer == 4 * KB);
+    CHECK_EQ_INT(word("-kb100"), 0); /* rounded up to a word */
+    CHECK(o.stack_buffer == 104);
 #else
     /* Without the patch a well-formed -kc is an error (test_bad_words has the malformed);
      * the flag it names comes from configure (errors/TESTS checks it). */
     bad_prefix("-kc64k", "rtslab: -kc64k: stack chunks need a ");
     bad_prefix("-kc1k", "rtslab: -kc1k: stack chunks need a ");
+    bad_prefix("-kb1k", "rtslab: -kb1k: stack chunks need a ");
+    bad_prefix("-kb0", "rtslab: -kb0: stack chunks need a ");
 #endif
 
     CHECK_EQ_INT(word("-qg"), 0);
@@ -385,6 +394,10 @@ static void test_bad_words(void)
     bad("-kc1z", "rtslab: bad size in RTS option -kc1z");
     bad("-kc12q", "rtslab: bad size in RTS option -kc12q");
     bad("-kc", "rtslab: bad size in RTS option -kc");
+    /* likewise -kb (which may be 0) */
+    bad("-kb", "rtslab: bad size in RTS option -kb");
+    bad("-kbx", "rtslab: bad size in RTS option -kbx");
+    bad("-kb1q", "rtslab: bad size in RTS option -kb1q");
     bad("-qgx", "rtslab: bad generation in RTS option -qgx");
     bad("-qb-1", "rtslab: bad generation in RTS option -qb-1");
     bad("-qg256", "rtslab: -qg256: the generation must be at most 255");
@@ -629,6 +642,7 @@ static void test_usage_info(void)
 #else
     CHECK(strstr(u, "  -qy<n> ") == NULL);
 #endif
+
 #if RTS_PATCH_STACK_CHUNKS
     CHECK(strstr(u, "  -kc<size> ") != NULL);
     CHECK(strstr(u, "default 32k") != NULL);

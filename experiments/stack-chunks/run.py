@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+"""Stack chunks (issue 17, seed 002): baseline against the stack-chunks patch.
+
+    python3 experiments/stack-chunks/run.py --baseline DIR --patch DIR [--reps K] [--out DIR]
+                                            [--only gc_depth,programs,rss]
+
+DIR: a build directory (configure; make) of the baseline and of --enable-stack-chunks.
+Every measurement alternates the two builds run by run (interleaved), so drift of the shared
+machine spreads over both; the tables give medians and patch/baseline ratios.
+
+  gc_depth  bench/micro/deep_stack_gc D 100 +RTS -K1g: the total pause of 100 minor GCs
+            taken with the running thread D frames deep (D = 1k, 10k, 100k, 1M).
+  programs  the suite's deep-stack (norm: 400000 6 600000, -K1g) and binary-trees (norm: 17,
+            a thread per depth: the seed's benchmark), and the 1M-frame recursion of
+            testsuite/patches/stack-chunks/deep.scm: elapsed and GC elapsed (-s
+            --machine-readable), at -N1 (binary-trees also -N2).
+  rss       threads_rss.scm N D: 100 000 threads alive at once, each D frames deep (D = 8:
+            within the first 1k chunk; D = 40: past it), the peak RSS (ru_maxrss of the
+            child, from wait4) and the runtime's max_mem_in_use_bytes.
+
+Writes OUT/results.json (every run) and OUT/tables.md (default OUT: results/ here).
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+
+def run(argv, cwd=None):
+    t0 = time.perf_counter()
+    p = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         env={k: v for k, v in os.environ.items() if k != "RTSLAB_RTS"})
+    out, err = p.communicate()
+    wall = time.perf_counter() - t0
+    return p.returncode, out.decode(), err.decode(), wall, None
+
+
+def run_rusage(argv, cwd=None):
+    """Runs argv; returns (status, stdout, stderr, wall, maxrss_kib)."""
+    t0 = time.perf_counter()
+    pid = os.fork()
+    if pid == 0:
+        os.environ.pop("RTSLAB_RTS", None)
+        if cwd:
+            os.chdir(cwd)
+        out = os.open("/tmp/stack_chunks_rss.out", os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+        err = os.open("/tmp/stack_chunks_rss.err", os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+        os.dup2(out, 1)
+        os.dup2(err, 2)
+        os.execv(argv[0], argv)
+    _, status, ru = os.wait4(pid, 0)
+    wall = time.perf_counter() - t0
+    return (os.waitstatus_to_exitcode(status), open("/tmp/stack_chunks_rss.out").read(),
+            open("/tmp/stack_chunks_rss.err").read(), wall, ru.ru_maxrss)
+
+
+def mr(err):
+    return {k: v for k, v in re.findall(r'\("([^"]+)", "([^"]*)"\)', err)}
+
+
+def med(xs):
+    return statistics.median(xs) if xs else float("nan")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--baseline", required=True)
+    ap.add_argument("--patch", required=True)
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--out", default=os.path.join(HERE, "results"))
+    ap.add_argument("--only", default="gc_depth,programs,rss")
+    a = ap.parse_args()
+    builds = {"baseline": os.path.abspath(a.baseline), "stack-chunks": os.path.abspath(a.patch)}
+    only = a.only.split(",")
+    os.makedirs(a.out, exist_ok=True)
+    commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True,
+                            text=True).stdout.strip()
+    results = {"date": datetime.datetime.utcnow().isoformat() + "Z", "commit": commit,
+               "machine": platform.platform() + ", " + str(os.cpu_count()) + " CPUs",
+               "load_before": os.getloadavg(), "builds": builds, "runs": []}
+    tables = []
+
+    def order(r):
+        names = list(builds)
+        return names if r % 2 == 0 else names[::-1]
+
+    if "gc_depth" in only:
+        rows = []
+        for d in (1000, 10000, 100000, 1000000):
+            reps = a.reps if d < 1000000 else max(3, a.reps // 2)
+            got = {b: [] for b in builds}
+            for r in range(reps):
+                for b in order(r):
+                    argv = [os.path.join(builds[b], "bench/micro/deep_stack_gc"), str(d), "100",
+                            "+RTS", "-K1g", "-RTS"]
+                    st, out, err, wall, _ = run(argv)
+                    m = re.search(r"metric gc_total_ms ([0-9.]+)", out + err)
+                    if st != 0 or not m:
+                        sys.exit(f"deep_stack_gc failed: {' '.join(argv)}\n{out}{err}")
+                    got[b].append(float(m.group(1)))
+                    results["runs"].append({"exp": "gc_depth", "depth": d, "build": b,
+                                            "argv": argv, "gc_total_ms": float(m.group(1))})
+            mb, mp = med(got["baseline"]), med(got["stack-chunks"])
+            rows.append(f"| {d:,} | {mb:.2f} | {mp:.3f} | {mb / mp:.0f}x | "
+                        f"{min(got['stack-chunks']):.3f}-{max(got['stack-chunks']):.3f} |")
+            print(rows[-1], flush=True)
+        tables.append("### 100 minor GCs at depth D (deep_stack_gc D 100 +RTS -K1g), total pause, ms\n\n"
+                      "| frames deep | baseline (median) | stack-chunks (median) | baseline / patch | "
+                      "patch min-max |\n|---|---|---|---|---|\n" + "\n".join(rows))
+
+    if "programs" in only:
+        progs = [
+            ("deep-stack norm -N1", ["testsuite/bench/gc/deep-stack.scm", "400000", "6", "600000"], ["-K1g"]),
+            ("binary-trees 17 -N1", ["testsuite/bench/spectral/binary-trees.scm", "17"], []),
+            ("binary-trees 17 -N2", ["testsuite/bench/spectral/binary-trees.scm", "17"], ["-N2"]),
+            ("deep.scm (1M frames) -N1", ["testsuite/patches/stack-chunks/deep.scm"], []),
+        ]
+        rows = []
+        for name, args, opts in progs:
+            got = {b: {"wall": [], "gc": []} for b in builds}
+            for r in range(a.reps):
+                for b in order(r):
+                    argv = [os.path.join(builds[b], "rtslab")] + args + \
+                           ["+RTS", "-s", "--machine-readable"] + opts + ["-RTS"]
+                    st, out, err, wall, _ = run(argv, cwd=ROOT)
+                    if st != 0:
+                        sys.exit(f"failed: {' '.join(argv)}\n{err[-2000:]}")
+                    k = mr(err)
+                    got[b]["wall"].append(float(k["total_wall_seconds"]))
+                    got[b]["gc"].append(float(k["GC_wall_seconds"]))
+                    results["runs"].append({"exp": "programs", "name": name, "build": b,
+                                            "argv": argv, "stats": k})
+            wb, wp = med(got["baseline"]["wall"]), med(got["stack-chunks"]["wall"])
+            gb, gp = med(got["baseline"]["gc"]), med(got["stack-chunks"]["gc"])
+            rows.append(f"| {name} | {wb:.3f} | {wp:.3f} | {wp / wb:.2f} | {gb:.3f} | {gp:.3f} | "
+                        f"{(gp / gb if gb else float('nan')):.3f} |")
+            print(rows[-1], flush=True)
+        tables.append("### Programs (medians, seconds; ratio = patch / baseline)\n\n"
+                      "| program | elapsed base | elapsed patch | ratio | GC base | GC patch | GC ratio |\n"
+                      "|---|---|---|---|---|---|---|\n" + "\n".join(rows))
+
+    if "rss" in only:
+        rows = []
+        for n, d in ((100000, 8), (100000, 40)):
+            got = {b: {"rss": [], "mem": []} for b in builds}
+            for r in range(max(2, a.reps // 2)):
+                for b in order(r):
+                    argv = [os.path.join(builds[b], "rtslab"), os.path.join(HERE, "threads_rss.scm"),
+                            str(n), str(d), "+RTS", "-s", "--machine-readable", "-RTS"]
+                    st, out, err, wall, rss = run_rusage(argv)
+                    if st != 0 or out.strip() != str(n * d):
+                        sys.exit(f"failed: {' '.join(argv)}\n{out}{err[-2000:]}")
+                    k = mr(err)
+                    got[b]["rss"].append(rss / 1024)
+                    got[b]["mem"].append(int(k["max_mem_in_use_bytes"]) / 2**20)
+                    results["runs"].append({"exp": "rss", "threads": n, "depth": d, "build": b,
+                                            "argv": argv, "maxrss_kib": rss, "stats": k})
+            rb, rp = med(got["baseline"]["rss"]), med(got["stack-chunks"]["rss"])
+            mb, mp = med(got["baseline"]["mem"]), med(got["stack-chunks"]["mem"])
+            rows.append(f"| {n:,} threads x {d} frames | {rb:.0f} | {rp:.0f} | {rp / rb:.2f} | "
+                        f"{rb * 1024 / n:.2f} | {rp * 1024 / n:.2f} | {mb:.0f} | {mp:.0f} |")
+            print(rows[-1], flush=True)
+        tables.append("### 100 000 threads alive at once (threads_rss.scm N D)\n\n"
+                      "| run | peak RSS base (MiB) | patch (MiB) | ratio | KiB/thread base | "
+                      "KiB/thread patch | heap in use base (MiB) | patch (MiB) |\n"
+                      "|---|---|---|---|---|---|---|---|\n" + "\n".join(rows))
+
+    results["load_after"] = os.getloadavg()
+    with open(os.path.join(a.out, "results.json"), "w") as f:
+        json.dump(results, f, indent=1)
+    with open(os.path.join(a.out, "tables.md"), "w") as f:
+        f.write(f"Commit {commit}, {results['date']}, {results['machine']}, load "
+                f"{results['load_before']} -> {results['load_after']}\n\n" + "\n\n".join(tables) + "\n")
+    print("\n\n".join(tables))
+
+
+if __name__ == "__main__":
+    main()

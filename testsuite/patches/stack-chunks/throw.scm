@@ -1,0 +1,27 @@
+;; Escapes and exceptions thrown from deep inside to a handler many chunks down, with
+;; dynamic-wind after-thunks on the way (Note [Stack chunks]: stack_find / stack_cut).
+(define (deep n k) (if (= n 0) (k 'escaped) (+ 1 (deep (- n 1) k))))
+(display (list "escape" (call/cc (lambda (k) (deep 100000 k)))))
+(newline)
+;; the same continuation, escaping repeatedly from different depths
+(define (many i acc)
+  (if (= i 0)
+      acc
+      (many (- i 1) (+ acc (call/cc (lambda (k) (deep (* i 997) (lambda (v) (k i)))))))))
+(display (list "many" (many 60 0)))
+(newline)
+(define (deep-raise n) (if (= n 0) (raise 'boom) (+ 1 (deep-raise (- n 1)))))
+(display (list "guard" (guard (e ((symbol? e) (list 'caught e))) (deep-raise 100000))))
+(newline)
+(define (deep-error n) (if (= n 0) (car 5) (+ 1 (deep-error (- n 1)))))
+(display (list "error" (guard (e (#t 'caught-error)) (deep-error 50000))))
+(newline)
+(define afters 0)
+(define (wind n k)
+  (if (= n 0)
+      (k 'out)
+      (dynamic-wind (lambda () #f)
+                    (lambda () (+ 1 (wind (- n 1) k)))
+                    (lambda () (set! afters (+ afters 1))))))
+(display (list "wind" (call/cc (lambda (k) (wind 20000 k))) afters))
+(newline)
