@@ -21,6 +21,14 @@ static Value new_stack(Capability *cap, size_t slots)
 
 static size_t stack_bytes(size_t slots) { return (slots + STACK_SLOTS + 1) * sizeof(Value); }
 
+/* The error of a thread whose stack would pass -K: it names the limit and the option, as
+ * GHC's "Stack space overflow: current size ... Use `+RTS -Ksize'" does. */
+static __attribute__((noreturn)) void stack_overflow(Capability *cap)
+{
+    rts_thread_error(cap, "stack overflow: the limit is %zu bytes (+RTS -K%zu; -K<size> raises it)",
+                     rts_opts.max_stack, rts_opts.max_stack);
+}
+
 #if RTS_PATCH_STACK_CHUNKS
 /* The underflow frame at the bottom of every chunk but a thread's first:
  * [older chunk, from, below] where `from` is the older chunk's sp when this chunk was linked
@@ -106,7 +114,7 @@ Value stack_new_thread(Capability *cap, RtsCode code, size_t nslots)
     while (slots < nslots + 2)
         slots *= 2;
     if (stack_bytes(slots) > rts_opts.max_stack && cap->current != RTS_FALSE)
-        rts_thread_error(cap, "stack overflow");
+        stack_overflow(cap);
     Value stack = new_stack(cap, slots);
     push_frame_on(stack, code, nslots);
     return stack;
@@ -157,7 +165,7 @@ bool stack_reserve(Capability *cap, size_t need)
     size_t below = stack_bytes(stack_capacity(s))
         + (bottom ? (size_t)rts_fixnum_val(stack_slots(s)[UF_BELOW]) : 0);
     if (below + stack_bytes(slots) > rts_opts.max_stack)
-        rts_thread_error(cap, "stack overflow");
+        stack_overflow(cap);
     StackPool *p = &pools[cap->sm.no];
     Value ns;
     if (p->nfree && stack_capacity(p->free[p->nfree - 1]) >= slots) {
@@ -222,7 +230,7 @@ bool stack_reserve(Capability *cap, size_t need)
     while (slots < need)
         slots *= 2;
     if (stack_bytes(slots) > rts_opts.max_stack)
-        rts_thread_error(cap, "stack overflow");
+        stack_overflow(cap);
     Value ns = new_stack(cap, slots);          /* may GC: reload the old stack after */
     s = cur_stack(cap);
     size_t sp = stack_sp(s);

@@ -156,7 +156,9 @@ bool rts_thread_join(Capability *cap, Value t)
 void rts_sleep(Capability *cap, double secs)
 {
     Value me = cap->current;
-    uint64_t wake = rts_now_ns() + (uint64_t)(secs > 0 ? secs * 1e9 : 0);
+    /* Saturate at about 95 years, so that the wake-up time, a fixnum of nanoseconds, cannot
+     * wrap round into the past (an infinite sleep sleeps until woken or the program ends). */
+    uint64_t wake = rts_now_ns() + (uint64_t)(secs > 0 ? (secs < 3.0e9 ? secs * 1e9 : 3.0e18) : 0);
     tso_set_status(cap, me, TS_SLEEPING);
     tso_set(cap, me, TSO_WAKE_TIME, rts_fixnum((intptr_t)wake));
     Value prev = RTS_FALSE, q = cap->sleep_q;
