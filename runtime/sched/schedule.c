@@ -160,7 +160,7 @@ static void push_work(Capability *cap)
 {
     for (unsigned k = 1; k < cap_count && cap->run_hd != RTS_FALSE; k++) {
         Capability *c = &cap_array[(cap->sm.no + k) % cap_count];
-        if (!__atomic_load_n(&c->idle, __ATOMIC_ACQUIRE))
+        if (!stw_idle(c->sm.no))
             continue;
         Value t = cap->run_hd;
         if (t == sched_main_thread)
@@ -188,7 +188,7 @@ static void idle_wait(Capability *cap, uint64_t next_wake)
         deadlock();
     trace_begin(SPAN_IDLE, 0);
     pthread_mutex_lock(&cap->idle_mu);
-    __atomic_store_n(&cap->idle, 1, __ATOMIC_SEQ_CST);
+    stw_set_state(cap->sm.no, STW_IDLE);
     struct timespec ts = { (time_t)(next_wake / 1000000000u), (long)(next_wake % 1000000000u) };
     while (!cap->wake_pending && !stw_pending() && !__atomic_load_n(&cap->inbox_n, __ATOMIC_ACQUIRE)) {
         if (!next_wake)
@@ -197,7 +197,7 @@ static void idle_wait(Capability *cap, uint64_t next_wake)
             break;
     }
     cap->wake_pending = 0;
-    __atomic_store_n(&cap->idle, 0, __ATOMIC_SEQ_CST);
+    stw_set_state(cap->sm.no, STW_RUNNING);
     pthread_mutex_unlock(&cap->idle_mu);
     trace_end(SPAN_IDLE);
     trace_wake(stw_pending() ? WAKE_FOR_GC : WAKE_FOR_WORK);

@@ -156,8 +156,9 @@ static bool gc_steals(bool major, unsigned threads)
 #endif
 }
 
-/* The leader's GC, with the world stopped. */
-static void collect(SmCap *leader, bool major, uint64_t stw_ns)
+/* The leader's GC, with the world stopped; `part` are the capabilities that take part
+ * (stw_stop_all), the leader first. */
+static void collect(SmCap *leader, bool major, uint64_t stw_ns, const StwTakingPart *part)
 {
     uint64_t t0 = rts_now_ns(), c0 = rts_cpu_ns();
 
@@ -190,14 +191,16 @@ static void collect(SmCap *leader, bool major, uint64_t stw_ns)
         sm_old_gen.n_blocks = sm_old_gen.n_large_blocks = 0;
     }
 
-    /* GC threads: the leader and the first others; every capability's roots go to one. */
+    /* GC threads: the leader and the first others that take part (a capability that takes
+     * no part would never do the work); every capability's roots go to one. */
     unsigned n = gc_thread_count(major);
+    if (n > part->n)
+        n = part->n;
     bool steal = gc_steals(major, n);
     n_gc_threads = 0;
     gc_threads[n_gc_threads++] = leader->gct;
-    for (unsigned i = 0; i < sm_n_caps && n_gc_threads < n; i++)
-        if (sm_caps[i] != leader)
-            gc_threads[n_gc_threads++] = sm_caps[i]->gct;
+    for (unsigned k = 1; k < part->n && n_gc_threads < n; k++)
+        gc_threads[n_gc_threads++] = sm_caps[part->no[k]]->gct;
     for (unsigned i = 0; i < sm_n_caps; i++)
         sm_caps[i]->gc_roots_by = UINT_MAX;
     for (unsigned k = 0; k < n_gc_threads; k++) {
@@ -305,12 +308,13 @@ void gc_collect(SmCap *cap, bool force_major)
     uint64_t thread = 0;
     bool in_mutator = trace_suspend_mutator(&thread);
     trace_begin(SPAN_STW_REQUEST, 0);
-    uint64_t stw_ns = stw_stop_all(cap->no);
+    StwTakingPart part;
+    uint64_t stw_ns = stw_stop_all(cap->no, &part);
     trace_end(SPAN_STW_REQUEST);
     bool major = force_major
         || sm_old_gen.n_blocks + sm_old_gen.n_large_blocks >= sm_old_gen.limit_blocks;
     trace_begin(major ? SPAN_MAJOR_GC : SPAN_MINOR_GC, 0);
-    collect(cap, major, stw_ns);
+    collect(cap, major, stw_ns, &part);
     bool over = rts_opts.max_heap && sm_heap_blocks() * BLOCK_SIZE > rts_opts.max_heap;
     if (over && major)
         sm_heap_overflow(cap);              /* exits with the world still stopped */

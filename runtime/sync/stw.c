@@ -9,6 +9,7 @@
 StwSync stw_sync;
 static StwMember *members;
 static unsigned n_members;
+static unsigned *taking_part;    /* stw_stop_all's answer: written by leaders only */
 static StwHooks hooks;
 static StwStats totals;          /* written by leaders only */
 
@@ -18,9 +19,12 @@ static inline bool reached(uint32_t *p, uint32_t epoch) { return (int32_t)(load(
 void stw_init(unsigned n, const StwHooks *h)
 {
     members = aligned_alloc(RTS_CACHE_LINE, n * sizeof *members);
-    if (!members) rts_fatal("out of memory (stop-the-world members)");
-    for (unsigned i = 0; i < n; i++)
+    taking_part = malloc(n * sizeof *taking_part);
+    if (!members || !taking_part) rts_fatal("out of memory (stop-the-world members)");
+    for (unsigned i = 0; i < n; i++) {
         members[i].arrived = 0;
+        members[i].state = STW_RUNNING;
+    }
     n_members = n;
     stw_sync.arriving = n - 1;
     hooks = *h;
@@ -45,6 +49,22 @@ bool stw_is_leader(unsigned me)
     return stw_pending() && __atomic_load_n(&stw_sync.leader, __ATOMIC_ACQUIRE) == me;
 }
 
+uint32_t stw_state(unsigned no)
+{
+    return __atomic_load_n(&members[no].state, __ATOMIC_SEQ_CST);
+}
+
+void stw_set_state(unsigned no, uint32_t state)
+{
+    __atomic_store_n(&members[no].state, state, __ATOMIC_SEQ_CST);
+}
+
+bool stw_idle(unsigned no)
+{
+    uint32_t s = STW_STATE(stw_state(no));
+    return s == STW_IDLE;
+}
+
 #if RTS_PATCH_FUTEX_BARRIER
 static bool all_arrived(void *arg)
 {
@@ -61,27 +81,35 @@ static bool has_arrived(void *arg)
 }
 #endif
 
-uint64_t stw_stop_all(unsigned leader)
+uint64_t stw_stop_all(unsigned leader, StwTakingPart *part)
 {
     uint64_t t0 = rts_now_ns();
     uint32_t epoch = load(&stw_sync.word) >> 2;
-    for (unsigned i = 0; i < n_members; i++)
-        if (i != leader)
-            hooks.interrupt(i);
+    unsigned n_part = 0;
+    taking_part[n_part++] = leader;
+    for (unsigned i = 0; i < n_members; i++) {
+        if (i == leader) continue;
+        taking_part[n_part++] = i;
+        hooks.interrupt(i);
+    }
 #if RTS_PATCH_FUTEX_BARRIER
     /* Note [Futex barrier] (sync/wait.c): the followers count themselves down in one word
      * and the last to arrive wakes the leader, which sleeps on that word alone. */
     (void)epoch;
     sync_wait(&stw_sync.arriving, all_arrived, NULL, WAIT_ARRIVAL);
 #else
-    /* The baseline leader checks each capability in turn. */
-    for (unsigned i = 0; i < n_members; i++) {
-        if (i == leader) continue;
+    /* The baseline leader checks each capability that takes part in turn. */
+    for (unsigned k = 1; k < n_part; k++) {
+        unsigned i = taking_part[k];
         struct arrival a = { &members[i].arrived, epoch };
         sync_wait(&members[i].arrived, has_arrived, &a, WAIT_ARRIVAL);
     }
 #endif
     uint64_t ns = rts_now_ns() - t0;
+    if (part) {
+        part->n = n_part;
+        part->no = taking_part;
+    }
     totals.syncs++;
     totals.stw_ns_total += ns;
     if (ns > totals.stw_ns_max) totals.stw_ns_max = ns;

@@ -23,6 +23,23 @@
  * Every wait goes through sync/wait.h. Idle capabilities take part like the others (the
  * baseline of seed 001): woken, they arrive, collect their empty nursery and sleep again
  * only once released. A sync of kind SYNC_EXIT never releases: the leader ends the process.
+ * stw_stop_all returns the members that take part (StwTakingPart): the GC threads are picked
+ * among them (gc.c), since a member that takes no part would never do a GC thread's work.
+ * In the baseline every member takes part in every sync.
+ *
+ * Note [Capability states]
+ * Each member's `state` word (StwMember) says what its capability is doing, as far as the
+ * protocol cares: whether it is asleep, and so must be woken to take part. Its low two bits
+ * are the state (STW_STATE); the bits above are free for a state that needs an epoch. States:
+ *   STW_RUNNING  its OS thread runs the scheduler: at a safe point soon after an interrupt;
+ *   STW_IDLE     it sleeps in the scheduler's idle wait (sched/schedule.c): the interrupt hook
+ *                wakes it (a syscall, counted as an idle wake-up for GC), and other
+ *                capabilities push work to it (Note [Pushing work]).
+ * Transitions, and who may make them:
+ *   RUNNING -> IDLE     the owner, under its idle mutex, just before it sleeps;
+ *   IDLE -> RUNNING     the owner, under its idle mutex, once woken (work, a timer, a sync).
+ * Only the owner writes the word (seq_cst stores); leaders and other capabilities read it.
+ * Whatever the state, every member takes part in every sync: an IDLE one is woken for it.
  */
 #ifndef RTS_SYNC_STW_H
 #define RTS_SYNC_STW_H
@@ -50,11 +67,24 @@ typedef struct StwHooks {
     bool (*follower_work)(unsigned no);
 } StwHooks;
 
-/* A capability's word in the protocol, on a cache line of its own: the follower writes it
- * once per sync, the leader polls it. */
+/* A capability's words in the protocol, on a cache line of their own: the follower writes
+ * `arrived` once per sync, the leader polls it; `state` is Note [Capability states]. */
 typedef struct StwMember {
     _Alignas(RTS_CACHE_LINE) uint32_t arrived;   /* epoch of the last sync it arrived at */
+    uint32_t state;          /* atomic: STW_RUNNING, STW_IDLE... (Note [Capability states]) */
 } StwMember;
+
+/* Note [Capability states]: the state in a member's `state` word. */
+enum { STW_RUNNING = 0, STW_IDLE = 1 };
+#define STW_STATE(w) ((w) & 3u)
+
+/* The members that take part in the sync in progress, as stw_stop_all returns them: the
+ * leader first, then the others by number. The array is the protocol's, valid until the
+ * next stw_stop_all. */
+typedef struct StwTakingPart {
+    unsigned n;
+    const unsigned *no;
+} StwTakingPart;
 
 /* The sync in progress. Written by the leader (and `done` by GC threads), read by all. */
 typedef struct StwSync {
@@ -84,9 +114,10 @@ static inline bool stw_pending(void)
 
 /* Tries to start a sync of `kind` with capability `me` as leader. */
 bool stw_try_lead(unsigned me, SyncKind kind);
-/* Leader: interrupt and wake everyone, then wait until every capability has arrived.
- * Returns the time the world took to stop (ns). */
-uint64_t stw_stop_all(unsigned leader);
+/* Leader: interrupt and wake everyone, then wait until every capability that takes part has
+ * arrived. Returns the time the world took to stop (ns), and the members that take part in
+ * *part (which may be NULL). */
+uint64_t stw_stop_all(unsigned leader, StwTakingPart *part);
 /* Leader: let the GC threads start; then wait for n_followers of them to call
  * stw_gc_thread_done. */
 void stw_start_gc(bool major);
@@ -98,6 +129,11 @@ void stw_release(void);
  * when released. */
 void stw_follow(unsigned me);
 bool stw_is_leader(unsigned me);
+/* Member `no`'s state word (Note [Capability states]): read by anyone; set by its owner. */
+uint32_t stw_state(unsigned no);
+void stw_set_state(unsigned no, uint32_t state);
+/* Whether member `no` sleeps in the idle wait (for the scheduler, which pushes work to it). */
+bool stw_idle(unsigned no);
 /* Totals over the leaders' syncs (read at exit). */
 void stw_stats(StwStats *out);
 
