@@ -190,6 +190,45 @@ static void idle_wait(Capability *cap, uint64_t next_wake)
     pthread_mutex_lock(&cap->idle_mu);
     stw_set_state(cap->sm.no, STW_IDLE);
     struct timespec ts = { (time_t)(next_wake / 1000000000u), (long)(next_wake % 1000000000u) };
+#if RTS_PATCH_IDLE_OPTOUT
+    /* Note [Idle opt-out] in sync/stw.h: a sync that counts on it is followed here, still
+     * idle; after -qi<n> of them it opts out, and a sync no longer wakes it. Woken while
+     * opted out, it waits out the GC that left it out, if any, before it leaves. */
+    unsigned me = cap->sm.no, gcs = 0;
+    for (;;) {
+        bool out = STW_STATE(stw_state(me)) == STW_OPTED_OUT;
+        if (__atomic_load_n(&cap->inbox_n, __ATOMIC_ACQUIRE))
+            break;
+        if (!out && stw_pending()) {
+            if (!rts_opts.idle_optout)
+                break;                          /* -qi0: follow it as the baseline does */
+            pthread_mutex_unlock(&cap->idle_mu);
+            trace_end(SPAN_IDLE);
+            trace_wake(WAKE_FOR_GC);
+            stw_follow_idle(me, ++gcs >= rts_opts.idle_optout);
+            trace_begin(SPAN_IDLE, 0);
+            pthread_mutex_lock(&cap->idle_mu);
+            /* forget that sync's interrupt, however late it came (work shows in the inbox),
+             * but not an exit's, which counts on it even when opted out */
+            if (stw_pending_kind() != SYNC_EXIT)
+                cap->wake_pending = 0;
+            continue;
+        }
+        if (cap->wake_pending)
+            break;
+        if (!next_wake)
+            pthread_cond_wait(&cap->idle_cv, &cap->idle_mu);
+        else if (pthread_cond_timedwait(&cap->idle_cv, &cap->idle_mu, &ts) == ETIMEDOUT)
+            break;
+    }
+    cap->wake_pending = 0;
+    bool rejoin = STW_STATE(stw_state(me)) == STW_OPTED_OUT;
+    if (!rejoin)
+        stw_set_state(me, STW_RUNNING);
+    pthread_mutex_unlock(&cap->idle_mu);
+    if (rejoin)
+        stw_rejoin(me);
+#else
     while (!cap->wake_pending && !stw_pending() && !__atomic_load_n(&cap->inbox_n, __ATOMIC_ACQUIRE)) {
         if (!next_wake)
             pthread_cond_wait(&cap->idle_cv, &cap->idle_mu);
@@ -199,6 +238,7 @@ static void idle_wait(Capability *cap, uint64_t next_wake)
     cap->wake_pending = 0;
     stw_set_state(cap->sm.no, STW_RUNNING);
     pthread_mutex_unlock(&cap->idle_mu);
+#endif
     trace_end(SPAN_IDLE);
     trace_wake(stw_pending() ? WAKE_FOR_GC : WAKE_FOR_WORK);
 }

@@ -24,6 +24,10 @@ void stw_init(unsigned n, const StwHooks *h)
     for (unsigned i = 0; i < n; i++) {
         members[i].arrived = 0;
         members[i].state = STW_RUNNING;
+#if RTS_PATCH_IDLE_OPTOUT
+        members[i].opt_outs = members[i].rejoins = members[i].rejoin_waits = 0;
+        members[i].opt_out_at_go = false;
+#endif
     }
     n_members = n;
     stw_sync.arriving = n - 1;
@@ -59,10 +63,83 @@ void stw_set_state(unsigned no, uint32_t state)
     __atomic_store_n(&members[no].state, state, __ATOMIC_SEQ_CST);
 }
 
+#if RTS_PATCH_IDLE_OPTOUT
+/* Note [Idle opt-out] in stw.h: the leader of GC sync `epoch` leaves member `no` out when it
+ * finds it opted out (a CAS, against the owner's in stw_rejoin). */
+static uint32_t optout_epoch;    /* the last sync that left a member out: leaders only */
+
+static bool leave_out(unsigned no, uint32_t epoch)
+{
+    if ((load(&stw_sync.word) & 3) != SYNC_GC)
+        return false;
+    uint32_t s = load(&members[no].state);
+    while (STW_STATE(s) == STW_OPTED_OUT)
+        if (__atomic_compare_exchange_n(&members[no].state, &s, epoch << 2 | STW_OPTED_OUT,
+                                        false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+            /* it will not count itself down in `arriving`: the leader does */
+            __atomic_fetch_sub(&stw_sync.arriving, 1, __ATOMIC_ACQ_REL);
+            totals.opted_out++;
+            if (optout_epoch != epoch) {
+                optout_epoch = epoch;
+                totals.optout_syncs++;
+            }
+            return true;
+        }
+    return false;
+}
+
+static void opt_out(unsigned me)
+{
+    __atomic_fetch_add(&members[me].opt_outs, 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&members[me].state, STW_OPTED_OUT, __ATOMIC_SEQ_CST);
+}
+
+bool stw_follow_idle(unsigned me, bool out)
+{
+    members[me].opt_out_at_go = out;
+    stw_follow(me);
+    members[me].opt_out_at_go = false;
+    return STW_STATE(load(&members[me].state)) == STW_OPTED_OUT;
+}
+
+struct released_wait { uint32_t epoch; };
+
+static bool released_reached(void *arg)
+{
+    struct released_wait *r = arg;
+    return reached(&stw_sync.released, r->epoch);
+}
+
+void stw_rejoin(unsigned me)
+{
+    uint32_t s = load(&members[me].state);
+    for (;;) {
+        if (STW_STATE(s) != STW_OPTED_OUT)
+            rts_fatal("capability %u rejoins in state %u", me, (unsigned)STW_STATE(s));
+        if (__atomic_compare_exchange_n(&members[me].state, &s, (s & ~3u) | STW_WAKING,
+                                        false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            break;
+    }
+    __atomic_fetch_add(&members[me].rejoins, 1, __ATOMIC_RELAXED);
+    struct released_wait r = { STW_EPOCH(s) };
+    if (!released_reached(&r)) {
+        /* left out of a GC in progress: its heap, nursery and roots are the GC's until the
+         * release (which wakes WAIT_LEAVE waiters on `released`) */
+        __atomic_fetch_add(&members[me].rejoin_waits, 1, __ATOMIC_RELAXED);
+        sync_wait(&stw_sync.released, released_reached, &r, WAIT_LEAVE);
+    }
+    __atomic_store_n(&members[me].state, STW_RUNNING, __ATOMIC_SEQ_CST);
+}
+#endif
+
 bool stw_idle(unsigned no)
 {
     uint32_t s = STW_STATE(stw_state(no));
+#if RTS_PATCH_IDLE_OPTOUT
+    return s == STW_IDLE || s == STW_OPTED_OUT;
+#else
     return s == STW_IDLE;
+#endif
 }
 
 #if RTS_PATCH_FUTEX_BARRIER
@@ -89,6 +166,10 @@ uint64_t stw_stop_all(unsigned leader, StwTakingPart *part)
     taking_part[n_part++] = leader;
     for (unsigned i = 0; i < n_members; i++) {
         if (i == leader) continue;
+#if RTS_PATCH_IDLE_OPTOUT
+        if (leave_out(i, epoch))
+            continue;                           /* Note [Idle opt-out] in stw.h */
+#endif
         taking_part[n_part++] = i;
         hooks.interrupt(i);
     }
@@ -190,6 +271,10 @@ void stw_follow(unsigned me)
     struct epoch_wait go = { &stw_sync.go, epoch };
     sync_wait(&stw_sync.go, epoch_reached, &go, WAIT_ENTER);
     trace_end(SPAN_ENTER_BARRIER);
+#if RTS_PATCH_IDLE_OPTOUT
+    if (members[me].opt_out_at_go)
+        opt_out(me);                /* Note [Idle opt-out] in stw.h: every leader has chosen */
+#endif
     SpanKind gc = __atomic_load_n(&stw_sync.major, __ATOMIC_RELAXED) ? SPAN_MAJOR_GC : SPAN_MINOR_GC;
     trace_begin(gc, 0);
     trace_begin(SPAN_GC_WORK, 0);
@@ -209,4 +294,11 @@ void stw_follow(unsigned me)
 void stw_stats(StwStats *out)
 {
     *out = totals;
+#if RTS_PATCH_IDLE_OPTOUT
+    for (unsigned i = 0; i < n_members; i++) {
+        out->opt_outs += __atomic_load_n(&members[i].opt_outs, __ATOMIC_RELAXED);
+        out->rejoins += __atomic_load_n(&members[i].rejoins, __ATOMIC_RELAXED);
+        out->rejoin_waits += __atomic_load_n(&members[i].rejoin_waits, __ATOMIC_RELAXED);
+    }
+#endif
 }

@@ -72,11 +72,57 @@ typedef struct StwHooks {
 typedef struct StwMember {
     _Alignas(RTS_CACHE_LINE) uint32_t arrived;   /* epoch of the last sync it arrived at */
     uint32_t state;          /* atomic: STW_RUNNING, STW_IDLE... (Note [Capability states]) */
+#if RTS_PATCH_IDLE_OPTOUT
+    uint64_t opt_outs, rejoins, rejoin_waits;    /* its owner's, Note [Idle opt-out] */
+    bool     opt_out_at_go;  /* its owner's: stw_follow_idle's argument */
+#endif
 } StwMember;
 
 /* Note [Capability states]: the state in a member's `state` word. */
 enum { STW_RUNNING = 0, STW_IDLE = 1 };
 #define STW_STATE(w) ((w) & 3u)
+#if RTS_PATCH_IDLE_OPTOUT
+
+/* Note [Idle opt-out]
+ * (Seed 001: every OCaml 5 minor GC wakes and waits for every domain, busy or idle, and an
+ * open issue asks that idle domains opt out; GHC's -qi keeps idle capabilities out of the
+ * parallel GC.) With +RTS -qi<n> (default 1; -qi0 turns it off at run time) a capability
+ * that has taken part in n GCs since it went idle opts out of the later ones: their leaders
+ * neither wake it nor wait for it. The GC itself needs nothing from it: the leader resets
+ * every capability's nursery and hands every capability's roots -- its remembered set, its
+ * run and sleep queues and inbox (threads sleeping on a timer, threads woken from an MVar or
+ * a join), its local roots -- to a GC thread that takes part (collect, gc.c). One GC is the
+ * condition because an idle capability allocates nothing: the first GC after it went idle
+ * empties its nursery, so later ones would wake it only for a GC thread with nothing of its
+ * own to copy. Two states join those of Note [Capability states], each with an epoch e in the
+ * bits above the state (STW_EPOCH):
+ *   STW_OPTED_OUT@e  asleep in the idle wait, left out of syncs; e is the last sync that left
+ *                    it out (0: none yet). Nothing but its owner and a leader writes it.
+ *   STW_WAKING@e     its owner has left the idle wait (work pushed to it, a sleeper due, an
+ *                    exit) and waits until sync e is released before it touches the heap.
+ * Transitions, and who may make them:
+ *   IDLE -> OPTED_OUT@0         the owner, taking part in its n-th GC since it went idle,
+ *                               once that GC's go is given (stw_follow_idle): its leader has
+ *                               chosen who takes part, and the next leader, which cannot
+ *                               start before the release, finds it opted out; it sleeps on;
+ *   OPTED_OUT@e -> OPTED_OUT@E  the leader of GC sync E, by CAS, in stw_stop_all: the member
+ *                               takes no part in E (not interrupted, counted out of
+ *                               `arriving`, not a GC thread);
+ *   OPTED_OUT@e -> WAKING@e     the owner, once woken, by CAS (stw_rejoin): losing to a
+ *                               leader's CAS, it retries with that leader's epoch;
+ *   WAKING@e -> RUNNING         the owner, once stw_sync.released has reached e.
+ * A leader leaves out only a member it finds OPTED_OUT, with a CAS; the owner leaves that
+ * state only with a CAS. So either the leader's CAS came first (the owner's then carries the
+ * leader's epoch, and the owner waits out that sync) or the owner's did (the leader finds it
+ * WAKING or RUNNING, which take part like RUNNING: interrupted, waited for). Leaders are
+ * serialised, so OPTED_OUT@e with sync e released is simply opted out. A sync of kind
+ * SYNC_EXIT leaves nobody out: the interrupt hook wakes opted-out members too, and they
+ * rejoin and follow it. Counters: opt-outs and rejoins (per member, its owner's), rejoins
+ * that waited for a GC, syncs that left members out and members left out (the leaders').
+ */
+enum { STW_OPTED_OUT = 2, STW_WAKING = 3 };
+#define STW_EPOCH(w) ((w) >> 2)
+#endif
 
 /* The members that take part in the sync in progress, as stw_stop_all returns them: the
  * leader first, then the others by number. The array is the protocol's, valid until the
@@ -103,6 +149,11 @@ extern StwSync stw_sync;
 
 typedef struct StwStats {
     uint64_t syncs, stw_ns_total, stw_ns_max;
+#if RTS_PATCH_IDLE_OPTOUT
+    /* Note [Idle opt-out]: GC syncs that left members out, members left out (summed over
+     * syncs); opt-outs, rejoins, rejoins that waited for a GC (summed over members) */
+    uint64_t optout_syncs, opted_out, opt_outs, rejoins, rejoin_waits;
+#endif
 } StwStats;
 
 void stw_init(unsigned n_members, const StwHooks *hooks);
@@ -134,6 +185,19 @@ uint32_t stw_state(unsigned no);
 void stw_set_state(unsigned no, uint32_t state);
 /* Whether member `no` sleeps in the idle wait (for the scheduler, which pushes work to it). */
 bool stw_idle(unsigned no);
+#if RTS_PATCH_IDLE_OPTOUT
+/* The kind of the sync in progress (SYNC_NONE: none). */
+static inline SyncKind stw_pending_kind(void)
+{
+    return (SyncKind)(__atomic_load_n(&stw_sync.word, __ATOMIC_ACQUIRE) & 3);
+}
+/* Note [Idle opt-out]: stw_follow for an owner `me` asleep in the idle wait (IDLE); with
+ * opt_out, it opts out of later syncs once this one's GC starts. Returns whether it is opted
+ * out. stw_rejoin: the owner, woken while opted out, waits out the sync that left it out, if
+ * any, and is RUNNING again. */
+bool stw_follow_idle(unsigned me, bool opt_out);
+void stw_rejoin(unsigned me);
+#endif
 /* Totals over the leaders' syncs (read at exit). */
 void stw_stats(StwStats *out);
 
