@@ -70,28 +70,44 @@ static uint32_t optout_epoch;    /* the last sync that left a member out: leader
 
 static bool leave_out(unsigned no, uint32_t epoch)
 {
-    if ((load(&stw_sync.word) & 3) != SYNC_GC)
-        return false;
+    if (!rts_opts.idle_optout || (load(&stw_sync.word) & 3) != SYNC_GC)
+        return false;                           /* -qi0, or an exit: everyone takes part */
     uint32_t s = load(&members[no].state);
-    while (STW_STATE(s) == STW_OPTED_OUT)
-        if (__atomic_compare_exchange_n(&members[no].state, &s, epoch << 2 | STW_OPTED_OUT,
-                                        false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-            /* it will not count itself down in `arriving`: the leader does */
-            __atomic_fetch_sub(&stw_sync.arriving, 1, __ATOMIC_ACQ_REL);
-            totals.opted_out++;
-            if (optout_epoch != epoch) {
-                optout_epoch = epoch;
-                totals.optout_syncs++;
-            }
-            return true;
-        }
-    return false;
+    for (;;) {
+        uint32_t st = STW_STATE(s), to;
+        if (st == STW_OPTED_OUT)
+            to = epoch << 2 | STW_OPTED_OUT;
+        else if (st == STW_IDLE)
+            to = epoch << 2 | STW_IDLE;         /* counted on: no opt-out before this go */
+        else
+            return false;
+        if (__atomic_compare_exchange_n(&members[no].state, &s, to, false, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_ACQUIRE))
+            break;
+    }
+    if (STW_STATE(s) == STW_IDLE)
+        return false;
+    /* it will not count itself down in `arriving`: the leader does */
+    __atomic_fetch_sub(&stw_sync.arriving, 1, __ATOMIC_ACQ_REL);
+    totals.opted_out++;
+    if (optout_epoch != epoch) {
+        optout_epoch = epoch;
+        totals.optout_syncs++;
+    }
+    return true;
 }
 
-static void opt_out(unsigned me)
+/* At the go of sync `epoch`, which it follows from the idle wait: opts out, unless a later
+ * leader has stamped it IDLE with its own epoch (it saw this go late, and counts on it). */
+static void opt_out(unsigned me, uint32_t epoch)
 {
-    __atomic_fetch_add(&members[me].opt_outs, 1, __ATOMIC_RELAXED);
-    __atomic_store_n(&members[me].state, STW_OPTED_OUT, __ATOMIC_SEQ_CST);
+    uint32_t s = load(&members[me].state);
+    while (STW_STATE(s) == STW_IDLE && (int32_t)(STW_EPOCH(s) - epoch) <= 0)
+        if (__atomic_compare_exchange_n(&members[me].state, &s, STW_OPTED_OUT, false,
+                                        __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+            __atomic_fetch_add(&members[me].opt_outs, 1, __ATOMIC_RELAXED);
+            return;
+        }
 }
 
 bool stw_follow_idle(unsigned me, bool out)
@@ -273,7 +289,7 @@ void stw_follow(unsigned me)
     trace_end(SPAN_ENTER_BARRIER);
 #if RTS_PATCH_IDLE_OPTOUT
     if (members[me].opt_out_at_go)
-        opt_out(me);                /* Note [Idle opt-out] in stw.h: every leader has chosen */
+        opt_out(me, epoch);         /* Note [Idle opt-out] in stw.h */
 #endif
     SpanKind gc = __atomic_load_n(&stw_sync.major, __ATOMIC_RELAXED) ? SPAN_MAJOR_GC : SPAN_MINOR_GC;
     trace_begin(gc, 0);

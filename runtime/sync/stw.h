@@ -94,17 +94,24 @@ enum { STW_RUNNING = 0, STW_IDLE = 1 };
  * a join), its local roots -- to a GC thread that takes part (collect, gc.c). One GC is the
  * condition because an idle capability allocates nothing: the first GC after it went idle
  * empties its nursery, so later ones would wake it only for a GC thread with nothing of its
- * own to copy. Two states join those of Note [Capability states], each with an epoch e in the
- * bits above the state (STW_EPOCH):
+ * own to copy. Two states join those of Note [Capability states]; they, and IDLE, carry an
+ * epoch e in the bits above the state (STW_EPOCH; IDLE@e: the last GC leader that counted on
+ * it):
  *   STW_OPTED_OUT@e  asleep in the idle wait, left out of syncs; e is the last sync that left
  *                    it out (0: none yet). Nothing but its owner and a leader writes it.
  *   STW_WAKING@e     its owner has left the idle wait (work pushed to it, a sleeper due, an
  *                    exit) and waits until sync e is released before it touches the heap.
  * Transitions, and who may make them:
- *   IDLE -> OPTED_OUT@0         the owner, taking part in its n-th GC since it went idle,
- *                               once that GC's go is given (stw_follow_idle): its leader has
- *                               chosen who takes part, and the next leader, which cannot
- *                               start before the release, finds it opted out; it sleeps on;
+ *   IDLE@e -> IDLE@E            the leader of GC sync E, by CAS, in stw_stop_all: it counts
+ *                               on the member (interrupts it, waits for it), which must not
+ *                               opt out before it has followed E;
+ *   IDLE@e -> OPTED_OUT@0       the owner, by CAS, taking part in its n-th GC since it went
+ *                               idle (sync E'), once it sees that GC's go (stw_follow_idle),
+ *                               and only if e <= E': E''s leader has chosen who takes part,
+ *                               and no later leader counts on it yet. (A follower may see
+ *                               a go late, after the release, when the next leader has
+ *                               already stamped it IDLE@E: then it stays IDLE and follows
+ *                               that sync too.) It sleeps on;
  *   OPTED_OUT@e -> OPTED_OUT@E  the leader of GC sync E, by CAS, in stw_stop_all: the member
  *                               takes no part in E (not interrupted, counted out of
  *                               `arriving`, not a GC thread);
