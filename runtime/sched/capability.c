@@ -79,10 +79,10 @@ void cap_interrupt(unsigned no)
     Capability *c = &cap_array[no];
     __atomic_store_n(&c->sm.hplim, (Value *)NULL, __ATOMIC_RELAXED);
 #if RTS_PATCH_IDLE_OPTOUT
-    /* an opted-out member interrupted: an exit, or a leader that found it still IDLE (Note
-     * [Idle opt-out] in sync/stw.h); it rejoins and takes part */
+    /* an opted-out member is interrupted only by an exit (Note [Idle opt-out] in
+     * sync/stw.h): it rejoins and takes part; an exit's wake-up is not one for GC */
     if (stw_idle(no)) {
-        if (stw_pending_kind() == SYNC_GC)                   /* an exit's wake-up is not one for GC */
+        if (stw_pending_kind() == SYNC_GC)
             c->gc_wakeups++;
         cap_wake(c);
     }

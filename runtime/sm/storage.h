@@ -61,9 +61,6 @@ typedef struct SmCap {
     uint64_t bytes_allocated;  /* in nursery blocks already left behind, and large objects */
     struct GCThread *gct;      /* this capability's GC thread state (sm/gcthread.h) */
     unsigned gc_roots_by;      /* index of the GC thread that scans its roots this GC */
-#if RTS_PATCH_IDLE_OPTOUT
-    bool     left_out;         /* takes no part in this GC: its nursery is empty and stays */
-#endif
     unsigned no;               /* the capability's number */
     unsigned nsave;
     unsigned stress_allocs;    /* allocations since the last -DG GC */
