@@ -87,8 +87,11 @@ static bool leave_out(unsigned no, uint32_t epoch)
     }
     if (STW_STATE(s) == STW_IDLE)
         return false;
-    /* it will not count itself down in `arriving`: the leader does */
-    __atomic_fetch_sub(&stw_sync.arriving, 1, __ATOMIC_ACQ_REL);
+    /* It will not count itself down in `arriving`: the leader does, and when that makes the
+     * count 0 it wakes the word as the last arrival would have (for a waiter on `arriving`
+     * there is none: the leader waits after this; so each sync has one arrival wake). */
+    if (__atomic_sub_fetch(&stw_sync.arriving, 1, __ATOMIC_ACQ_REL) == 0)
+        sync_wake(&stw_sync.arriving, WAIT_ARRIVAL);
     totals.opted_out++;
     if (optout_epoch != epoch) {
         optout_epoch = epoch;
@@ -97,17 +100,19 @@ static bool leave_out(unsigned no, uint32_t epoch)
     return true;
 }
 
-/* At the go of sync `epoch`, which it follows from the idle wait: opts out, unless a later
- * leader has stamped it IDLE with its own epoch (it saw this go late, and counts on it). */
-static void opt_out(unsigned me, uint32_t epoch)
+/* At the go of sync `epoch`, which it follows from the idle wait: opts out (until `epoch` is
+ * released, it may not touch the heap), unless a later leader has stamped it IDLE with its
+ * own epoch (it saw this go late, and counts on it). Returns whether it opted out. */
+static bool opt_out(unsigned me, uint32_t epoch)
 {
     uint32_t s = load(&members[me].state);
     while (STW_STATE(s) == STW_IDLE && (int32_t)(STW_EPOCH(s) - epoch) <= 0)
-        if (__atomic_compare_exchange_n(&members[me].state, &s, STW_OPTED_OUT, false,
-                                        __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        if (__atomic_compare_exchange_n(&members[me].state, &s, epoch << 2 | STW_OPTED_OUT,
+                                        false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
             __atomic_fetch_add(&members[me].opt_outs, 1, __ATOMIC_RELAXED);
-            return;
+            return true;
         }
+    return false;
 }
 
 bool stw_follow_idle(unsigned me, bool out)
@@ -288,8 +293,7 @@ void stw_follow(unsigned me)
     sync_wait(&stw_sync.go, epoch_reached, &go, WAIT_ENTER);
     trace_end(SPAN_ENTER_BARRIER);
 #if RTS_PATCH_IDLE_OPTOUT
-    if (members[me].opt_out_at_go)
-        opt_out(me, epoch);         /* Note [Idle opt-out] in stw.h */
+    bool left = members[me].opt_out_at_go && opt_out(me, epoch);   /* Note [Idle opt-out] */
 #endif
     SpanKind gc = __atomic_load_n(&stw_sync.major, __ATOMIC_RELAXED) ? SPAN_MAJOR_GC : SPAN_MINOR_GC;
     trace_begin(gc, 0);
@@ -298,6 +302,16 @@ void stw_follow(unsigned me)
     trace_end(SPAN_GC_WORK);
     if (worked)
         stw_gc_thread_done();
+#if RTS_PATCH_IDLE_OPTOUT
+    if (left) {
+        /* Opted out: no leave barrier; it waits for this release only if it rejoins first
+         * (stw_rejoin), so the next sync never finds it still in this one's wait. */
+        trace_end(gc);
+        if (in_mutator)
+            trace_begin(SPAN_MUTATOR, thread);
+        return;
+    }
+#endif
     trace_begin(SPAN_LEAVE_BARRIER, 0);
     struct epoch_wait rel = { &stw_sync.released, epoch };
     sync_wait(&stw_sync.released, epoch_reached, &rel, WAIT_LEAVE);

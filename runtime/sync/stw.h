@@ -98,20 +98,24 @@ enum { STW_RUNNING = 0, STW_IDLE = 1 };
  * epoch e in the bits above the state (STW_EPOCH; IDLE@e: the last GC leader that counted on
  * it):
  *   STW_OPTED_OUT@e  asleep in the idle wait, left out of syncs; e is the last sync that left
- *                    it out (0: none yet). Nothing but its owner and a leader writes it.
+ *                    it out, or the one in whose GC it opted out: it may not touch the heap
+ *                    before e is released. Nothing but its owner and a leader writes it.
  *   STW_WAKING@e     its owner has left the idle wait (work pushed to it, a sleeper due, an
  *                    exit) and waits until sync e is released before it touches the heap.
  * Transitions, and who may make them:
  *   IDLE@e -> IDLE@E            the leader of GC sync E, by CAS, in stw_stop_all: it counts
  *                               on the member (interrupts it, waits for it), which must not
  *                               opt out before it has followed E;
- *   IDLE@e -> OPTED_OUT@0       the owner, by CAS, taking part in its n-th GC since it went
+ *   IDLE@e -> OPTED_OUT@E'      the owner, by CAS, taking part in its n-th GC since it went
  *                               idle (sync E'), once it sees that GC's go (stw_follow_idle),
  *                               and only if e <= E': E''s leader has chosen who takes part,
  *                               and no later leader counts on it yet. (A follower may see
  *                               a go late, after the release, when the next leader has
  *                               already stamped it IDLE@E: then it stays IDLE and follows
- *                               that sync too.) It sleeps on;
+ *                               that sync too.) It does its part of the GC and sleeps on
+ *                               without waiting for the release (stw_follow), so that no
+ *                               later sync finds it in E''s leave barrier, which the
+ *                               futex-barrier patch's one-wake-per-announcement count needs;
  *   OPTED_OUT@e -> OPTED_OUT@E  the leader of GC sync E, by CAS, in stw_stop_all: the member
  *                               takes no part in E (not interrupted, counted out of
  *                               `arriving`, not a GC thread);
