@@ -114,8 +114,9 @@ enum { STW_RUNNING = 0, STW_IDLE = 1 };
  *                               already stamped it IDLE@E: then it stays IDLE and follows
  *                               that sync too.) It does its part of the GC and sleeps on
  *                               without waiting for the release (stw_follow), so that no
- *                               later sync finds it in E''s leave barrier, which the
- *                               futex-barrier patch's one-wake-per-announcement count needs;
+ *                               later sync finds it in E''s leave barrier (a wait that
+ *                               sleeps in the kernel counts on every waiter of a release
+ *                               having left before the next release);
  *   OPTED_OUT@e -> OPTED_OUT@E  the leader of GC sync E, by CAS, in stw_stop_all: the member
  *                               takes no part in E (not interrupted, counted out of
  *                               `arriving`, not a GC thread);
