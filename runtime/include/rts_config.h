@@ -44,5 +44,9 @@
 /* An object of at least this many bytes is large: it gets a block group of its own and is
  * linked, never copied (GHC: 8/10 of a block). */
 #define RTS_LARGE_OBJECT_BYTES     (BLOCK_SIZE * 8 / 10)
+#if RTS_PATCH_IDLE_OPTOUT
+#define RTS_DEFAULT_IDLE_OPTOUT    1                     /* -qi1: opt out after one GC idle */
+#define RTS_MAX_IDLE_OPTOUT        1000000u              /* -qi<n>: n at most this */
+#endif
 
 #endif

@@ -42,6 +42,9 @@ typedef struct RtsOptions {
     char    *eventlog_file;   /* -l<file>; NULL = <prog>.eventlog */
     bool     sanity;          /* -DS: sanity-check the heap before and after every GC */
     unsigned gc_stress;       /* -DG<n>: a minor GC every n allocations; 0 = off */
+#if RTS_PATCH_IDLE_OPTOUT
+    unsigned idle_optout;     /* -qi<n>: idle capabilities opt out after n GCs; 0 = never */
+#endif
     bool     show_info;       /* --info */
     bool     show_help;       /* -? */
 } RtsOptions;

@@ -46,6 +46,9 @@
 #define RTS_OPT_MAX_GC_STRESS 1000000000u /* -DG<n> */
 #define RTS_OPT_MAX_GEN    255u           /* -qg<gen>, -qb<gen> */
 #define RTS_OPT_MAX_SPIN_YIELD 1000000000u /* -qy<n> */
+#if !RTS_PATCH_IDLE_OPTOUT
+#define RTS_MAX_IDLE_OPTOUT 1000000u      /* -qi<n>: parsed (then refused) without the patch */
+#endif
 #define RTS_OPT_HEAP_GRAIN ((size_t)4096) /* -A, -M round up to this */
 #define RTS_OPT_MIN_STACK  ((size_t)1024) /* -K, -ki, -kc: at least 1k */
 #if !RTS_PATCH_FUTEX_BARRIER
@@ -155,6 +158,9 @@ void rts_options_defaults(RtsOptions *o)
     o->eventlog_file = NULL;
     o->sanity = false;
     o->gc_stress = 0;
+#if RTS_PATCH_IDLE_OPTOUT
+    o->idle_optout = RTS_DEFAULT_IDLE_OPTOUT;
+#endif
     o->show_info = false;
     o->show_help = false;
 }
@@ -435,6 +441,20 @@ int rts_options_parse_word(RtsOptions *o, const char *w, char *err, size_t errle
             return needs_patch(err, errlen, w, "futex barriers need");
 #endif
         }
+        case 'i': {
+            unsigned n;
+            if (parse_uint(w + 3, RTS_MAX_IDLE_OPTOUT, &n) != 0)
+                return fail(err, errlen, "bad number in RTS option %s", w);
+            if (n > RTS_MAX_IDLE_OPTOUT)
+                return fail(err, errlen, "%s: the number of GCs must be at most %u", w,
+                            RTS_MAX_IDLE_OPTOUT);
+#if RTS_PATCH_IDLE_OPTOUT
+            o->idle_optout = n;
+            return 0;
+#else
+            return needs_patch(err, errlen, w, "idle capabilities opting out of GC need");
+#endif
+        }
         default:
             break;
         }
@@ -601,6 +621,13 @@ static const char *fmt_size(char *buf, size_t len, size_t v)
 #define USAGE_QA "  -qa           pin each capability's OS thread to a CPU\n"
 #endif
 
+#if RTS_PATCH_IDLE_OPTOUT
+#define USAGE_QI "  -qi<n>        an idle capability opts out of GCs once it took part in <n> since\n" \
+                 "                it went idle (0..1000000; default 1; 0: never)\n"
+#else
+#define USAGE_QI ""
+#endif
+
 #if RTS_PATCH_SPIN_YIELD
 #define USAGE_QY "  -qy<n>        spin-waits (spinlocks, the GC's look-for-work loop) yield the CPU\n" \
                  "                every <n> spins (default %u)\n"
@@ -674,6 +701,7 @@ void rts_options_usage(void *file)
         "  -qn<n>        use <n> GC threads (default: one per capability; at most\n"
         "                one per capability)\n"
         USAGE_QA
+        USAGE_QI
         USAGE_QY
 #if RTS_PATCH_FUTEX_BARRIER
         "  -qw<n>        spin <n> times in a stop-the-world wait before sleeping in a futex\n"
@@ -786,6 +814,14 @@ void rts_options_info(void *file)
     put_pair(f, true, "RTS name", "rtslab");
     put_pair(f, false, "Version", RTSLAB_VERSION);
     put_pair(f, false, "Configure args", RTSLAB_CONFIGURE_ARGS);
+#if RTS_PATCH_IDLE_OPTOUT
+    char optout[80];
+    if (rts_opts.idle_optout)
+        snprintf(optout, sizeof optout, "after %u GC(s) idle (-qi<n>; 0: never)", rts_opts.idle_optout);
+    else
+        snprintf(optout, sizeof optout, "never (-qi0)");
+    put_pair(f, false, "Idle capabilities opt out of GC", optout);
+#endif
     put_pair(f, false, "Patches", RTSLAB_PATCHES);
     info_patches(f);
 #if RTS_PATCH_SPIN_YIELD

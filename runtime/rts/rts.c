@@ -147,7 +147,7 @@ static void shutdown(int status)
         while (!stw_try_lead(cap->sm.no, SYNC_EXIT))
             stw_follow(cap->sm.no);
         trace_begin(SPAN_STW_REQUEST, 0);
-        stw_stop_all(cap->sm.no);
+        stw_stop_all(cap->sm.no, NULL);
         trace_end(SPAN_STW_REQUEST);
     }
     timer_stop();

@@ -5,14 +5,15 @@
 #include <string.h>
 #include <time.h>
 #include "sched/thread.h"
+#include "sync/stw.h"
 #include "base/util.h"
 #include "trace/eventlog.h"
 
 /* Note [Cache lines]: the owner's fields first, each group others write on a line of its own. */
 _Static_assert(offsetof(Capability, sm) == 0, "a Capability begins with its SmCap");
 _Static_assert(offsetof(Capability, inbox_lock) % RTS_CACHE_LINE == 0, "inbox on its own line");
-_Static_assert(offsetof(Capability, idle) % RTS_CACHE_LINE == 0, "idle sleep on its own line");
-_Static_assert(offsetof(Capability, idle) - offsetof(Capability, inbox_lock) >= RTS_CACHE_LINE,
+_Static_assert(offsetof(Capability, wake_pending) % RTS_CACHE_LINE == 0, "idle sleep on its own line");
+_Static_assert(offsetof(Capability, wake_pending) - offsetof(Capability, inbox_lock) >= RTS_CACHE_LINE,
                "inbox and idle sleep on different lines");
 _Static_assert(offsetof(Capability, inbox_lock) >= offsetof(Capability, threads_pushed)
                + sizeof(uint64_t), "owner's fields before the shared ones");
@@ -77,10 +78,20 @@ void cap_interrupt(unsigned no)
 {
     Capability *c = &cap_array[no];
     __atomic_store_n(&c->sm.hplim, (Value *)NULL, __ATOMIC_RELAXED);
-    if (__atomic_load_n(&c->idle, __ATOMIC_ACQUIRE)) {
+#if RTS_PATCH_IDLE_OPTOUT
+    /* an opted-out member is interrupted only by an exit (Note [Idle opt-out] in
+     * sync/stw.h): it rejoins and takes part; an exit's wake-up is not one for GC */
+    if (stw_idle(no)) {
+        if (stw_pending_kind() == SYNC_GC)
+            c->gc_wakeups++;
+        cap_wake(c);
+    }
+#else
+    if (STW_STATE(stw_state(no)) == STW_IDLE) {
         c->gc_wakeups++;
         cap_wake(c);
     }
+#endif
 }
 
 void cap_tick(void)

@@ -16,7 +16,7 @@
  * to RTS_CACHE_LINE and split by writer: first what its own OS thread writes (SmCap, then
  * the scheduler's hot fields and owner-kept counters), then, each group starting a line of
  * its own, what other capabilities write: the inbox (its lock and queue), and the idle sleep
- * (flag, mutex, condition variable, the leader's wake-up count). A GC thread's state is laid
+ * (wake-up flag, mutex, condition variable, the leader's wake-up count). A GC thread's state is laid
  * out the same way (sm/gcthread.h), and each stop-the-world member's word has a line of its
  * own (sync/stw.h). The timer and a GC leader store into hplim and context_switch, in the
  * owner's line, as GHC's HpLim is: one store per tick or GC, not worth a line. capability.c
@@ -65,9 +65,10 @@ struct Capability {
     unsigned inbox_n;          /* atomic: threads in the inbox */
 
     /* --- written by other capabilities: the idle sleep ----------------------------------- */
-    /* The OS thread waits on idle_cv until woken (by work, a GC, exit). */
-    _Alignas(RTS_CACHE_LINE) int idle;   /* atomic: in the idle wait */
-    int      wake_pending;     /* under idle_mu */
+    /* The OS thread waits on idle_cv until woken (by work, a GC, exit). Whether it is in the
+     * idle wait is its stop-the-world member's state word (stw_state(no) == STW_IDLE: Note
+     * [Capability states] in sync/stw.h), which the leader of a sync reads. */
+    _Alignas(RTS_CACHE_LINE) int wake_pending;   /* under idle_mu */
     uint64_t gc_wakeups;       /* times a GC leader woke this capability from idle */
     pthread_mutex_t idle_mu;
     pthread_cond_t  idle_cv;

@@ -284,7 +284,7 @@ static void push_work(Capability *cap)
 {
     for (unsigned k = 1; k < cap_count && cap->run_hd != RTS_FALSE; k++) {
         Capability *c = &cap_array[(cap->sm.no + k) % cap_count];
-        if (!__atomic_load_n(&c->idle, __ATOMIC_ACQUIRE))
+        if (!stw_idle(c->sm.no))
             continue;
         Value t = cap->run_hd;
         if (t == sched_main_thread)
@@ -321,8 +321,47 @@ static void idle_wait(Capability *cap, uint64_t next_wake)
         deadlock();
     trace_begin(SPAN_IDLE, 0);
     pthread_mutex_lock(&cap->idle_mu);
-    __atomic_store_n(&cap->idle, 1, __ATOMIC_SEQ_CST);
+    stw_set_state(cap->sm.no, STW_IDLE);
     struct timespec ts = { (time_t)(next_wake / 1000000000u), (long)(next_wake % 1000000000u) };
+#if RTS_PATCH_IDLE_OPTOUT
+    /* Note [Idle opt-out] in sync/stw.h: a sync that counts on it is followed here, still
+     * idle; after -qi<n> of them it opts out, and a sync no longer wakes it. Woken while
+     * opted out, it waits out the GC that left it out, if any, before it leaves. */
+    unsigned me = cap->sm.no, gcs = 0;
+    for (;;) {
+        bool out = STW_STATE(stw_state(me)) == STW_OPTED_OUT;
+        if (__atomic_load_n(&cap->inbox_n, __ATOMIC_ACQUIRE))
+            break;
+        if (!out && stw_pending()) {
+            if (!rts_opts.idle_optout)
+                break;                          /* -qi0: follow it as the baseline does */
+            pthread_mutex_unlock(&cap->idle_mu);
+            trace_end(SPAN_IDLE);
+            trace_wake(WAKE_FOR_GC);
+            stw_follow_idle(me, ++gcs >= rts_opts.idle_optout);
+            trace_begin(SPAN_IDLE, 0);
+            pthread_mutex_lock(&cap->idle_mu);
+            /* forget that sync's interrupt, however late it came (work shows in the inbox),
+             * but not an exit's, which counts on it even when opted out */
+            if (stw_pending_kind() != SYNC_EXIT)
+                cap->wake_pending = 0;
+            continue;
+        }
+        if (cap->wake_pending)
+            break;
+        if (!next_wake)
+            pthread_cond_wait(&cap->idle_cv, &cap->idle_mu);
+        else if (pthread_cond_timedwait(&cap->idle_cv, &cap->idle_mu, &ts) == ETIMEDOUT)
+            break;
+    }
+    cap->wake_pending = 0;
+    bool rejoin = STW_STATE(stw_state(me)) == STW_OPTED_OUT;
+    if (!rejoin)
+        stw_set_state(me, STW_RUNNING);
+    pthread_mutex_unlock(&cap->idle_mu);
+    if (rejoin)
+        stw_rejoin(me);
+#else
     while (!cap->wake_pending && !stw_pending() && !__atomic_load_n(&cap->inbox_n, __ATOMIC_ACQUIRE)) {
         if (!next_wake)
             pthread_cond_wait(&cap->idle_cv, &cap->idle_mu);
@@ -330,8 +369,9 @@ static void idle_wait(Capability *cap, uint64_t next_wake)
             break;
     }
     cap->wake_pending = 0;
-    __atomic_store_n(&cap->idle, 0, __ATOMIC_SEQ_CST);
+    stw_set_state(cap->sm.no, STW_RUNNING);
     pthread_mutex_unlock(&cap->idle_mu);
+#endif
     trace_end(SPAN_IDLE);
     trace_wake(stw_pending() ? WAKE_FOR_GC : WAKE_FOR_WORK);
 }

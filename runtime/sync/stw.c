@@ -9,6 +9,7 @@
 StwSync stw_sync;
 static StwMember *members;
 static unsigned n_members;
+static unsigned *taking_part;    /* stw_stop_all's answer: written by leaders only */
 static StwHooks hooks;
 static StwStats totals;          /* written by leaders only */
 
@@ -18,9 +19,16 @@ static inline bool reached(uint32_t *p, uint32_t epoch) { return (int32_t)(load(
 void stw_init(unsigned n, const StwHooks *h)
 {
     members = aligned_alloc(RTS_CACHE_LINE, n * sizeof *members);
-    if (!members) rts_fatal("out of memory (stop-the-world members)");
-    for (unsigned i = 0; i < n; i++)
+    taking_part = malloc(n * sizeof *taking_part);
+    if (!members || !taking_part) rts_fatal("out of memory (stop-the-world members)");
+    for (unsigned i = 0; i < n; i++) {
         members[i].arrived = 0;
+        members[i].state = STW_RUNNING;
+#if RTS_PATCH_IDLE_OPTOUT
+        members[i].opt_outs = members[i].rejoins = members[i].rejoin_waits = 0;
+        members[i].opt_out_at_go = false;
+#endif
+    }
     n_members = n;
     stw_sync.arriving = n - 1;
     hooks = *h;
@@ -45,6 +53,116 @@ bool stw_is_leader(unsigned me)
     return stw_pending() && __atomic_load_n(&stw_sync.leader, __ATOMIC_ACQUIRE) == me;
 }
 
+uint32_t stw_state(unsigned no)
+{
+    return __atomic_load_n(&members[no].state, __ATOMIC_SEQ_CST);
+}
+
+void stw_set_state(unsigned no, uint32_t state)
+{
+    __atomic_store_n(&members[no].state, state, __ATOMIC_SEQ_CST);
+}
+
+#if RTS_PATCH_IDLE_OPTOUT
+/* Note [Idle opt-out] in stw.h: the leader of GC sync `epoch` leaves member `no` out when it
+ * finds it opted out (a CAS, against the owner's in stw_rejoin). */
+static uint32_t optout_epoch;    /* the last sync that left a member out: leaders only */
+
+static bool leave_out(unsigned no, uint32_t epoch)
+{
+    if (!rts_opts.idle_optout || (load(&stw_sync.word) & 3) != SYNC_GC)
+        return false;                           /* -qi0, or an exit: everyone takes part */
+    uint32_t s = load(&members[no].state);
+    for (;;) {
+        uint32_t st = STW_STATE(s), to;
+        if (st == STW_OPTED_OUT)
+            to = epoch << 2 | STW_OPTED_OUT;
+        else if (st == STW_IDLE)
+            to = epoch << 2 | STW_IDLE;         /* counted on: no opt-out before this go */
+        else
+            return false;
+        if (__atomic_compare_exchange_n(&members[no].state, &s, to, false, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_ACQUIRE))
+            break;
+    }
+    if (STW_STATE(s) == STW_IDLE)
+        return false;
+    /* It will not count itself down in `arriving`: the leader does, and when that makes the
+     * count 0 it wakes the word as the last arrival would have (for a waiter on `arriving`
+     * there is none: the leader waits after this; so each sync has one arrival wake). */
+    if (__atomic_sub_fetch(&stw_sync.arriving, 1, __ATOMIC_ACQ_REL) == 0)
+        sync_wake(&stw_sync.arriving, WAIT_ARRIVAL);
+    totals.opted_out++;
+    if (optout_epoch != epoch) {
+        optout_epoch = epoch;
+        totals.optout_syncs++;
+    }
+    return true;
+}
+
+/* At the go of sync `epoch`, which it follows from the idle wait: opts out (until `epoch` is
+ * released, it may not touch the heap), unless a later leader has stamped it IDLE with its
+ * own epoch (it saw this go late, and counts on it). Returns whether it opted out. */
+static bool opt_out(unsigned me, uint32_t epoch)
+{
+    uint32_t s = load(&members[me].state);
+    while (STW_STATE(s) == STW_IDLE && (int32_t)(STW_EPOCH(s) - epoch) <= 0)
+        if (__atomic_compare_exchange_n(&members[me].state, &s, epoch << 2 | STW_OPTED_OUT,
+                                        false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+            __atomic_fetch_add(&members[me].opt_outs, 1, __ATOMIC_RELAXED);
+            return true;
+        }
+    return false;
+}
+
+bool stw_follow_idle(unsigned me, bool out)
+{
+    members[me].opt_out_at_go = out;
+    stw_follow(me);
+    members[me].opt_out_at_go = false;
+    return STW_STATE(load(&members[me].state)) == STW_OPTED_OUT;
+}
+
+struct released_wait { uint32_t epoch; };
+
+static bool released_reached(void *arg)
+{
+    struct released_wait *r = arg;
+    return reached(&stw_sync.released, r->epoch);
+}
+
+void stw_rejoin(unsigned me)
+{
+    uint32_t s = load(&members[me].state);
+    for (;;) {
+        if (STW_STATE(s) != STW_OPTED_OUT)
+            rts_fatal("capability %u rejoins in state %u", me, (unsigned)STW_STATE(s));
+        if (__atomic_compare_exchange_n(&members[me].state, &s, (s & ~3u) | STW_WAKING,
+                                        false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            break;
+    }
+    __atomic_fetch_add(&members[me].rejoins, 1, __ATOMIC_RELAXED);
+    struct released_wait r = { STW_EPOCH(s) };
+    if (!released_reached(&r)) {
+        /* left out of a GC in progress: its heap, nursery and roots are the GC's until the
+         * release (which wakes WAIT_LEAVE waiters on `released`) */
+        __atomic_fetch_add(&members[me].rejoin_waits, 1, __ATOMIC_RELAXED);
+        sync_wait(&stw_sync.released, released_reached, &r, WAIT_LEAVE);
+    }
+    __atomic_store_n(&members[me].state, STW_RUNNING, __ATOMIC_SEQ_CST);
+}
+#endif
+
+bool stw_idle(unsigned no)
+{
+    uint32_t s = STW_STATE(stw_state(no));
+#if RTS_PATCH_IDLE_OPTOUT
+    return s == STW_IDLE || s == STW_OPTED_OUT;
+#else
+    return s == STW_IDLE;
+#endif
+}
+
 #if RTS_PATCH_FUTEX_BARRIER
 static bool all_arrived(void *arg)
 {
@@ -61,27 +179,39 @@ static bool has_arrived(void *arg)
 }
 #endif
 
-uint64_t stw_stop_all(unsigned leader)
+uint64_t stw_stop_all(unsigned leader, StwTakingPart *part)
 {
     uint64_t t0 = rts_now_ns();
     uint32_t epoch = load(&stw_sync.word) >> 2;
-    for (unsigned i = 0; i < n_members; i++)
-        if (i != leader)
-            hooks.interrupt(i);
+    unsigned n_part = 0;
+    taking_part[n_part++] = leader;
+    for (unsigned i = 0; i < n_members; i++) {
+        if (i == leader) continue;
+#if RTS_PATCH_IDLE_OPTOUT
+        if (leave_out(i, epoch))
+            continue;                           /* Note [Idle opt-out] in stw.h */
+#endif
+        taking_part[n_part++] = i;
+        hooks.interrupt(i);
+    }
 #if RTS_PATCH_FUTEX_BARRIER
     /* Note [Futex barrier] (sync/wait.c): the followers count themselves down in one word
      * and the last to arrive wakes the leader, which sleeps on that word alone. */
     (void)epoch;
     sync_wait(&stw_sync.arriving, all_arrived, NULL, WAIT_ARRIVAL);
 #else
-    /* The baseline leader checks each capability in turn. */
-    for (unsigned i = 0; i < n_members; i++) {
-        if (i == leader) continue;
+    /* The baseline leader checks each capability that takes part in turn. */
+    for (unsigned k = 1; k < n_part; k++) {
+        unsigned i = taking_part[k];
         struct arrival a = { &members[i].arrived, epoch };
         sync_wait(&members[i].arrived, has_arrived, &a, WAIT_ARRIVAL);
     }
 #endif
     uint64_t ns = rts_now_ns() - t0;
+    if (part) {
+        part->n = n_part;
+        part->no = taking_part;
+    }
     totals.syncs++;
     totals.stw_ns_total += ns;
     if (ns > totals.stw_ns_max) totals.stw_ns_max = ns;
@@ -162,6 +292,9 @@ void stw_follow(unsigned me)
     struct epoch_wait go = { &stw_sync.go, epoch };
     sync_wait(&stw_sync.go, epoch_reached, &go, WAIT_ENTER);
     trace_end(SPAN_ENTER_BARRIER);
+#if RTS_PATCH_IDLE_OPTOUT
+    bool left = members[me].opt_out_at_go && opt_out(me, epoch);   /* Note [Idle opt-out] */
+#endif
     SpanKind gc = __atomic_load_n(&stw_sync.major, __ATOMIC_RELAXED) ? SPAN_MAJOR_GC : SPAN_MINOR_GC;
     trace_begin(gc, 0);
     trace_begin(SPAN_GC_WORK, 0);
@@ -169,6 +302,16 @@ void stw_follow(unsigned me)
     trace_end(SPAN_GC_WORK);
     if (worked)
         stw_gc_thread_done();
+#if RTS_PATCH_IDLE_OPTOUT
+    if (left) {
+        /* Opted out: no leave barrier; it waits for this release only if it rejoins first
+         * (stw_rejoin), so the next sync never finds it still in this one's wait. */
+        trace_end(gc);
+        if (in_mutator)
+            trace_begin(SPAN_MUTATOR, thread);
+        return;
+    }
+#endif
     trace_begin(SPAN_LEAVE_BARRIER, 0);
     struct epoch_wait rel = { &stw_sync.released, epoch };
     sync_wait(&stw_sync.released, epoch_reached, &rel, WAIT_LEAVE);
@@ -181,4 +324,11 @@ void stw_follow(unsigned me)
 void stw_stats(StwStats *out)
 {
     *out = totals;
+#if RTS_PATCH_IDLE_OPTOUT
+    for (unsigned i = 0; i < n_members; i++) {
+        out->opt_outs += __atomic_load_n(&members[i].opt_outs, __ATOMIC_RELAXED);
+        out->rejoins += __atomic_load_n(&members[i].rejoins, __ATOMIC_RELAXED);
+        out->rejoin_waits += __atomic_load_n(&members[i].rejoin_waits, __ATOMIC_RELAXED);
+    }
+#endif
 }

@@ -23,6 +23,23 @@
  * Every wait goes through sync/wait.h. Idle capabilities take part like the others (the
  * baseline of seed 001): woken, they arrive, collect their empty nursery and sleep again
  * only once released. A sync of kind SYNC_EXIT never releases: the leader ends the process.
+ * stw_stop_all returns the members that take part (StwTakingPart): the GC threads are picked
+ * among them (gc.c), since a member that takes no part would never do a GC thread's work.
+ * In the baseline every member takes part in every sync.
+ *
+ * Note [Capability states]
+ * Each member's `state` word (StwMember) says what its capability is doing, as far as the
+ * protocol cares: whether it is asleep, and so must be woken to take part. Its low two bits
+ * are the state (STW_STATE); the bits above are free for a state that needs an epoch. States:
+ *   STW_RUNNING  its OS thread runs the scheduler: at a safe point soon after an interrupt;
+ *   STW_IDLE     it sleeps in the scheduler's idle wait (sched/schedule.c): the interrupt hook
+ *                wakes it (a syscall, counted as an idle wake-up for GC), and other
+ *                capabilities push work to it (Note [Pushing work]).
+ * Transitions, and who may make them:
+ *   RUNNING -> IDLE     the owner, under its idle mutex, just before it sleeps;
+ *   IDLE -> RUNNING     the owner, under its idle mutex, once woken (work, a timer, a sync).
+ * Only the owner writes the word (seq_cst stores); leaders and other capabilities read it.
+ * Whatever the state, every member takes part in every sync: an IDLE one is woken for it.
  */
 #ifndef RTS_SYNC_STW_H
 #define RTS_SYNC_STW_H
@@ -50,11 +67,82 @@ typedef struct StwHooks {
     bool (*follower_work)(unsigned no);
 } StwHooks;
 
-/* A capability's word in the protocol, on a cache line of its own: the follower writes it
- * once per sync, the leader polls it. */
+/* A capability's words in the protocol, on a cache line of their own: the follower writes
+ * `arrived` once per sync, the leader polls it; `state` is Note [Capability states]. */
 typedef struct StwMember {
     _Alignas(RTS_CACHE_LINE) uint32_t arrived;   /* epoch of the last sync it arrived at */
+    uint32_t state;          /* atomic: STW_RUNNING, STW_IDLE... (Note [Capability states]) */
+#if RTS_PATCH_IDLE_OPTOUT
+    uint64_t opt_outs, rejoins, rejoin_waits;    /* its owner's, Note [Idle opt-out] */
+    bool     opt_out_at_go;  /* its owner's: stw_follow_idle's argument */
+#endif
 } StwMember;
+
+/* Note [Capability states]: the state in a member's `state` word. */
+enum { STW_RUNNING = 0, STW_IDLE = 1 };
+#define STW_STATE(w) ((w) & 3u)
+#if RTS_PATCH_IDLE_OPTOUT
+
+/* Note [Idle opt-out]
+ * (Seed 001: every OCaml 5 minor GC wakes and waits for every domain, busy or idle, and an
+ * open issue asks that idle domains opt out; GHC's -qi keeps idle capabilities out of the
+ * parallel GC.) With +RTS -qi<n> (default 1; -qi0 turns it off at run time) a capability
+ * that has taken part in n GCs since it went idle opts out of the later ones: their leaders
+ * neither wake it nor wait for it. The GC itself needs nothing from it: the leader resets
+ * every capability's nursery and hands every capability's roots -- its remembered set, its
+ * run and sleep queues and inbox (threads sleeping on a timer, threads woken from an MVar or
+ * a join), its local roots -- to a GC thread that takes part (collect, gc.c). One GC is the
+ * condition because an idle capability allocates nothing: the first GC after it went idle
+ * empties its nursery, so later ones would wake it only for a GC thread with nothing of its
+ * own to copy. Two states join those of Note [Capability states]; they, and IDLE, carry an
+ * epoch e in the bits above the state (STW_EPOCH; IDLE@e: the last GC leader that counted on
+ * it):
+ *   STW_OPTED_OUT@e  asleep in the idle wait, left out of syncs; e is the last sync that left
+ *                    it out, or the one in whose GC it opted out: it may not touch the heap
+ *                    before e is released. Nothing but its owner and a leader writes it.
+ *   STW_WAKING@e     its owner has left the idle wait (work pushed to it, a sleeper due, an
+ *                    exit) and waits until sync e is released before it touches the heap.
+ * Transitions, and who may make them:
+ *   IDLE@e -> IDLE@E            the leader of GC sync E, by CAS, in stw_stop_all: it counts
+ *                               on the member (interrupts it, waits for it), which must not
+ *                               opt out before it has followed E;
+ *   IDLE@e -> OPTED_OUT@E'      the owner, by CAS, taking part in its n-th GC since it went
+ *                               idle (sync E'), once it sees that GC's go (stw_follow_idle),
+ *                               and only if e <= E': E''s leader has chosen who takes part,
+ *                               and no later leader counts on it yet. (A follower may see
+ *                               a go late, after the release, when the next leader has
+ *                               already stamped it IDLE@E: then it stays IDLE and follows
+ *                               that sync too.) It does its part of the GC and sleeps on
+ *                               without waiting for the release (stw_follow), so that no
+ *                               later sync finds it in E''s leave barrier (a wait that
+ *                               sleeps in the kernel counts on every waiter of a release
+ *                               having left before the next release);
+ *   OPTED_OUT@e -> OPTED_OUT@E  the leader of GC sync E, by CAS, in stw_stop_all: the member
+ *                               takes no part in E (not interrupted, counted out of
+ *                               `arriving`, not a GC thread);
+ *   OPTED_OUT@e -> WAKING@e     the owner, once woken, by CAS (stw_rejoin): losing to a
+ *                               leader's CAS, it retries with that leader's epoch;
+ *   WAKING@e -> RUNNING         the owner, once stw_sync.released has reached e.
+ * A leader leaves out only a member it finds OPTED_OUT, with a CAS; the owner leaves that
+ * state only with a CAS. So either the leader's CAS came first (the owner's then carries the
+ * leader's epoch, and the owner waits out that sync) or the owner's did (the leader finds it
+ * WAKING or RUNNING, which take part like RUNNING: interrupted, waited for). Leaders are
+ * serialised, so OPTED_OUT@e with sync e released is simply opted out. A sync of kind
+ * SYNC_EXIT leaves nobody out: the interrupt hook wakes opted-out members too, and they
+ * rejoin and follow it. Counters: opt-outs and rejoins (per member, its owner's), rejoins
+ * that waited for a GC, syncs that left members out and members left out (the leaders').
+ */
+enum { STW_OPTED_OUT = 2, STW_WAKING = 3 };
+#define STW_EPOCH(w) ((w) >> 2)
+#endif
+
+/* The members that take part in the sync in progress, as stw_stop_all returns them: the
+ * leader first, then the others by number. The array is the protocol's, valid until the
+ * next stw_stop_all. */
+typedef struct StwTakingPart {
+    unsigned n;
+    const unsigned *no;
+} StwTakingPart;
 
 /* The sync in progress. Written by the leader (and `done` by GC threads), read by all. */
 typedef struct StwSync {
@@ -73,6 +161,11 @@ extern StwSync stw_sync;
 
 typedef struct StwStats {
     uint64_t syncs, stw_ns_total, stw_ns_max;
+#if RTS_PATCH_IDLE_OPTOUT
+    /* Note [Idle opt-out]: GC syncs that left members out, members left out (summed over
+     * syncs); opt-outs, rejoins, rejoins that waited for a GC (summed over members) */
+    uint64_t optout_syncs, opted_out, opt_outs, rejoins, rejoin_waits;
+#endif
 } StwStats;
 
 void stw_init(unsigned n_members, const StwHooks *hooks);
@@ -84,9 +177,10 @@ static inline bool stw_pending(void)
 
 /* Tries to start a sync of `kind` with capability `me` as leader. */
 bool stw_try_lead(unsigned me, SyncKind kind);
-/* Leader: interrupt and wake everyone, then wait until every capability has arrived.
- * Returns the time the world took to stop (ns). */
-uint64_t stw_stop_all(unsigned leader);
+/* Leader: interrupt and wake everyone, then wait until every capability that takes part has
+ * arrived. Returns the time the world took to stop (ns), and the members that take part in
+ * *part (which may be NULL). */
+uint64_t stw_stop_all(unsigned leader, StwTakingPart *part);
 /* Leader: let the GC threads start; then wait for n_followers of them to call
  * stw_gc_thread_done. */
 void stw_start_gc(bool major);
@@ -98,6 +192,24 @@ void stw_release(void);
  * when released. */
 void stw_follow(unsigned me);
 bool stw_is_leader(unsigned me);
+/* Member `no`'s state word (Note [Capability states]): read by anyone; set by its owner. */
+uint32_t stw_state(unsigned no);
+void stw_set_state(unsigned no, uint32_t state);
+/* Whether member `no` sleeps in the idle wait (for the scheduler, which pushes work to it). */
+bool stw_idle(unsigned no);
+#if RTS_PATCH_IDLE_OPTOUT
+/* The kind of the sync in progress (SYNC_NONE: none). */
+static inline SyncKind stw_pending_kind(void)
+{
+    return (SyncKind)(__atomic_load_n(&stw_sync.word, __ATOMIC_ACQUIRE) & 3);
+}
+/* Note [Idle opt-out]: stw_follow for an owner `me` asleep in the idle wait (IDLE); with
+ * opt_out, it opts out of later syncs once this one's GC starts. Returns whether it is opted
+ * out. stw_rejoin: the owner, woken while opted out, waits out the sync that left it out, if
+ * any, and is RUNNING again. */
+bool stw_follow_idle(unsigned me, bool opt_out);
+void stw_rejoin(unsigned me);
+#endif
 /* Totals over the leaders' syncs (read at exit). */
 void stw_stats(StwStats *out);
 

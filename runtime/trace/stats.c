@@ -233,6 +233,9 @@ typedef struct {
     SyncWaitStats waits[WAIT_NKINDS];
     LockSummary locks[NLOCKS];
     uint64_t gc_wakeups, threads_pushed;
+#if RTS_PATCH_IDLE_OPTOUT
+    uint64_t optout_syncs, opted_out, opt_outs, rejoins, rejoin_waits;  /* Note [Idle opt-out] */
+#endif
     uint64_t vcsw, ivcsw;
 } Summary;
 
@@ -292,6 +295,13 @@ static void summarise(Summary *s)
     s->stw_total = secs(st.stw_ns_total);
     s->stw_mean = st.syncs ? s->stw_total / (double)st.syncs : 0;
     s->stw_max = secs(st.stw_ns_max);
+#if RTS_PATCH_IDLE_OPTOUT
+    s->optout_syncs = st.optout_syncs;
+    s->opted_out = st.opted_out;
+    s->opt_outs = st.opt_outs;
+    s->rejoins = st.rejoins;
+    s->rejoin_waits = st.rejoin_waits;
+#endif
     for (int k = 0; k < WAIT_NKINDS; k++)
         sync_wait_stats((SyncWaitKind)k, &s->waits[k]);
 
@@ -433,6 +443,14 @@ static void report_summary(FILE *f, const Summary *s)
         fprintf(f, "    %-22s %12llu %10llu %10llu %10llu\n", s->locks[i].label,
                 (unsigned long long)s->locks[i].acquisitions, (unsigned long long)s->locks[i].spins,
                 (unsigned long long)s->locks[i].yields, (unsigned long long)s->locks[i].sleeps);
+#if RTS_PATCH_IDLE_OPTOUT
+    /* Note [Idle opt-out] in sync/stw.h */
+    fprintf(f, "  Idle opt-out (-qi%u): %llu GCs left out %llu capabilities; %llu opt-outs, "
+               "%llu rejoins (%llu waited for a GC)\n", rts_opts.idle_optout,
+            (unsigned long long)s->optout_syncs, (unsigned long long)s->opted_out,
+            (unsigned long long)s->opt_outs, (unsigned long long)s->rejoins,
+            (unsigned long long)s->rejoin_waits);
+#endif
     fprintf(f, "  Idle capabilities woken for GC: %llu; threads pushed to idle capabilities: %llu\n",
             (unsigned long long)s->gc_wakeups, (unsigned long long)s->threads_pushed);
 #if RTS_PATCH_PHYS_CAPS
@@ -571,6 +589,13 @@ static void report_machine_readable(FILE *f, const Summary *s)
 #undef LOCK_KEY
     }
     mr_u64(f, "rtslab_idle_gc_wakeups", s->gc_wakeups);
+#if RTS_PATCH_IDLE_OPTOUT
+    mr_u64(f, "rtslab_idle_optout_gcs", s->optout_syncs);
+    mr_u64(f, "rtslab_idle_opted_out", s->opted_out);
+    mr_u64(f, "rtslab_idle_optouts", s->opt_outs);
+    mr_u64(f, "rtslab_idle_rejoins", s->rejoins);
+    mr_u64(f, "rtslab_idle_rejoin_waits", s->rejoin_waits);
+#endif
     mr_u64(f, "rtslab_threads_pushed", s->threads_pushed);
     mr_u64(f, "rtslab_os_context_switches", s->vcsw + s->ivcsw);
     mr_u64(f, "rtslab_os_voluntary_context_switches", s->vcsw);

@@ -22,6 +22,7 @@
 #include "rtslab.h"
 #include "os/affinity.h"
 #include "sched/capability.h"
+#include "sync/stw.h"
 
 static long n = 1000;
 static const char *mode = "pingpong";
@@ -172,7 +173,7 @@ enum { M_A, M_B, M_T, M_I, M_PC, M_NSLOTS };
 static bool others_idle(void)
 {
     for (unsigned c = 1; c < cap_count; c++)
-        if (!__atomic_load_n(&cap_array[c].idle, __ATOMIC_ACQUIRE))
+        if (!stw_idle(c))
             return false;
     return true;
 }

@@ -281,6 +281,19 @@ static void test_good_words(void)
     bad_prefix("-qw100", "rtslab: -qw100: futex barriers need a ");
     bad("-qwx", "rtslab: bad number in RTS option -qwx");
 #endif
+    /* -qi<n>: GCs an idle capability takes part in before it opts out; malformed in every build */
+    bad("-qi", "rtslab: bad number in RTS option -qi");
+    bad("-qix", "rtslab: bad number in RTS option -qix");
+    bad("-qi1000001", "rtslab: -qi1000001: the number of GCs must be at most 1000000");
+#if RTS_PATCH_IDLE_OPTOUT
+    CHECK_EQ_INT(o.idle_optout, RTS_DEFAULT_IDLE_OPTOUT);
+    CHECK_EQ_INT(word("-qi0"), 0);
+    CHECK_EQ_INT(o.idle_optout, 0);
+    CHECK_EQ_INT(word("-qi1000000"), 0);
+    CHECK_EQ_INT(o.idle_optout, 1000000);
+#else
+    bad_prefix("-qi1", "rtslab: -qi1: idle capabilities opting out of GC need a ");
+#endif
 
     CHECK_EQ_INT(word("-s"), 0);
     CHECK_EQ_INT(o.stats, RTS_STATS_SUMMARY);

@@ -9,8 +9,9 @@
  *   - its election: stw_pending, stw_is_leader, the epoch one more than the last sync's, and
  *     stw_try_lead failing (for itself and another member) while its sync is pending;
  *   - stw_stop_all: every other member interrupted exactly once and itself never; every
- *     follower arrived (`arriving` is 0): none is mutating and none makes progress until the release; each
- *     did its work of its previous sync exactly once (and none yet of this one);
+ *     follower arrived (`arriving` is 0), and every member takes part (the leader first): none
+ *     is mutating and none makes progress until the release; each did its work of its
+ *     previous sync exactly once (and none yet of this one);
  *   - stw_await_gc_threads(k) returns only once the k GC-thread followers finished;
  * and each follower checks that its work runs only after the leader's go (stw_start_gc),
  * at most once per sync, and that it leaves stw_follow only after stw_release.
@@ -129,8 +130,14 @@ static void lead(unsigned me)
     unsigned r = ++rounds;
     STORE(&cur_leader, me);
 
-    stw_stop_all(me);
+    StwTakingPart part;
+    stw_stop_all(me, &part);
     CHECK_EQ_INT(LOAD(&stw_sync.arriving), 0);    /* every follower counted itself down */
+    CHECK_EQ_INT(part.n, N);                      /* everyone takes part: the leader first, */
+    CHECK_EQ_INT(part.no[0], me);                 /* then the others by number */
+    for (unsigned i = 1, k = 1; i <= N; i++)
+        if (i - 1 != me)
+            CHECK_EQ_INT(part.no[k++], i - 1);
 
     uint64_t seen[N];
     for (unsigned i = 0; i < N; i++)

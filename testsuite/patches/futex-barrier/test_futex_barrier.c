@@ -227,7 +227,7 @@ static bool fake_follower_work(unsigned no)
 static void lead(unsigned me)
 {
     uint32_t r = LOAD(&rounds) + 1;
-    stw_stop_all(me);
+    stw_stop_all(me, NULL);
     CHECK_EQ_INT(LOAD(&stw_sync.arriving), 0);
     unsigned k = 0;
     for (unsigned i = 0; i < n_threads; i++) {

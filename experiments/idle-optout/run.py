@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""idle-optout: busy_one (and simple_alloc) on two or more builds, runs interleaved.
+
+    python3 experiments/idle-optout/run.py --build baseline=DIR --build idle-optout=DIR \
+        [--prog busy_one:2000] [-N 1,2,8,16] [--reps 3] [--rts=-qi0] [--out DIR]
+
+Each build DIR holds bench/micro/<prog> (a built tree). The binaries are copied to a
+temporary directory first (a rebuild of the tree cannot change them mid-run). For every
+repetition, every (N, build) pair runs once, in turn, so that load on the machine hits all
+configurations alike. Every run gets `+RTS -N<n> -s<file> --machine-readable`; the program's
+own `metric` lines (elapsed and CPU time of the work) and the -s keys are kept. Prints a
+table of medians and the ratios of each build to the first, and writes every run to
+OUT/results.json (default: results/ beside this script). A failed run makes it exit 1.
+Python stdlib only; RTSLAB_RTS is removed from the environment.
+"""
+import argparse, json, os, re, shutil, statistics, subprocess, sys, tempfile, time
+
+KEYS = ["rtslab_idle_gc_wakeups", "rtslab_stw_mean_seconds", "num_GCs", "total_cpu_seconds",
+        "rtslab_idle_optout_gcs", "rtslab_idle_optouts", "rtslab_idle_rejoins"]
+
+
+def parse_mr(text):
+    return {k: v for k, v in re.findall(r'\("([^"]+)", "([^"]*)"\)', text)}
+
+
+def run_one(binary, args, n, extra, tmp):
+    sfile = os.path.join(tmp, "s.txt")
+    if os.path.exists(sfile):
+        os.unlink(sfile)
+    cmd = [binary] + args + ["+RTS", "-N%d" % n, "-s" + sfile, "--machine-readable"] + extra + ["-RTS"]
+    env = dict(os.environ)
+    env.pop("RTSLAB_RTS", None)
+    t0 = time.monotonic()
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+    wall = time.monotonic() - t0
+    if p.returncode != 0 or not os.path.exists(sfile):
+        sys.exit("run failed (%d): %s\n%s" % (p.returncode, " ".join(cmd), p.stderr[-2000:]))
+    metrics = {}
+    for m in re.finditer(r"^metric (\S+) ([0-9.]+)", p.stdout, re.M):
+        metrics[m.group(1)] = float(m.group(2))
+    if "info bad 1" in p.stdout:
+        sys.exit("data check failed: " + " ".join(cmd))
+    mr = parse_mr(open(sfile).read())
+    return {"cmd": " ".join(cmd), "wall_s": wall, "metrics": metrics,
+            "stats": {k: mr[k] for k in mr if k in KEYS or k.startswith("rtslab_idle")}}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build", action="append", required=True, help="NAME=DIR (repeat; the first is the reference)")
+    ap.add_argument("--prog", default="busy_one:2000", help="PROG[:ARG,...] from bench/micro")
+    ap.add_argument("-N", default="1,2,8,16", help="capability counts")
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--rts", action="append", default=[], help="extra RTS option for every run (NAME:OPT for one build)")
+    ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "results"))
+    ap.add_argument("--tag", default="run")
+    a = ap.parse_args()
+    prog, _, pargs = a.prog.partition(":")
+    pargs = [x for x in pargs.split(",") if x]
+    ns = [int(x) for x in a.N.split(",")]
+    tmp = tempfile.mkdtemp(prefix="idle-optout-")
+    builds = []
+    for b in a.build:
+        name, _, d = b.partition("=")
+        dst = os.path.join(tmp, name + "-" + prog)
+        shutil.copy2(os.path.join(d, "bench", "micro", prog), dst)
+        extra = [o for o in a.rts if ":" not in o] + [o.split(":", 1)[1] for o in a.rts if o.startswith(name + ":")]
+        builds.append((name, dst, extra, d))
+    runs = []
+    for r in range(a.reps):
+        for n in ns:
+            for name, binary, extra, _ in builds:
+                res = run_one(binary, pargs, n, extra, tmp)
+                res.update({"build": name, "N": n, "rep": r, "extra": extra})
+                runs.append(res)
+                print("rep %d -N%-2d %-12s elapsed %8.1f ms  cpu %8.1f ms  woken %s" % (
+                    r, n, name, res["metrics"].get(prog + "_elapsed", 0), res["metrics"].get(prog + "_cpu", 0),
+                    res["stats"].get("rtslab_idle_gc_wakeups", "?")), flush=True)
+    shutil.rmtree(tmp)
+
+    def med(name, n, f):
+        return statistics.median(f(x) for x in runs if x["build"] == name and x["N"] == n)
+
+    el = lambda x: x["metrics"].get(prog + "_elapsed", 0.0)
+    cpu = lambda x: x["metrics"].get(prog + "_cpu", 0.0)
+    st = lambda k: (lambda x: float(x["stats"].get(k, "nan")))
+    lines = ["| build | RTS | elapsed ms | vs -N%d | CPU ms | vs -N%d | GCs | idle wake-ups for GC | woken per GC | STW mean us | GCs with caps opted out | opt-outs | rejoins | elapsed vs %s | CPU vs %s |" % (ns[0], ns[0], builds[0][0], builds[0][0]),
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for n in ns:
+        for name, _, extra, _ in builds:
+            e, c = med(name, n, el), med(name, n, cpu)
+            g = med(name, n, st("num_GCs"))
+            w = med(name, n, st("rtslab_idle_gc_wakeups"))
+            e0, c0 = med(name, ns[0], el), med(name, ns[0], cpu)
+            eb, cb = med(builds[0][0], n, el), med(builds[0][0], n, cpu)
+            opt = lambda k: ("%d" % med(name, n, st(k))) if any(k in x["stats"] for x in runs if x["build"] == name) else "-"
+            lines.append("| %s | -N%d %s | %s | %.2fx | %s | %.2fx | %d | %d | %.2f | %.1f | %s | %s | %s | %.2fx | %.2fx |" % (
+                name, n, " ".join(extra), format(round(e), ","), e / e0, format(round(c), ","), c / c0, g, w, w / g,
+                med(name, n, st("rtslab_stw_mean_seconds")) * 1e6,
+                opt("rtslab_idle_optout_gcs"), opt("rtslab_idle_optouts"), opt("rtslab_idle_rejoins"), e / eb, c / cb))
+    table = "\n".join(lines)
+    print(table)
+    os.makedirs(a.out, exist_ok=True)
+    info = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "prog": prog, "args": pargs,
+            "N": ns, "reps": a.reps, "builds": {b[0]: b[3] for b in builds}, "load": os.getloadavg(),
+            "uname": " ".join(os.uname())}
+    with open(os.path.join(a.out, a.tag + ".json"), "w") as f:
+        json.dump({"info": info, "runs": runs}, f, indent=1)
+    with open(os.path.join(a.out, a.tag + ".md"), "w") as f:
+        f.write("%s, %s\n\n%s\n" % (info["date"], " ".join(sys.argv[1:]), table))
+
+
+if __name__ == "__main__":
+    main()
