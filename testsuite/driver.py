@@ -17,7 +17,7 @@ Every file named TESTS in a directory under SRCDIR/testsuite/ is a manifest. A l
 first non-blank character is `#` is a comment; blank lines are ignored. Every other line is
 one test, split into words as a POSIX shell would (quotes group, no expansion):
 
-    NAME [exit=N] [stderr="substring"] [stdout="substring"] [env=VAR=VALUE]... [parallel]
+    NAME [exit=N] [stderr="substring"] [stdout="substring"] [env=VAR=VALUE]... [parallel] [heavy] [alone]
          [timeout=SECONDS] [needs=[!]FEATURE]... -- COMMAND ARGS...
 
 NAME          unique within its manifest; the test is reported as DIR/NAME, where DIR is the
@@ -29,6 +29,10 @@ env=VAR=VALUE set VAR in the test's environment; may be repeated. RTSLAB_RTS is 
               the inherited environment unless a test sets it, so tests are hermetic.
 parallel      the test exercises parallelism; `--only-parallel` runs just these (the
               thread-sanitised `make check-tsan` does).
+heavy         a parallel test that `--only-parallel` leaves out: a variant of a parallel test
+              that also runs there in a lighter form (e.g. a race test under the sanity
+              checker -DS, whose whole-heap checks take minutes under ThreadSanitizer, while
+              the same race without -DS runs under it).
 alone         the test runs after all the others, with no other test beside it: for a
               floor that needs the machine's cores (work a second GC thread must get a CPU
               to do), never for a timing.
@@ -80,6 +84,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchlib  # noqa: E402
@@ -121,6 +126,7 @@ class Test:
         self.env = {}
         self.parallel = False
         self.alone = False                # run after the others, with nothing beside it
+        self.heavy = False                # parallel, but left out of --only-parallel
         self.timeout = DEFAULT_TIMEOUT
         self.stdin_file = None            # default: /dev/null
         self.cwd = None                   # default: the build directory
@@ -160,7 +166,7 @@ def parse_line(words, rel_dir, manifest_dir, dir_needs=()):
     if not command:
         raise ManifestError("no command after `--`")
     name = head[0]
-    if "=" in name or "/" in name or name in ("parallel", "alone"):
+    if "=" in name or "/" in name or name in ("parallel", "alone", "heavy"):
         raise ManifestError(f"bad test name {name!r}")
     test = Test(f"{rel_dir}/{name}", manifest_dir, command)
     for need in dir_needs:
@@ -171,6 +177,8 @@ def parse_line(words, rel_dir, manifest_dir, dir_needs=()):
             test.parallel = True
         elif opt == "alone":
             test.alone = True
+        elif opt == "heavy":
+            test.heavy = True
         elif key == "exit" and eq:
             try:
                 test.exit = int(value)
@@ -537,6 +545,8 @@ def main():
                     help="tests run at once (default: the number of CPUs)")
     ap.add_argument("--timeout-factor", type=float, default=1.0,
                     help="multiply every timeout (for sanitized or debug builds)")
+    ap.add_argument("--durations", type=int, default=0, metavar="N",
+                    help="before the summary, list the N tests that took longest (wall clock)")
     args = ap.parse_args()
 
     src, build = os.path.abspath(args.src), os.path.abspath(args.build)
@@ -548,7 +558,7 @@ def main():
         errors.append(("bench", str(e)))
     wanted = [w for w in args.filter.split(",") if w] or [""]
     tests = [t for t in tests
-             if any(w in t.name for w in wanted) and (t.parallel or not args.only_parallel)]
+             if any(w in t.name for w in wanted) and (not args.only_parallel or (t.parallel and not t.heavy))]
 
     passed = failed = skipped = 0
     out_lock = threading.Lock()
@@ -593,14 +603,25 @@ def main():
         tests = runnable
 
     runner = Runner(src, build, args.timeout_factor)
+    durations = []                        # (seconds, name), for --durations
+
+    def timed_run(t):
+        start = time.monotonic()
+        try:
+            return runner.run(t)
+        finally:
+            with out_lock:
+                durations.append((time.monotonic() - start, t.name))
+
+    started = time.monotonic()
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs))
     try:
-        futures = {pool.submit(runner.run, t): t for t in tests if not t.alone}
+        futures = {pool.submit(timed_run, t): t for t in tests if not t.alone}
         for future in concurrent.futures.as_completed(futures):
             report(futures[future].name, future.result())
         for t in tests:                   # `alone`: one at a time, once the others are done
             if t.alone:
-                report(t.name, runner.run(t))
+                report(t.name, timed_run(t))
     except KeyboardInterrupt:
         pool.shutdown(wait=False, cancel_futures=True)
         runner.kill_all()
@@ -608,6 +629,14 @@ def main():
         return 130
     pool.shutdown()
 
+    if args.durations > 0:
+        durations.sort(reverse=True)
+        total = sum(d for d, _ in durations)
+        print(f"slowest {min(args.durations, len(durations))} of {len(durations)} tests "
+              f"(wall {time.monotonic() - started:.1f} s for the run, "
+              f"{total:.1f} s summed over tests):")
+        for d, name in durations[:args.durations]:
+            print(f"  {d:8.2f} s  {name}")
     print(f"{passed} passed, {failed} failed, {skipped} skipped", flush=True)
     return 1 if failed else 0
 

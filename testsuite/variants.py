@@ -26,6 +26,7 @@ import itertools
 import os
 import subprocess
 import sys
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -64,6 +65,7 @@ def run_variant(src, name, flags, werror, check_args, jobs):
     cflags = ["CFLAGS=-O2 -g -Werror"] if werror else []
     conf = [os.path.relpath(os.path.join(src, "configure"), build), *flags, *cflags]
     log = os.path.join(build, "variant.log")
+    start = time.monotonic()
     with open(log, "w") as f:
         steps = [conf, ["make", f"-j{jobs}"],
                  ["make", "check"] + ([f"CHECK_ARGS={check_args}"] if check_args else [])]
@@ -84,7 +86,8 @@ def run_variant(src, name, flags, werror, check_args, jobs):
         for l in (fails or text.splitlines()[-15:])[:15]:
             print("    " + l)
         return False
-    print(f"variant {name} [{what}]: {summary[-1] if summary else '?'}", flush=True)
+    print(f"variant {name} [{what}]: {summary[-1] if summary else '?'} "
+          f"({time.monotonic() - start:.0f} s)", flush=True)
     return True
 
 

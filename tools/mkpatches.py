@@ -36,6 +36,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -446,11 +447,14 @@ def apply_alone(base, patch_file, dest):
 
 def run_logged(cmd, cwd, log, what):
     print(f"check-patches: {what}", flush=True)
+    start = time.monotonic()
     with open(log, "ab") as f:
         f.write(f"\n$ (cd {cwd} && {cmd})\n".encode())
         f.flush()
         r = subprocess.run(cmd, shell=True, cwd=cwd, stdout=f, stderr=subprocess.STDOUT,
                            env={**os.environ, **GIT_ENV})
+    if time.monotonic() - start >= 10:
+        print(f"check-patches:   ({time.monotonic() - start:.0f} s)", flush=True)
     if r.returncode:
         with open(log, "rb") as f:
             tail = f.read()[-3000:].decode(errors="replace")
