@@ -2,7 +2,7 @@
 """futex-barrier (issue 12, seed 001): the baseline's polling barriers against futex waits.
 
     python3 experiments/futex-barrier/run.py --baseline DIR --patch DIR [--reps N] [--quick]
-                                             [--only abcd] [--out DIR]
+                                             [--only abcde] [--out DIR]
 
 DIR are build directories (`make` done): --baseline one configured without patches,
 --patch one configured with --enable-futex-barrier (their `rtslab --info` is checked). Their
@@ -19,6 +19,9 @@ patch/baseline ratios from the same run.
   (d) futex system calls, counted by `strace -f -c -e trace=futex` (one run per configuration;
       strace slows the program, so only the counts are reported): simple_alloc and busy_one
       at -N2 and -N8. (perf's syscalls:sys_enter_futex tracepoint is not readable here.)
+  (e) the spin count (Note [Spinning when oversubscribed] in runtime/sync/wait.c):
+      simple_alloc and busy_one at -N2 -N4 -N8, the patch at -qw1000, -qw100, -qw30, -qw0
+      and its default, against the baseline: elapsed, as a ratio to the patch at -qw1000.
 Prints markdown tables, writes them to OUT/tables.md and every run's figures to
 OUT/results.json (OUT defaults to experiments/futex-barrier/results/). Exit status 1 only if a
 program failed; nothing depends on timings.
@@ -60,6 +63,7 @@ def futex_lines(text):
     if "Futex barrier (-qw" not in text:
         return {}
     block = text.split("Futex barrier (-qw", 1)[1]
+    out["spins_set"] = int(re.match(r"\d+", block).group(0))
     for k in KINDS:
         r = re.search(r"^\s+%s\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$" % re.escape(k), block, re.M)
         if r:
@@ -242,6 +246,41 @@ def part_d(dirs, tmp, reps, quick):
     return title, table, raw
 
 
+SPIN_COUNTS = [1000, 100, 30, 0, None]      # None: the default (no -qw)
+
+
+def part_e(dirs, tmp, reps, quick):
+    ns = [2, 4, 8]
+    progs = [("simple_alloc", str(SIMPLE_MB[quick])), ("busy_one", str(BUSY_MB[quick]))]
+    cols = [("baseline", None)] + [("patch", q) for q in SPIN_COUNTS]
+    runs = {(p, n, c): [] for p, _ in progs for n in ns for c in cols}
+    for _ in range(reps):
+        for p, mb in progs:
+            for n in ns:
+                for v, q in cols:
+                    rts = ["-N%d" % n] + (["-qw%d" % q] if q is not None else [])
+                    runs[p, n, (v, q)].append(run_one(dirs[v], tmp, p, [mb], rts))
+    rows = []
+    for p, mb in progs:
+        for n in ns:
+            el = {c: med([bp.metric(x, p + "_elapsed") for x in runs[p, n, c]]) for c in cols}
+            spun = {c: med([float(x["futex"].get("spins_set", 0) or 0) for x in runs[p, n, c]])
+                    for c in cols}
+            ref = el["patch", 1000]
+            row = ["%s %s" % (p, mb), "-N%d" % n]
+            for c in cols:
+                row.append("%s (%s)" % (f(el[c]), ratio(el[c], ref)))
+            row.append("-qw%d" % spun["patch", None] if spun["patch", None] else "-")
+            rows.append(row)
+    table = bp.md_table(["program", "RTS", "baseline"] +
+                        ["patch -qw%d" % q if q is not None else "patch, default"
+                         for q in SPIN_COUNTS] + ["the default chose"], rows)
+    title = ("(e) the spin count: elapsed ms (and its ratio to the patch at -qw1000) of the "
+             "patch at several -qw and its default, against the baseline; median of %d runs"
+             % reps)
+    return title, table, {"%s -N%d %s" % (p, n, c): r for (p, n, c), r in runs.items()}
+
+
 def info(bindir):
     p = subprocess.run([os.path.join(bindir, "rtslab"), "+RTS", "--info", "-RTS"],
                        capture_output=True, text=True)
@@ -254,7 +293,7 @@ def main():
     ap.add_argument("--patch", required=True)
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--only", default="abcd")
+    ap.add_argument("--only", default="abcde")
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
     a = ap.parse_args()
     quick = 1 if a.quick else 0
@@ -276,7 +315,7 @@ def main():
     started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     t0 = time.monotonic()
     load0 = os.getloadavg()
-    parts = {"a": part_a, "b": part_b, "c": part_c, "d": part_d}
+    parts = {"a": part_a, "b": part_b, "c": part_c, "d": part_d, "e": part_e}
     out_md, raw = [], {}
     for k in a.only:
         reps = a.reps if k in "ab" else max(3, a.reps - 2)

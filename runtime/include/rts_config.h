@@ -25,6 +25,7 @@
 #define RTS_MIN_OLD_GEN_LIMIT      ((size_t)4 << 20)     /* never collect the old gen below this */
 #if RTS_PATCH_FUTEX_BARRIER
 #define RTS_DEFAULT_WAIT_SPINS     1000                  /* -qw1000: spins before a barrier wait sleeps */
+#define RTS_OVERSUB_WAIT_SPINS     30                    /* the default with more capabilities than CPUs */
 #define RTS_MAX_WAIT_SPINS         1000000000u           /* -qw<n>: n at most this */
 #endif
 #define RTS_TICK_MS                20                    /* preemption timer period */

@@ -30,6 +30,7 @@ typedef struct RtsOptions {
     unsigned gc_threads;      /* -qn<n>: 0 = one per capability */
 #if RTS_PATCH_FUTEX_BARRIER
     unsigned wait_spins;      /* -qw<n>: spins before a barrier wait sleeps */
+    bool     wait_spins_auto; /* no -qw: rts.c picks the default from capabilities and CPUs */
 #endif
     bool     pin_caps;        /* -qa */
 #if RTS_PATCH_SPIN_YIELD

@@ -145,6 +145,7 @@ void rts_options_defaults(RtsOptions *o)
     o->balance_gen = RTS_DEFAULT_BALANCE_GEN;
 #if RTS_PATCH_FUTEX_BARRIER
     o->wait_spins = RTS_DEFAULT_WAIT_SPINS;
+    o->wait_spins_auto = true;
 #endif
     o->gc_threads = 0;
     o->pin_caps = false;
@@ -436,6 +437,7 @@ int rts_options_parse_word(RtsOptions *o, const char *w, char *err, size_t errle
                             RTS_MAX_WAIT_SPINS);
 #if RTS_PATCH_FUTEX_BARRIER
             o->wait_spins = n;
+            o->wait_spins_auto = false;
             return 0;
 #else
             return needs_patch(err, errlen, w, "futex barriers need");
@@ -705,7 +707,8 @@ void rts_options_usage(void *file)
         USAGE_QY
 #if RTS_PATCH_FUTEX_BARRIER
         "  -qw<n>        spin <n> times in a stop-the-world wait before sleeping in a futex\n"
-        "                (0..1000000000; default 1000; futex-barrier patch)\n"
+        "                (0..1000000000; default 1000, or 30 with more capabilities than\n"
+        "                allowed CPUs; futex-barrier patch)\n"
 #endif
         "\n"
         "  -A<size>      nursery (allocation area) size per capability (default %s, min %s)\n"
@@ -847,8 +850,13 @@ void rts_options_info(void *file)
 #endif
     put_pair(f, false, "perf", YESNO(HAVE_PERF));
 #if RTS_PATCH_FUTEX_BARRIER
-    char futex[64];
-    snprintf(futex, sizeof futex, "%u spins, then a futex wait (-qw<n>)", rts_opts.wait_spins);
+    char futex[128];
+    if (rts_opts.wait_spins_auto)
+        snprintf(futex, sizeof futex, "%u spins (%u with more capabilities than CPUs), then a "
+                 "futex wait (-qw<n>)", (unsigned)RTS_DEFAULT_WAIT_SPINS,
+                 (unsigned)RTS_OVERSUB_WAIT_SPINS);
+    else
+        snprintf(futex, sizeof futex, "%u spins, then a futex wait (-qw<n>)", rts_opts.wait_spins);
     put_pair(f, false, "Stop-the-world waits", futex);
 #endif
     put_pair(f, false, "Debug", YESNO(RTS_DEBUG));

@@ -11,6 +11,7 @@
 #include "os/affinity.h"
 #include "sync/stw.h"
 #if RTS_PATCH_FUTEX_BARRIER
+#include "os/topology.h"
 #include "sync/wait.h"
 #endif
 #include "sm/gc.h"
@@ -114,6 +115,9 @@ void rts_init(int *argc, char ***argv)
     gc_on_done(stats_gc_done);
     rts_set_exit_handler(shutdown);
 #if RTS_PATCH_FUTEX_BARRIER
+    /* Note [Spinning when oversubscribed] in sync/wait.c */
+    if (rts_opts.wait_spins_auto && n > (unsigned)topo_get()->n_logical)
+        rts_opts.wait_spins = RTS_OVERSUB_WAIT_SPINS;
     sync_set_spins(rts_opts.wait_spins);
 #endif
     stw_init(n, &stw_hooks);

@@ -68,6 +68,19 @@ static void add(uint64_t *p, uint64_t n) { __atomic_fetch_add(p, n, __ATOMIC_REL
  * ThreadSanitizer does not see the futex, only the atomics; everything a waiter reads after
  * it returns was published by a release store it acquired in ready(), as in the baseline.
  */
+/* Note [Spinning when oversubscribed]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A waiter spins in the hope that what it waits for happens within the spins, on another
+ * CPU. With more capabilities than the CPUs the process may use (rts.c compares -N with the
+ * allowed CPUs of os/topology), what it waits for is usually a capability that has no CPU at
+ * that moment, possibly the very one the spinner holds: spinning then only delays it. So
+ * without -qw the default is RTS_DEFAULT_WAIT_SPINS (1000) when every capability can have a
+ * CPU, and RTS_OVERSUB_WAIT_SPINS (30) when they cannot; -qw<n> sets it either way.
+ * Measured on 2 cores, quiet (experiments/futex-barrier/, "The spin count"): at -N4 and
+ * -N8, 0-100 spins ran simple_alloc and busy_one 13-33% faster than 1000, and 0-30 did
+ * alike; at -N2, 1000 spins were 8-10% faster than 0-100 (a futex sleep and wake-up costs
+ * more than the wait). Load from other processes is not seen: -N2 on 2 loaded cores keeps
+ * 1000 (say -qw yourself there). */
 static unsigned spin_limit = RTS_DEFAULT_WAIT_SPINS;
 
 /* Announced sleepers per kind of wait (see the Note). */
