@@ -2,7 +2,7 @@
 """futex-barrier (issue 12, seed 001): the baseline's polling barriers against futex waits.
 
     python3 experiments/futex-barrier/run.py --baseline DIR --patch DIR [--reps N] [--quick]
-                                             [--only abcde] [--out DIR]
+                                             [--only abcdef] [--out DIR]
 
 DIR are build directories (`make` done): --baseline one configured without patches,
 --patch one configured with --enable-futex-barrier (their `rtslab --info` is checked). Their
@@ -22,6 +22,9 @@ patch/baseline ratios from the same run.
   (e) the spin count (Note [Spinning when oversubscribed] in runtime/sync/wait.c):
       simple_alloc and busy_one at -N2 -N4 -N8, the patch at -qw1000, -qw100, -qw30, -qw0
       and its default, against the baseline: elapsed, as a ratio to the patch at -qw1000.
+  (f) -N2 beside one CPU-bound process (a busy loop started for the part and killed after
+      it; seed 001's case of a machine shared with other work): simple_alloc and busy_one,
+      elapsed, CPU and the stop-the-world mean and max.
 Prints markdown tables, writes them to OUT/tables.md and every run's figures to
 OUT/results.json (OUT defaults to experiments/futex-barrier/results/). Exit status 1 only if a
 program failed; nothing depends on timings.
@@ -281,6 +284,37 @@ def part_e(dirs, tmp, reps, quick):
     return title, table, {"%s -N%d %s" % (p, n, c): r for (p, n, c), r in runs.items()}
 
 
+def part_f(dirs, tmp, reps, quick):
+    progs = [("simple_alloc", str(SIMPLE_MB[quick])), ("busy_one", str(BUSY_MB[quick]))]
+    runs = {(p, v): [] for p, _ in progs for v in VARIANTS}
+    hog = subprocess.Popen(["sh", "-c", "while :; do :; done"])
+    try:
+        time.sleep(0.5)
+        for _ in range(reps):
+            for p, mb in progs:
+                for v in VARIANTS:
+                    runs[p, v].append(run_one(dirs[v], tmp, p, [mb], ["-N2"]))
+    finally:
+        hog.kill()
+        hog.wait()
+    rows = []
+    for p, mb in progs:
+        el, sm = {}, {}
+        for v in VARIANTS:
+            rr = runs[p, v]
+            el[v] = med([bp.metric(x, p + "_elapsed") for x in rr])
+            sm[v] = med([bp.stat(x, "stw_mean_us") for x in rr])
+            rows.append(["%s %s" % (p, mb), v, f(el[v]), f(med([bp.metric(x, p + "_cpu") for x in rr])),
+                         f(sm[v], 1), f(med([bp.stat(x, "stw_max_us") for x in rr])),
+                         f(med([bp.stat(x, "barrier_sleeps") for x in rr]))])
+        rows.append(["%s %s" % (p, mb), "**patch/baseline**", ratio(el["patch"], el["baseline"]),
+                     "", ratio(sm["patch"], sm["baseline"]), "", ""])
+    table = bp.md_table(["program", "build", "elapsed ms", "CPU ms", "STW mean us",
+                         "STW max us", "barrier sleeps"], rows)
+    title = ("(f) -N2 beside one CPU-bound process on the 2 CPUs; median of %d runs" % reps)
+    return title, table, {"%s %s" % k: r for k, r in runs.items()}
+
+
 def info(bindir):
     p = subprocess.run([os.path.join(bindir, "rtslab"), "+RTS", "--info", "-RTS"],
                        capture_output=True, text=True)
@@ -293,7 +327,7 @@ def main():
     ap.add_argument("--patch", required=True)
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--only", default="abcde")
+    ap.add_argument("--only", default="abcdef")
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
     a = ap.parse_args()
     quick = 1 if a.quick else 0
@@ -315,10 +349,10 @@ def main():
     started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     t0 = time.monotonic()
     load0 = os.getloadavg()
-    parts = {"a": part_a, "b": part_b, "c": part_c, "d": part_d, "e": part_e}
+    parts = {"a": part_a, "b": part_b, "c": part_c, "d": part_d, "e": part_e, "f": part_f}
     out_md, raw = [], {}
     for k in a.only:
-        reps = a.reps if k in "ab" else max(3, a.reps - 2)
+        reps = a.reps if k in "abf" else max(3, a.reps - 2)
         title, table, r = parts[k](dirs, tmp, reps, quick)
         out_md.append("### " + title + "\n\n" + table + "\n")
         raw[k] = r

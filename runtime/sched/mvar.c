@@ -67,16 +67,10 @@ static void after_take(Capability *cap, Value mv)
 bool mvar_cancel_wait(Capability *cap, Value mv, Value t)
 {
     obj_lock(cap, mv);
-    Value prev = RTS_FALSE, q = mv_get(mv, MVAR_HEAD);
-    while (q != RTS_FALSE && q != t) {
-        prev = q;
-        q = tso_get(q, TSO_LINK);
-    }
-    bool found = q == t;
+    Value prev, next;
+    bool found = thread_unlink(cap, mv_get(mv, MVAR_HEAD), t, &prev, &next);
     if (found) {
-        Value next = tso_get(t, TSO_LINK);
         if (prev == RTS_FALSE) mv_set(cap, mv, MVAR_HEAD, next);
-        else tso_set(cap, prev, TSO_LINK, next);
         if (mv_get(mv, MVAR_TAIL) == t)
             mv_set(cap, mv, MVAR_TAIL, prev);
         tso_set(cap, t, TSO_PUT_VALUE, RTS_FALSE);

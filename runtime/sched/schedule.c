@@ -211,17 +211,10 @@ bool sched_interrupt_main(int sig)
 static bool join_cancel_wait(Capability *cap, Value target, Value t)
 {
     obj_lock(cap, target);
-    Value prev = RTS_FALSE, q = tso_get(target, TSO_JOINERS);
-    while (q != RTS_FALSE && q != t) {
-        prev = q;
-        q = tso_get(q, TSO_LINK);
-    }
-    bool found = q == t;
-    if (found) {
-        Value next = tso_get(t, TSO_LINK);
-        if (prev == RTS_FALSE) tso_set(cap, target, TSO_JOINERS, next);
-        else tso_set(cap, prev, TSO_LINK, next);
-    }
+    Value prev, next;
+    bool found = thread_unlink(cap, tso_get(target, TSO_JOINERS), t, &prev, &next);
+    if (found && prev == RTS_FALSE)
+        tso_set(cap, target, TSO_JOINERS, next);
     obj_unlock(cap, target);
     return found;
 }
@@ -237,15 +230,10 @@ static void unblock_main(Capability *cap)
     Value on = __atomic_load_n(&obj_payload(m)[TSO_BLOCKED_ON], __ATOMIC_ACQUIRE);
     switch (tso_status(m)) {
     case TS_SLEEPING: {          /* on this capability's own sleep queue */
-        Value prev = RTS_FALSE, q = cap->sleep_q;
-        while (q != RTS_FALSE && q != m) {
-            prev = q;
-            q = tso_get(q, TSO_LINK);
-        }
-        if (q != m)
+        Value prev, next;
+        if (!thread_unlink(cap, cap->sleep_q, m, &prev, &next))
             return;
-        if (prev == RTS_FALSE) cap->sleep_q = tso_get(m, TSO_LINK);
-        else tso_set(cap, prev, TSO_LINK, tso_get(m, TSO_LINK));
+        if (prev == RTS_FALSE) cap->sleep_q = next;
         __atomic_fetch_sub(&sched_sleeping, 1, __ATOMIC_SEQ_CST);
         thread_wake(cap, m);
         return;

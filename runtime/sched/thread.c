@@ -100,6 +100,22 @@ Value runq_pop(Capability *cap)
     return t;
 }
 
+bool thread_unlink(Capability *cap, Value head, Value t, Value *prev, Value *next)
+{
+    Value p = RTS_FALSE, q = head;
+    while (q != RTS_FALSE && q != t) {
+        p = q;
+        q = tso_get(q, TSO_LINK);
+    }
+    if (q != t)
+        return false;
+    *prev = p;
+    *next = tso_get(t, TSO_LINK);
+    if (p != RTS_FALSE)
+        tso_set(cap, p, TSO_LINK, *next);
+    return true;
+}
+
 /* The waker may be any capability; the thread runs on its own (TSO_CAP). */
 void thread_wake(Capability *cap, Value t)
 {

@@ -61,6 +61,13 @@ static inline Value code_value(RtsCode code) { return rts_fixnum((intptr_t)(uint
 /* Queues of threads linked through TSO_LINK. */
 void  runq_push(Capability *cap, Value t);
 Value runq_pop(Capability *cap);
+/* Finds t on the TSO_LINK chain that starts at `head` (a queue whose head the caller holds:
+ * an MVar's waiters, a thread's joiners, a sleep queue, all under the owner's lock or on the
+ * owning capability). If found, sets *prev to t's predecessor (RTS_FALSE when t is the head)
+ * and *next to its successor, links the predecessor past t (with the write barrier), and
+ * returns true; the caller stores *next in the head when *prev is RTS_FALSE, and fixes a tail
+ * if its queue keeps one. t's own TSO_LINK is left as it was. */
+bool  thread_unlink(Capability *cap, Value head, Value t, Value *prev, Value *next);
 /* Makes a blocked thread runnable on its own capability (through its inbox when that is
  * not cap). */
 void  thread_wake(Capability *cap, Value t);
