@@ -79,8 +79,8 @@ static void add(uint64_t *p, uint64_t n) { __atomic_fetch_add(p, n, __ATOMIC_REL
  * Measured on 2 cores, quiet (experiments/futex-barrier/, "The spin count"): at -N4 and
  * -N8, 0-100 spins took simple_alloc and busy_one 0.58-0.94x the time of 1000, with no
  * clear order among 0, 30 and 100; at -N2, 1000 spins took 0.90-0.93x the time of 0-100
- * (a futex sleep and wake-up costs more than the wait). Load from other processes is not seen: -N2 on 2 loaded cores keeps
- * 1000 (say -qw yourself there). */
+ * (a futex sleep and wake-up costs more than the wait). Load from other processes is not
+ * seen: -N2 on 2 loaded cores keeps 1000 (say -qw yourself there). */
 static unsigned spin_limit = RTS_DEFAULT_WAIT_SPINS;
 
 /* Announced sleepers per kind of wait (see the Note). */
