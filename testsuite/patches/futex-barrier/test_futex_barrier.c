@@ -110,7 +110,16 @@ static void random_delay(uint32_t *seed)
 }
 
 /* `wakers`: how many may wake one sleeper of the kind before it withdraws (the GC threads
- * all wake the leader awaiting them; every other word has one waker per sleep). */
+ * all wake the leader awaiting them; every other word has one waker per sleep).
+ * A FUTEX_WAKE is made only while an announcement is live, but one live announcement may be
+ * seen by two wakes of its word: the waker of the previous round, delayed between its store
+ * and its check of the count (K1-K2 in Note [Futex barrier]), finds the waiter already
+ * announced for the next round and between its recheck and its FUTEX_WAIT (W2-W3), so the
+ * wake finds nobody queued; the waiter then sleeps on that announcement (its word still
+ * holds the value it read), and the next round's store wakes it again. A third cannot: in pingpong the waker's next
+ * store needs the waiter's reply, and in a stop-the-world the delayed waker (the leader of
+ * the previous sync) must take part in the next one first. Seen once in CI (pingpong, -qw0,
+ * under ThreadSanitizer): 1 failure in ~63,000 announcements with the bound at 1x. */
 static void check_futex_counters(const char *what, bool want_sleeps, unsigned gc_done_wakers)
 {
     uint64_t slept = 0;
@@ -122,8 +131,9 @@ static void check_futex_counters(const char *what, bool want_sleeps, unsigned gc
                (unsigned long long)s.waits, (unsigned long long)s.sleeps,
                (unsigned long long)s.announced, (unsigned long long)s.futex_wakes,
                (unsigned long long)s.quiet_wakes);
-        /* a FUTEX_WAKE only where someone announced (one kind per word here) */
-        CHECK(s.futex_wakes <= s.announced * (k == WAIT_GC_DONE ? gc_done_wakers : 1));
+        /* a FUTEX_WAKE only where someone announced (one kind per word here), at most two
+         * per announcement (above) */
+        CHECK(s.futex_wakes <= 2 * s.announced * (k == WAIT_GC_DONE ? gc_done_wakers : 1));
         if (s.announced == 0)
             CHECK_EQ_INT(s.futex_wakes, 0);
         CHECK(s.sleeps <= s.announced);
