@@ -61,7 +61,10 @@ static void add(uint64_t *p, uint64_t n) { __atomic_fetch_add(p, n, __ATOMIC_REL
  *
  * No system call when nobody sleeps: K2 returns when the count is 0, and the count is only
  * non-zero between W1 and the withdrawal, i.e. while a waiter has spent its spins and is
- * about to sleep or sleeping. The statistics count both outcomes of sync_wake (futex_wakes,
+ * about to sleep or sleeping. That waiter may be waiting for a later value than the waker's
+ * store gives (a waker delayed between its store and K2, its waiter already on to the next
+ * round): the FUTEX_WAKE is then wasted, and one announcement can see two of them (the unit
+ * test's bound, test_futex_barrier.c); never a lost one. The statistics count both outcomes of sync_wake (futex_wakes,
  * quiet_wakes) per kind, and the waiters' announcements (announced), so a test can check
  * that futex_wakes is 0 in a kind where nothing was ever announced.
  *
