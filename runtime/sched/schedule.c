@@ -403,8 +403,9 @@ static void sched_start_workers(void)
 }
 
 /* May be called again once it has returned (the fuzzing harness runs one main thread per
- * input): the workers are started by the first call only, and sched_main_finished is cleared only
- * after the new main thread counts as runnable, so no idle capability sees a deadlock. */
+ * input): the workers are started by the first call only, before the main thread is made, and
+ * sched_main_finished is cleared only after the new main thread counts as runnable, so no idle
+ * capability sees a deadlock. */
 int rts_run_main(RtsCode code, size_t nslots)
 {
     static bool workers_started;
@@ -412,13 +413,19 @@ int rts_run_main(RtsCode code, size_t nslots)
     cap_attach(cap);
     if (rts_opts.pin_caps)
         affinity_pin_self(0);
-    sched_main_thread = rts_thread_new(cap, code, nslots);
-    rts_thread_start(cap, sched_main_thread);
-    __atomic_store_n(&sched_main_finished, 0, __ATOMIC_SEQ_CST);
     if (!workers_started) {
+        /* Before the main thread is made: making it may collect (a -ki stack of more than
+         * the nursery does), and a collection stops every capability, so every worker must
+         * be there to stop (before, `-ki256m -N2` hung here). Until the main thread counts
+         * as runnable, sched_main_finished says that none runs, so no idle worker takes the
+         * empty scheduler for a deadlock. */
+        __atomic_store_n(&sched_main_finished, 1, __ATOMIC_SEQ_CST);
         sched_start_workers();
         workers_started = true;
     }
+    sched_main_thread = rts_thread_new(cap, code, nslots);
+    rts_thread_start(cap, sched_main_thread);
+    __atomic_store_n(&sched_main_finished, 0, __ATOMIC_SEQ_CST);
     schedule(cap);
     sched_main_thread = RTS_FALSE;
     return 0;

@@ -11,10 +11,20 @@
 static inline RtsCode value_code(Value v)       { return (RtsCode)(uintptr_t)rts_fixnum_val(v); }
 static inline Value   cur_stack(Capability *cap) { return tso_stack(cap->current); }
 
-/* A stack object with room for `slots` slots, empty. */
+/* A stack object with room for `slots` slots, empty.
+ *
+ * Note [Stacks reserved lazily]
+ * Only the slots below sp are ever read (by the GC, the sanity checker and the frame
+ * iterator), and every slot is written before sp covers it (push_frame_on, the VM's calls),
+ * so a new stack's slots are left as the allocator gives them. A stack of RTS_LARGE_OBJECT_BYTES
+ * or more is a large object on blocks fresh from mmap, which the kernel backs with memory
+ * only when touched: `+RTS -ki1g` costs what the program's frames use, not a gigabyte
+ * (before, filling the slots touched every page). */
 static Value new_stack(Capability *cap, size_t slots)
 {
-    Value s = rts_make_object(cap, T_STACK, slots + STACK_SLOTS, RTS_FALSE);
+    Value *p = sm_alloc(sm_cap(cap), 1 + STACK_SLOTS + slots);
+    p[0] = obj_make_header(T_STACK, STACK_SLOTS + slots);
+    Value s = (Value)p;
     stack_set_sp(s, 0);
     return s;
 }
