@@ -11,6 +11,8 @@
 #define RTS_MIN_ALLOC_AREA         ((size_t)4 << 10)     /* -A4k: one block */
 #define RTS_DEFAULT_OLD_GEN_FACTOR 2.0                   /* -F2 */
 #define RTS_DEFAULT_MAX_STACK      ((size_t)512 << 20)   /* -K512m */
+/* Room above -K for the handler of a stack overflow (Note [Stack overflow] in sched/stack.h) */
+#define RTS_STACK_HEADROOM         ((size_t)64 << 10)
 #define RTS_DEFAULT_INITIAL_STACK  ((size_t)1 << 10)     /* -ki1k */
 #if RTS_PATCH_STACK_CHUNKS
 #define RTS_DEFAULT_STACK_CHUNK    ((size_t)32 << 10)    /* -kc32k */

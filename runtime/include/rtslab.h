@@ -62,6 +62,12 @@ void rts_set_interrupt_handler(void (*handler)(RtsCap *cap, int sig));
  * MVar or a join, none sleeps): with a handler that is an exception too; without one the
  * runtime says "thread blocked indefinitely in an MVar operation" and exits 1. */
 #define RTS_DEADLOCK (-1)
+/* A thread whose stack would pass -K: `handler` is called on it (at the frame push that did
+ * not fit, with RTS_STACK_HEADROOM bytes of room granted above -K) to raise an exception
+ * there, and does not return; if it cannot (it returns false), or without a handler, or when
+ * the thread passes -K again while it handles the first, the thread is killed with "stack
+ * overflow" (Note [Stack overflow] in sched/stack.h). */
+void rts_set_stack_overflow_handler(bool (*handler)(RtsCap *cap));
 const RtsOptions *rts_options(void);
 
 /* --- allocation (may GC) ------------------------------------------------------------ */

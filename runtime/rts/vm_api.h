@@ -44,13 +44,14 @@ static inline Value *rtv_stack_slots(RtsCap *cap) { return stack_slots(tso_stack
 /* The slots in use (sp). */
 static inline size_t rtv_stack_sp(RtsCap *cap) { return stack_sp(tso_stack(cap->current)); }
 /* The slots it has room for. */
-static inline size_t rtv_stack_capacity(RtsCap *cap) { return stack_capacity(tso_stack(cap->current)); }
+static inline size_t rtv_stack_capacity(RtsCap *cap) { return stack_room(cap); }
 /* Sets sp of the stack whose slot 0 is at `slots` (after pushing or popping frames). */
 static inline void rtv_stack_set_sp(Value *slots, size_t sp)
 { slots[STACK_SP - STACK_SLOTS] = rts_fixnum((intptr_t)sp); }
 /* Makes room for `need` more slots above the top frame; may GC. True when the top frames
- * moved: the caller's frame is then the top frame of the new top stack. Beyond -K it kills
- * the thread with "stack overflow" (and does not return). */
+ * moved: the caller's frame is then the top frame of the new top stack. Beyond -K it calls
+ * the stack overflow handler, or kills the thread with "stack overflow" (and does not
+ * return: Note [Stack overflow] in sched/stack.h). */
 static inline bool rtv_stack_reserve(RtsCap *cap, size_t need) { return stack_reserve(cap, need); }
 /* The frames of the current thread, from the top (never allocates). */
 typedef StackIter RtvFrames;

@@ -39,6 +39,42 @@ static __attribute__((noreturn)) void stack_overflow(Capability *cap)
                      rts_opts.max_stack, rts_opts.max_stack);
 }
 
+/* --- the limit and its headroom (Note [Stack overflow] in stack.h) ------------------------- */
+
+static bool (*overflow_handler)(Capability *cap);
+
+void rts_set_stack_overflow_handler(bool (*handler)(Capability *cap)) { overflow_handler = handler; }
+
+static inline bool overflowing(Capability *cap) { return tso_get(cap->current, TSO_OVERFLOW) == RTS_TRUE; }
+
+/* The bytes the current thread's stack may take now. */
+static size_t stack_limit(Capability *cap)
+{
+    return rts_opts.max_stack + (overflowing(cap) ? RTS_STACK_HEADROOM : 0);
+}
+
+/* A reservation would pass the limit: grants the headroom (the caller makes the reservation
+ * within it, then calls raise_overflow), or kills the thread when it cannot be granted. */
+static void enter_headroom(Capability *cap)
+{
+    if (!overflow_handler || overflowing(cap))
+        stack_overflow(cap);
+    tso_set(cap, cap->current, TSO_OVERFLOW, RTS_TRUE);
+}
+
+static __attribute__((noreturn)) void raise_overflow(Capability *cap)
+{
+    overflow_handler(cap);                     /* does not return when it raises */
+    stack_overflow(cap);
+}
+
+/* After an escape that left `used` bytes: the headroom is given back once within -K. */
+static void leave_headroom(Capability *cap, size_t used)
+{
+    if (used <= rts_opts.max_stack && overflowing(cap))
+        tso_set(cap, cap->current, TSO_OVERFLOW, RTS_FALSE);
+}
+
 #if RTS_PATCH_STACK_CHUNKS
 /* The underflow frame at the bottom of every chunk but a thread's first:
  * [older chunk, from, below] where `from` is the older chunk's sp when this chunk was linked
@@ -174,8 +210,13 @@ bool stack_reserve(Capability *cap, size_t need)
         slots = UF_TOP + moved + need;
     size_t below = stack_bytes(stack_capacity(s))
         + (bottom ? (size_t)rts_fixnum_val(stack_slots(s)[UF_BELOW]) : 0);
-    if (below + stack_bytes(slots) > rts_opts.max_stack)
-        stack_overflow(cap);
+    bool raise = false;
+    if (below + stack_bytes(slots) > stack_limit(cap)) {
+        enter_headroom(cap);
+        raise = true;
+        if (below + stack_bytes(slots) > stack_limit(cap))
+            stack_overflow(cap);
+    }
     StackPool *p = &pools[cap->sm.no];
     Value ns;
     if (p->nfree && stack_capacity(p->free[p->nfree - 1]) >= slots) {
@@ -201,8 +242,13 @@ bool stack_reserve(Capability *cap, size_t need)
     stack_set_sp(s, from);
     tso_set(cap, cap->current, TSO_STACK, ns);
     thread_dirty(cap, cap->current);
+    if (raise)
+        raise_overflow(cap);
     return moved > 0;
 }
+
+/* A chunk's whole capacity: -K is checked when a chunk is linked. */
+size_t stack_room(Capability *cap) { return stack_capacity(cur_stack(cap)); }
 
 /* The code of an underflow frame: the frame above it returned; the older chunk becomes the
  * top one again (dirty: the thread will write it), this one is freed. The result register
@@ -230,25 +276,46 @@ void stack_thread_done(Capability *cap, Value t)
     tso_set(cap, t, TSO_STACK, s);
 }
 #else
-/* Replaces the current thread's stack by one at least twice as big with room for `need`
- * more slots: every frame moves (to the same offsets). */
+/* The most slots a stack may have within the limit in force. */
+static size_t most_slots(Capability *cap) { return stack_limit(cap) / sizeof(Value) - STACK_SLOTS - 1; }
+
+size_t stack_room(Capability *cap)
+{
+    size_t c = stack_capacity(cur_stack(cap)), most = most_slots(cap);
+    return c < most ? c : most;
+}
+
+/* Replaces the current thread's stack by one at least twice as big (at most the limit) with
+ * room for `need` more slots: every frame moves (to the same offsets). A stack that grew
+ * into the headroom and has room again only passes the limit (Note [Stack overflow]). */
 bool stack_reserve(Capability *cap, size_t need)
 {
     Value s = cur_stack(cap);
     size_t slots = stack_capacity(s);
     need += stack_sp(s);
-    while (slots < need)
-        slots *= 2;
-    if (stack_bytes(slots) > rts_opts.max_stack)
-        stack_overflow(cap);
-    Value ns = new_stack(cap, slots);          /* may GC: reload the old stack after */
-    s = cur_stack(cap);
-    size_t sp = stack_sp(s);
-    memcpy(stack_slots(ns), stack_slots(s), sp * sizeof(Value));
-    stack_set_sp(ns, sp);
-    stack_set_sp(s, 0);                        /* the old copy holds nothing live */
-    tso_set(cap, cap->current, TSO_STACK, ns);
-    thread_dirty(cap, cap->current);
+    bool raise = false;
+    if (stack_bytes(need) > stack_limit(cap)) {
+        enter_headroom(cap);
+        raise = true;
+        if (stack_bytes(need) > stack_limit(cap))
+            stack_overflow(cap);
+    }
+    if (slots < need) {
+        while (slots < need)
+            slots *= 2;
+        if (slots > most_slots(cap))
+            slots = most_slots(cap);
+        Value ns = new_stack(cap, slots);      /* may GC: reload the old stack after */
+        s = cur_stack(cap);
+        size_t sp = stack_sp(s);
+        memcpy(stack_slots(ns), stack_slots(s), sp * sizeof(Value));
+        stack_set_sp(ns, sp);
+        stack_set_sp(s, 0);                    /* the old copy holds nothing live */
+        tso_set(cap, cap->current, TSO_STACK, ns);
+        thread_dirty(cap, cap->current);
+    }
+    if (raise)
+        raise_overflow(cap);
     return true;
 }
 #endif
@@ -343,6 +410,8 @@ void stack_cut(Capability *cap, StackPlace at, size_t nslots)
         tso_set(cap, cap->current, TSO_STACK, s);
         stack_dirty(cap, cap->current);
     }
+    leave_headroom(cap, (has_underflow(s) ? (size_t)rts_fixnum_val(stack_slots(s)[UF_BELOW]) : 0)
+                        + stack_bytes(at.off + nslots + 2));
 }
 #else
 /* The contiguous stack keeps offsets across a grow: the offset alone finds the place. */
@@ -359,8 +428,8 @@ Value *stack_find(Capability *cap, Value stack, size_t off, size_t nslots, Stack
 
 void stack_cut(Capability *cap, StackPlace at, size_t nslots)
 {
-    (void)cap;
     stack_set_sp(at.stack, at.off + nslots + 2);
+    leave_headroom(cap, stack_bytes(at.off + nslots + 2));
 }
 #endif
 
@@ -379,7 +448,7 @@ void rts_thread_set_slot(Capability *cap, Value t, size_t i, Value v)
 void rts_push_frame(Capability *cap, RtsCode code, size_t nslots)
 {
     Value s = cur_stack(cap);
-    if (stack_sp(s) + nslots + 2 > stack_capacity(s)) {
+    if (stack_sp(s) + nslots + 2 > stack_room(cap)) {
         stack_reserve(cap, nslots + 2);
         s = cur_stack(cap);
     }

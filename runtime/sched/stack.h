@@ -56,6 +56,24 @@
  */
 #endif
 
+/* Note [Stack overflow]
+ * A thread's stack may take -K bytes (the whole chain, with stack chunks). A reservation that
+ * would pass -K is a stack overflow. With a handler (rts_set_stack_overflow_handler: the
+ * Scheme layer raises an ordinary error object, so `guard` catches it and the REPL goes on,
+ * as GHC's StackOverflow is an exception) the thread gets RTS_STACK_HEADROOM bytes above -K
+ * (TSO_OVERFLOW is set), the reservation is made within them, and the handler raises the
+ * exception there: raising runs the handlers on top of the deep stack, so they need that
+ * room. The room is the thread's until an escape (stack_cut) takes its stack back to -K or
+ * less; a second overflow while it is granted, a handler that cannot raise (outside the
+ * VM) or no handler kills the thread, as before ("stack overflow: the limit is ...").
+ * The limit is checked where the stack grows: stack_room, not the stack object's capacity,
+ * is what the VM may fill, so a stack that grew into the headroom does not keep it once
+ * the overflow is handled. */
+
+/* The slots above slot 0 of the current thread's top stack that it may fill before it must
+ * call stack_reserve: the capacity, within the limit in force (Note [Stack overflow]). */
+size_t stack_room(Capability *cap);
+
 /* A new thread's first stack holding one frame of `nslots` slots (RTS_FALSE) run by code;
  * may GC; beyond -K it kills the current thread. */
 Value stack_new_thread(Capability *cap, RtsCode code, size_t nslots);
@@ -68,8 +86,8 @@ void stack_dirty(Capability *cap, Value t);
 
 /* Makes room for `need` more slots above the current thread's top frame; may GC. Returns
  * true when the top frames moved to new storage (the caller re-reads the top stack and
- * finds its frame again as the top frame). Beyond -K it kills the thread ("stack
- * overflow") and does not return. */
+ * finds its frame again as the top frame). Beyond -K it raises the overflow or kills the
+ * thread (Note [Stack overflow]) and does not return. */
 bool stack_reserve(Capability *cap, size_t need);
 
 /* --- the frame iterator (from the top frame down) ---------------------------------------- */

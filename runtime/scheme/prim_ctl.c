@@ -119,6 +119,20 @@ static Value p_uncaught(RtsCap *cap, Value *argv, int argc)
     vm_uncaught(cap, argv[0]);
 }
 
+/* A stack overflow (Note [Stack overflow] in sched/stack.h) is an ordinary error object
+ * raised in the thread, within the headroom the runtime grants above -K, so `guard`
+ * catches it and the REPL goes on; uncaught, it is reported with its backtrace. Outside
+ * the VM (a C frame pushed with no Scheme frame to raise into) it cannot be raised. */
+static bool on_stack_overflow(RtsCap *cap)
+{
+    if (!sch_catch)
+        return false;
+    size_t k = rts_options()->max_stack;
+    char msg[160];
+    snprintf(msg, sizeof msg, "stack overflow: the limit is %zu bytes (+RTS -K%zu; -K<size> raises it)", k, k);
+    sch_error(cap, NULL, msg, 0);
+}
+
 /* The REPL reports an error and carries on. */
 static Value p_report_error(RtsCap *cap, Value *argv, int argc)
 {
@@ -454,6 +468,7 @@ Value sch_boot(RtsCap *cap)
     vm_init(cap);
     prims_init(cap);
     rts_set_interrupt_handler(on_interrupt);
+    rts_set_stack_overflow_handler(on_stack_overflow);
     DArena *a = datum_arena_new();
     SchPort *in = sch_port_open_utf8_in(prelude_text, sizeof prelude_text - 1, "prelude.scm");
     Datum *forms = DNIL, **tail = &forms;
