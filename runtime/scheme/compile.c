@@ -933,6 +933,16 @@ static void mark_boxes(Node *n)
         mark_boxes(n->items[i]);
 }
 
+/* The name of a procedure bound to the variable `var` (NULL: anonymous). The expander's
+ * temporaries (names starting with a space) name none, but for a do loop's: "do loop". */
+static const char *proc_name(const char *var)
+{
+    if (!var) return NULL;
+    if (var[0] == ' ')
+        return strncmp(var, " do loop ", 9) == 0 ? "do loop" : NULL;
+    return datum_intern(var, strlen(var));
+}
+
 static Proto *gen_lambda(Comp *c, Lam *l)
 {
     Gen g = { .c = c, .lam = l };
@@ -958,7 +968,7 @@ static Proto *gen_lambda(Comp *c, Lam *l)
     p->nfree = l->nfree;
     p->children = g.children;
     p->nchildren = g.nchildren;
-    p->name = l->name ? datum_intern(l->name, strlen(l->name)) : NULL;
+    p->name = proc_name(l->name);
     p->file = datum_intern(l->file, strlen(l->file));
     p->line = l->line;
     p->col = l->col;
