@@ -894,7 +894,7 @@ void vm_disassemble(const Proto *p, int depth)
         for (; e < p->npos && p->pos[e].pc <= i; e++)     /* Note [Source positions] */
             if (p->pos[e].pc == i)
                 fprintf(stderr, "    ; %s:%u:%u", p->pos[e].file ? p->files[p->pos[e].file - 1] : p->file,
-                        p->pos[e].line, p->pos[e].col);
+                        (unsigned)p->pos[e].line, (unsigned)p->pos[e].col);
         fputc('\n', stderr);
         i += 1 + (size_t)n;
     }
