@@ -717,7 +717,7 @@ raise: {
      * was (Note [Source positions] in vm.h), moves to its last slot, which nothing reads
      * any more (a fixnum: the GC is content), for the backtrace. A frame raising again from
      * the trap (a `raise` that is not a procedure of one argument) keeps the first pc. */
-    if (!is_raise_trap(b[1]))
+    if (fs > 2 && !is_raise_trap(b[1]))       /* every frame has a slot 2 (frame_size >= 3) */
         b[fs - 1] = b[1];
     b[1] = pc_value(raise_trap, false);
     gmark = sch_mark(cap);
