@@ -58,6 +58,7 @@ typedef enum {
 
 struct Node {
     NodeKind kind;
+    const char *file;      /* its source position (Note [Source positions] in vm.h) */
     int      line, col;
     Datum   *datum;        /* N_CONST */
     Var     *var;          /* N_LREF, N_LSET */
@@ -168,6 +169,7 @@ static Node *node(Comp *c, NodeKind k)
 {
     Node *n = cnew(c, sizeof *n);
     n->kind = k;
+    n->file = c->file;
     n->line = c->line;
     n->col = c->col;
     return n;
@@ -407,6 +409,12 @@ static Node *convert(Comp *c, Datum *d, Scope *s, Lam *cur, bool toplevel)
                 r->items[i++] = convert(c, dcar(f), s, cur, false);
             r->nitems = i;
             if (in) r->op = in->op;
+            if (!in && r->items[0]->kind == N_GREF) {
+                /* an unbound procedure is reported at its call (Note [Source positions]) */
+                r->items[0]->file = r->file;
+                r->items[0]->line = r->line;
+                r->items[0]->col = r->col;
+            }
         }
     }
     c->depth--;
@@ -428,6 +436,10 @@ typedef struct Gen {
     Proto **children;
     int     nchildren, childcap;
     int     next, max;          /* the next free slot, the frame size so far */
+    VmPos  *pos;                /* Note [Source positions] in vm.h */
+    uint32_t npos, poscap;
+    const char **files;         /* the files pos names besides the lambda's own */
+    int     nfiles, filecap;
 } Gen;
 
 static void emit(Gen *g, int32_t w)
@@ -442,6 +454,54 @@ static void emit(Gen *g, int32_t w)
 static void emit1(Gen *g, int op, int a)               { emit(g, op); emit(g, a); }
 static void emit2(Gen *g, int op, int a, int b)        { emit(g, op); emit(g, a); emit(g, b); }
 static void emit3(Gen *g, int op, int a, int b, int d) { emit(g, op); emit(g, a); emit(g, b); emit(g, d); }
+
+/* The instruction emitted next comes from n: its position goes into the table when it
+ * differs from the last entry's (Note [Source positions] in vm.h). Called just before an
+ * instruction that can fail, block or call, after the code of its operands. */
+static void at(Gen *g, const Node *n)
+{
+    if (!n->line || !n->file)
+        return;
+    uint16_t fi = 0;
+    if (strcmp(n->file, g->lam->file) != 0) {
+        int i = 0;
+        while (i < g->nfiles && strcmp(g->files[i], n->file) != 0) i++;
+        if (i == g->nfiles) {
+            if (g->nfiles == 65535) return;
+            if (g->nfiles == g->filecap) {
+                g->filecap = g->filecap ? 2 * g->filecap : 4;
+                g->files = realloc(g->files, (size_t)g->filecap * sizeof *g->files);
+                if (!g->files) rtv_fatal("out of memory (compiler)");
+            }
+            g->files[g->nfiles++] = n->file;
+        }
+        fi = (uint16_t)(i + 1);
+    }
+    uint16_t col = n->col > 65535 ? 65535 : (uint16_t)n->col;
+    if (g->npos) {
+        VmPos *last = &g->pos[g->npos - 1];
+        if (last->line == (uint32_t)n->line && last->col == col && last->file == fi)
+            return;
+        if (last->pc == g->n) {             /* nothing emitted at the last one's position */
+            last->line = (uint32_t)n->line;
+            last->col = col;
+            last->file = fi;
+            return;
+        }
+    }
+    if (g->npos == g->poscap) {
+        g->poscap = g->poscap ? 2 * g->poscap : 8;
+        g->pos = realloc(g->pos, g->poscap * sizeof *g->pos);
+        if (!g->pos) rtv_fatal("out of memory (compiler)");
+    }
+    g->pos[g->npos++] = (VmPos){ .pc = (uint32_t)g->n, .line = (uint32_t)n->line, .col = col, .file = fi };
+}
+
+/* Whether an inlined primitive's instruction can raise an error (it then has a position). */
+static bool prim_can_fail(int op)
+{
+    return op != OP_EQ && op != OP_CONS && op != OP_NOT && op != OP_NULLP && op != OP_PAIRP;
+}
 
 static int temp(Gen *g)
 {
@@ -561,6 +621,7 @@ static size_t gen_branch_false(Gen *g, Node *test)
         if (jop >= 0 && small_fix(test->items[1], &k)) {
             int a = operand(g, test->items[0]);
             g->next = mark;
+            at(g, test);
             emit2(g, jop - OP_JNLT + OP_JNLTI, a, k);
             return emit_jump(g);
         }
@@ -568,6 +629,7 @@ static size_t gen_branch_false(Gen *g, Node *test)
             static const int swapped[] = { OP_JNGTI, OP_JNGEI, OP_JNLTI, OP_JNLEI, OP_JNNUMEQI };
             int b = operand(g, test->items[1]);
             g->next = mark;
+            at(g, test);
             emit2(g, swapped[jop - OP_JNLT], b, k);
             return emit_jump(g);
         }
@@ -575,6 +637,7 @@ static size_t gen_branch_false(Gen *g, Node *test)
             int a = operand(g, test->items[0]);
             int b = operand(g, test->items[1]);
             g->next = mark;
+            at(g, test);
             emit2(g, jop, a, b);
             return emit_jump(g);
         }
@@ -618,25 +681,32 @@ static void gen_prim(Gen *g, Node *n, int dst)
 {
     int mark = g->next;
     int32_t k;
+    bool fails = prim_can_fail(n->op);
     if ((n->op == OP_ADD || n->op == OP_SUB) && small_fix(n->items[1], &k)) {
         int a = operand(g, n->items[0]);
+        at(g, n);
         emit3(g, OP_ADDI, dst, a, n->op == OP_ADD ? k : -k);
     } else if (n->op == OP_ADD && small_fix(n->items[0], &k)) {
         int a = operand(g, n->items[1]);
+        at(g, n);
         emit3(g, OP_ADDI, dst, a, k);
     } else if (n->nitems == 1) {
         int a = operand(g, n->items[0]);
+        if (fails) at(g, n);
         emit2(g, n->op, dst, a);
     } else if (n->op == OP_VSET) {
         int v = operand(g, n->items[0]), i = operand(g, n->items[1]), x = operand(g, n->items[2]);
+        at(g, n);
         emit3(g, OP_VSET, v, i, x);
         emit2(g, OP_IMM, dst, (int32_t)(intptr_t)RTS_UNSPEC);
     } else if (n->op == OP_SETCAR || n->op == OP_SETCDR) {
         int p = operand(g, n->items[0]), x = operand(g, n->items[1]);
+        at(g, n);
         emit2(g, n->op, p, x);
         emit2(g, OP_IMM, dst, (int32_t)(intptr_t)RTS_UNSPEC);
     } else {
         int a = operand(g, n->items[0]), b = operand(g, n->items[1]);
+        if (fails) at(g, n);
         emit3(g, n->op, dst, a, b);
     }
     g->next = mark;
@@ -712,8 +782,14 @@ static void gen_to(Gen *g, Node *n, int dst)
         else emit2(g, OP_CONST, dst, const_index(g, n->datum));
         break;
     }
-    case N_LREF: load_var(g, n->var, dst); break;
-    case N_GREF: emit2(g, OP_GLOBAL, dst, global_index(g, n->gname)); break;
+    case N_LREF:
+        if (n->var->check) at(g, n);        /* CHECKDEF */
+        load_var(g, n->var, dst);
+        break;
+    case N_GREF:
+        at(g, n);
+        emit2(g, OP_GLOBAL, dst, global_index(g, n->gname));
+        break;
     case N_LSET: {
         Var *v = n->var;
         if (v->owner == g->lam && !v->boxed) {
@@ -733,6 +809,7 @@ static void gen_to(Gen *g, Node *n, int dst)
     case N_GSET:
     case N_GDEF: {
         int t = operand(g, n->a);
+        if (n->kind == N_GSET) at(g, n);
         emit2(g, n->kind == N_GSET ? OP_SETGLOBAL : OP_DEFGLOBAL, global_index(g, n->gname), t);
         if (n->kind == N_GDEF && g->c->system) {      /* Note [System globals] */
             Datum *d = datum_new(g->c->a, D_SYM, 0, 0);
@@ -763,6 +840,7 @@ static void gen_to(Gen *g, Node *n, int dst)
         break;
     case N_CALL: {
         int base = gen_call_args(g, n);
+        at(g, n);
         emit3(g, OP_CALL, base, n->nitems - 1, dst);
         break;
     }
@@ -797,7 +875,9 @@ static void gen_tail(Gen *g, Node *n)
         break;
     case N_CALL: {
         int base = gen_call_args(g, n);
-        emit2(g, OP_TAILCALL, base, n->nitems - 1);
+        at(g, n);
+        emit3(g, OP_TAILCALL, base, n->nitems - 1, base);   /* Note [Tail calls of primitives] */
+        emit1(g, OP_RET, base);                              /* in vm.c */
         break;
     }
     case N_LET:
@@ -853,6 +933,16 @@ static void mark_boxes(Node *n)
         mark_boxes(n->items[i]);
 }
 
+/* The name of a procedure bound to the variable `var` (NULL: anonymous). The expander's
+ * temporaries (names starting with a space) name none, but for a do loop's: "do loop". */
+static const char *proc_name(const char *var)
+{
+    if (!var) return NULL;
+    if (var[0] == ' ')
+        return strncmp(var, " do loop ", 9) == 0 ? "do loop" : NULL;
+    return datum_intern(var, strlen(var));
+}
+
 static Proto *gen_lambda(Comp *c, Lam *l)
 {
     Gen g = { .c = c, .lam = l };
@@ -878,10 +968,23 @@ static Proto *gen_lambda(Comp *c, Lam *l)
     p->nfree = l->nfree;
     p->children = g.children;
     p->nchildren = g.nchildren;
-    p->name = l->name ? datum_intern(l->name, strlen(l->name)) : NULL;
+    p->name = proc_name(l->name);
     p->file = datum_intern(l->file, strlen(l->file));
     p->line = l->line;
     p->col = l->col;
+    if (g.npos) {                      /* Note [Source positions] in vm.h */
+        p->pos = realloc(g.pos, g.npos * sizeof *g.pos);
+        if (!p->pos) rtv_fatal("out of memory (compiler)");
+        p->npos = g.npos;
+    }
+    if (g.nfiles) {
+        p->files = malloc((size_t)g.nfiles * sizeof *p->files);
+        if (!p->files) rtv_fatal("out of memory (compiler)");
+        for (int i = 0; i < g.nfiles; i++)
+            p->files[i] = datum_intern(g.files[i], strlen(g.files[i]));
+        p->nfiles = (uint16_t)g.nfiles;
+    }
+    free(g.files);
     /* Constants become a heap vector, a GC root for as long as the code lives (forever). */
     p->consts = RTS_FALSE;
     if (g.nconsts) {

@@ -130,13 +130,17 @@ static Datum *list2(Ex *x, Datum *a, Datum *b) { return cons(x, a, list1(x, b));
 static Datum *list3(Ex *x, Datum *a, Datum *b, Datum *c) { return cons(x, a, list2(x, b, c)); }
 static Datum *list4(Ex *x, Datum *a, Datum *b, Datum *c, Datum *d) { return cons(x, a, list3(x, b, c, d)); }
 
-static Datum *gensym(Ex *x)
+/* A temporary: " t<n>", or "<prefix><n>" (prefix starting with a space). The compiler
+ * names no procedure after a temporary, but a do loop's, " do loop <n>", is named "do loop"
+ * in backtraces (compile.c, proc_name). */
+static Datum *gensym_named(Ex *x, const char *prefix)
 {
     static unsigned long counter;
-    char buf[32];
-    snprintf(buf, sizeof buf, " t%lu", __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED));
+    char buf[48];
+    snprintf(buf, sizeof buf, "%s%lu", prefix, __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED));
     return isym(x, buf);
 }
+static Datum *gensym(Ex *x) { return gensym_named(x, " t"); }
 
 static Datum *quote(Ex *x, Datum *d) { return list2(x, sym(x, S_quote), d); }
 static Datum *seq(Ex *x, Datum *forms)       /* a list of forms as one expression */
@@ -562,7 +566,7 @@ static Datum *expand_do(Ex *x, Datum *d)
     Datum *specs = dcar(dcdr(d)), *end = dcar(dcdr(dcdr(d))), *body = dcdr(dcdr(dcdr(d)));
     if (datum_list_length(specs) == (size_t)-1 || need_list(x, end, 1, "do") < 1)
         fail(x, d, "%s: bad syntax", "do");
-    Datum *loop = gensym(x);
+    Datum *loop = gensym_named(x, " do loop ");
     Datum *bindings = DNIL, **bt = &bindings, *steps = DNIL, **st = &steps;
     for (Datum *s = specs; s != DNIL; s = dcdr(s)) {
         Datum *sp = dcar(s);

@@ -133,10 +133,10 @@ static bool on_stack_overflow(RtsCap *cap)
     sch_error(cap, NULL, msg, 0);
 }
 
-/* The REPL reports an error and carries on. */
+/* The REPL reports an error, with the backtrace of its program's frames, and carries on. */
 static Value p_report_error(RtsCap *cap, Value *argv, int argc)
 {
-    (void)cap; (void)argc;
+    (void)argc;
     SchPort *err = sch_port_stderr();
     sch_flush_all();
     Value e = argv[0];
@@ -151,6 +151,7 @@ static Value p_report_error(RtsCap *cap, Value *argv, int argc)
         sch_port_puts(err, "uncaught exception: ");
         sch_print(err, e, true);
     }
+    vm_backtrace(cap, err, true);       /* the handler runs above the frames that raised */
     sch_port_putc(err, '\n');
     sch_port_flush(err);
     return RTS_UNSPEC;

@@ -23,13 +23,13 @@ static Value tramp1_closure = RTS_FALSE;  /* calls slot 2 with slot 3 */
 static Value cc_closure = RTS_FALSE;      /* the call/cc marker frame's procedure */
 
 /* The trampoline: frame [tramp, pc, thunk]; tail-calls the thunk. */
-static int32_t tramp_code[] = { OP_TAILCALL, 2, 0, OP_HALT };
-static Proto tramp_proto = { .code = tramp_code, .ncode = 4, .consts = RTS_FALSE,
+static int32_t tramp_code[] = { OP_TAILCALL, 2, 0, 2, OP_RET, 2, OP_HALT };
+static Proto tramp_proto = { .code = tramp_code, .ncode = 7, .consts = RTS_FALSE,
     .frame_size = 3, .nparams = 1, .name = "thread", .system = true };
 
 /* The same for one argument: frame [tramp1, pc, f, x]. */
-static int32_t tramp1_code[] = { OP_TAILCALL, 2, 1, OP_HALT };
-static Proto tramp1_proto = { .code = tramp1_code, .ncode = 4, .consts = RTS_FALSE,
+static int32_t tramp1_code[] = { OP_TAILCALL, 2, 1, 2, OP_RET, 2, OP_HALT };
+static Proto tramp1_proto = { .code = tramp1_code, .ncode = 7, .consts = RTS_FALSE,
     .frame_size = 4, .nparams = 2, .name = "call", .system = true };
 
 /* The call/cc marker frame [cc, pc, k, f, f', k']: calls f with k, returns its result.
@@ -41,10 +41,20 @@ static Proto cc_proto = { .code = cc_code, .ncode = 13, .consts = RTS_FALSE,
     .frame_size = CC_FS, .nparams = 2, .name = "call/cc", .system = true };
 
 /* A frame that resumes here after `raise` returns: that never happens (the prelude's raise
- * does not return), and HALT says so if it does. Delivers into slot 1, then halts. */
+ * does not return), and HALT says so if it does. Delivers into slot 1, then halts. The
+ * frame's own pc, where the error was raised, is kept in its last slot (Note [The raise
+ * trap]). */
 static const int32_t raise_trap[] = { 1, OP_HALT };
-/* A tail call of a primitive resumes here: the result lands in slot 2 and is returned. */
-static const int32_t tail_ret[] = { 2, OP_RET, 2 };
+
+/* Note [Tail calls of primitives]
+ * A primitive runs on its caller's frame, which resumes with the result (SCH_BLOCK: when
+ * the thread is woken). In a tail call that frame only returns the result, and the place
+ * it resumes at is in its own code, right after the TAILCALL: the instruction's third
+ * operand r names the slot that receives the result, and the compiler follows every
+ * TAILCALL with RET r. So the frame of a primitive tail-called still says where it is in
+ * its code: a deadlock in `(define (waiter) (mvar-take! m))` is reported at the
+ * `(mvar-take! m)` (Note [Source positions] in vm.h). The fast path of TAILCALL, to a VM
+ * procedure, never looks at r. */
 
 static pthread_mutex_t protos_mu = PTHREAD_MUTEX_INITIALIZER;
 static Proto **protos;
@@ -98,7 +108,156 @@ static void __attribute__((noreturn)) err_arity(RtsCap *cap, Value f, int n)
     sch_error(cap, p->name ? p->name : "anonymous procedure", msg, 0);
 }
 
+/* --- source positions (Note [Source positions] in vm.h) ------------------------------------------ */
+
+bool vm_code_position(const Proto *p, size_t off, const char **file, int *line, int *col)
+{
+    if (!p->npos || off < p->pos[0].pc)
+        return false;
+    size_t lo = 0, hi = p->npos;              /* the last entry whose pc <= off */
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (p->pos[mid].pc <= off) lo = mid;
+        else hi = mid;
+    }
+    const VmPos *e = &p->pos[lo];
+    *file = e->file ? p->files[e->file - 1] : p->file;
+    *line = (int)e->line;
+    *col = e->col;
+    return true;
+}
+
+static bool is_raise_trap(Value pcv) { return pcv == pc_value(raise_trap, false); }
+
+bool vm_frame_position(const Proto *p, const Value *slots, size_t nslots,
+                       const char **file, int *line, int *col)
+{
+    Value pcv = slots[1];
+    if (is_raise_trap(pcv) && nslots > 2)      /* Note [The raise trap] */
+        pcv = slots[nslots - 1];
+    if (!rts_is_fixnum(pcv) || !p->code)
+        return false;
+    intptr_t a = rts_fixnum_val(pcv);
+    const int32_t *pc = (const int32_t *)(uintptr_t)(a & ~(intptr_t)1);
+    if (pc < p->code || pc > p->code + p->ncode)
+        return false;                          /* the VM's own code (Note [VM frames]) */
+    size_t off = (size_t)(pc - p->code);
+    if (!(a & 1)) {                            /* saved inside the instruction */
+        if (off == 0) return false;
+        off--;
+    }
+    return vm_code_position(p, off, file, line, col);
+}
+
 /* --- the uncaught-exception report ------------------------------------------------------------ */
+
+/* Note [Backtraces]
+ * A backtrace lists the Scheme frames of the thread from the top, one line each, with the
+ * position the frame is at (Note [Source positions] in vm.h) and where its procedure was
+ * defined:
+ *     in waiter at dl.scm:3:3 (defined at 2:1)
+ * For the top frame shown the position is the operation that failed or blocked; for each
+ * frame below, the call it is waiting in. "defined at" names the file too when it is not
+ * the file of the position (an included procedure's caller), and is left out for a unit's
+ * top level. The VM's own frames (trampolines, the call/cc marker) are never shown, nor
+ * the system frames (the prelude's, e.g. raise and its handlers) above the first frame of
+ * the program, so the top line is where the program failed; system frames below it stay
+ * (a map calling the program's procedure). A tail call replaced its caller's frame, so the
+ * frame below a tail-called one is its caller's caller, at the call that led there. The
+ * first 20 frames are shown, then a count of the others. */
+static bool vm_own_proto(const Proto *p)
+{
+    return p == &cc_proto || p == &tramp_proto || p == &tramp1_proto;
+}
+
+/* A frame's backtrace line, into line[600]. */
+static void frame_line(char *line, const Proto *p, const Value *slots, size_t nslots)
+{
+    enum { size = 600 };
+    const char *name = p->name ? p->name : "anonymous procedure";
+    const char *file;
+    int l, c;
+    bool top_level = p->name && strcmp(p->name, "<top level>") == 0;
+    if (vm_frame_position(p, slots, nslots, &file, &l, &c)) {
+        int n = snprintf(line, size, "\n  in %s at %s:%d:%d", name, file, l, c);
+        if (!top_level && p->file && n > 0 && (size_t)n < size) {
+            if (strcmp(file, p->file) == 0)
+                snprintf(line + n, size - (size_t)n, " (defined at %d:%d)", p->line, p->col);
+            else
+                snprintf(line + n, size - (size_t)n, " (defined at %s:%d:%d)", p->file, p->line, p->col);
+        }
+    } else if (p->file) {
+        snprintf(line, size, "\n  in %s (defined at %s:%d:%d)", name, p->file, p->line, p->col);
+    } else {
+        snprintf(line, size, "\n  in %s", name);
+    }
+}
+
+/* A run of frames whose lines are the one shown above it (a deep recursion, a stack
+ * overflow's thousands of frames): one line says how many. */
+static void flush_repeats(SchPort *out, unsigned long *repeats)
+{
+    if (*repeats) {
+        char line[64];
+        snprintf(line, sizeof line, "\n  ... the same %lu more time%s", *repeats, *repeats == 1 ? "" : "s");
+        sch_port_puts(out, line);
+        *repeats = 0;
+    }
+}
+
+void vm_backtrace(RtsCap *cap, SchPort *out, bool repl)
+{
+    RtvFrames it;
+    RtvFrame fr;
+    /* The REPL's: how many frames to show, up to the last of the program's. */
+    size_t limit = (size_t)-1;
+    if (repl) {
+        size_t k = 0;
+        limit = 0;
+        bool top = true;
+        rtv_frames_init(cap, &it);
+        while (rtv_frames_next(&it, &fr)) {
+            Value *b = fr.slots;
+            if (fr.code != vm_run || !sch_is_procedure(b[0])) continue;
+            const Proto *p = closure_proto(b[0]);
+            if ((top && p->system) || vm_own_proto(p)) continue;
+            top = false;
+            k++;
+            if (!p->system) limit = k;
+        }
+    }
+    bool top = true;
+    size_t k = 0;
+    int shown = 0, more = 0;
+    unsigned long repeats = 0;
+    char line[600], prev[600];
+    rtv_frames_init(cap, &it);
+    while (rtv_frames_next(&it, &fr) && k < limit) {
+        Value *b = fr.slots;
+        if (fr.code != vm_run || !sch_is_procedure(b[0])) continue;
+        const Proto *p = closure_proto(b[0]);
+        if ((top && p->system) || vm_own_proto(p)) continue;
+        top = false;
+        k++;
+        frame_line(line, p, b, fr.n);
+        if (shown && !more && strcmp(line, prev) == 0) {
+            repeats++;
+        } else if (shown < 20) {
+            flush_repeats(out, &repeats);
+            sch_port_puts(out, line);
+            memcpy(prev, line, sizeof prev);
+            shown++;
+        } else {
+            more++;
+        }
+    }
+    flush_repeats(out, &repeats);
+    if (more) {
+        char line[64];
+        snprintf(line, sizeof line, "\n  ... and %d more", more);
+        sch_port_puts(out, line);
+    }
+}
 
 void vm_uncaught(RtsCap *cap, Value obj)
 {
@@ -115,37 +274,7 @@ void vm_uncaught(RtsCap *cap, Value obj)
         sch_print(out, obj, true);
     }
     /* The backtrace: the Scheme frames from the top, after the raising machinery. */
-    RtvFrames it;
-    RtvFrame fr;
-    bool top = true;
-    int shown = 0, more = 0;
-    rtv_frames_init(cap, &it);
-    while (rtv_frames_next(&it, &fr)) {
-        Value *b = fr.slots;
-        if (fr.code == vm_run && sch_is_procedure(b[0])) {
-            const Proto *p = closure_proto(b[0]);
-            if (!(top && p->system) && p != &cc_proto && p != &tramp_proto && p != &tramp1_proto) {
-                top = false;
-                if (shown < 20) {
-                    char line[400];
-                    if (p->file)
-                        snprintf(line, sizeof line, "\n  in %s (%s:%d:%d)",
-                                 p->name ? p->name : "anonymous procedure", p->file, p->line, p->col);
-                    else
-                        snprintf(line, sizeof line, "\n  in %s", p->name ? p->name : "anonymous procedure");
-                    sch_port_puts(out, line);
-                    shown++;
-                } else {
-                    more++;
-                }
-            }
-        }
-    }
-    if (more) {
-        char line[64];
-        snprintf(line, sizeof line, "\n  ... and %d more", more);
-        sch_port_puts(out, line);
-    }
+    vm_backtrace(cap, out, false);
     char *text = sch_port_out_utf8(out, NULL);
     sch_port_close(out);
     char report[8192];
@@ -423,7 +552,7 @@ L_TAILCALL: {
         sch_protect(cap, b[pc[0] + i]);
     argc = n;
     tail = true;
-    retpc = tail_ret;
+    retpc = pc + 2;            /* Note [Tail calls of primitives] */
     goto call_generic;
 }
 L_RET: {
@@ -601,6 +730,15 @@ raise: {
     Value handler = obj_payload(sym_raise)[SYM_VALUE];
     if (!sch_is_procedure(handler))
         vm_uncaught(cap, rts_result(cap));
+    /* Note [The raise trap]
+     * The frame that raised never resumes: `raise` does not return. Its saved pc becomes
+     * raise_trap, so that a return into it would halt with an internal error rather than
+     * run on from the failed instruction; and the pc it had, which says where the error
+     * was (Note [Source positions] in vm.h), moves to its last slot, which nothing reads
+     * any more (a fixnum: the GC is content), for the backtrace. A frame raising again from
+     * the trap (a `raise` that is not a procedure of one argument) keeps the first pc. */
+    if (fs > 2 && !is_raise_trap(b[1]))       /* every frame has a slot 2 (frame_size >= 3) */
+        b[fs - 1] = b[1];
     b[1] = pc_value(raise_trap, false);
     gmark = sch_mark(cap);
     argv = rtv_lroots_next(cap) + 1;
@@ -764,6 +902,7 @@ void vm_disassemble(const Proto *p, int depth)
     fprintf(stderr, "%*s%s: %d params%s, frame %d, %d free\n", depth * 2, "",
             p->name ? p->name : "anonymous", p->nparams, p->rest ? " + rest" : "",
             p->frame_size, p->nfree);
+    uint32_t e = 0;                      /* the next position entry */
     for (size_t i = 0; i < p->ncode;) {
         int op = p->code[i];
         fprintf(stderr, "%*s  %4zu %-9s", depth * 2, "", i, vm_op_names[op]);
@@ -772,6 +911,10 @@ void vm_disassemble(const Proto *p, int depth)
             n += p->code[i + 3];
         for (int k = 1; k <= n; k++)
             fprintf(stderr, " %d", p->code[i + k]);
+        for (; e < p->npos && p->pos[e].pc <= i; e++)     /* Note [Source positions] */
+            if (p->pos[e].pc == i)
+                fprintf(stderr, "    ; %s:%u:%u", p->pos[e].file ? p->files[p->pos[e].file - 1] : p->file,
+                        (unsigned)p->pos[e].line, (unsigned)p->pos[e].col);
         fputc('\n', stderr);
         i += 1 + (size_t)n;
     }

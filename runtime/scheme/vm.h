@@ -57,7 +57,9 @@
     X(JMP, 1)       /* off */ \
     X(JF, 2)        /* s off        jump if b[s] is #f */ \
     X(CALL, 3)      /* f n d        call b[f] with b[f+1..f+n]; the result goes to b[d] */ \
-    X(TAILCALL, 2)  /* f n          tail call b[f] with b[f+1..f+n] */ \
+    X(TAILCALL, 3)  /* f n r        tail call b[f] with b[f+1..f+n]; a primitive's result
+                                    lands in b[r], and the RET r that always follows returns
+                                    it (Note [Tail calls of primitives]) */ \
     X(RET, 1)       /* s            return b[s] */ \
     X(ADD, 3)  X(SUB, 3)  X(MUL, 3)                 /* d a b: fixnum fast paths */ \
     X(ADDI, 3)      /* d a imm      b[d] = b[a] + imm (a fixnum) */ \
@@ -86,6 +88,36 @@ extern const char *const vm_op_names[OP_COUNT];
 /* VM-handled procedures (their Proto's `special`). */
 enum { SP_NONE, SP_APPLY, SP_CALLCC, SP_THROW };
 
+/* Note [Source positions]
+ * A compiled procedure's Proto has a position table: VmPos entries sorted by code offset,
+ * one where the source position changes, written by the compiler and read only when an
+ * error report or a backtrace needs a position; the VM itself never looks at it, so it
+ * costs nothing while code runs. An entry says that the instructions from its offset on
+ * came from the form at (file, line, col) -- until the next entry. Only the instructions
+ * that can raise an error, block or call (CALL, TAILCALL, GLOBAL, SETGLOBAL, CHECKDEF and
+ * the inlined primitives that check their operands: car, +, vector-ref, <, ...) set the
+ * position; the others (moves, constants, jumps, allocation) inherit it and never report.
+ * A call carries the position of its form, `(mvar-take! m)`, and so does the global that
+ * names its procedure (an unbound procedure is reported at the call); an inlined primitive
+ * carries its form's; a reference to a letrec variable not yet defined, its own.
+ *
+ * A frame's saved pc (Note [VM frames]) finds its position: a frame that is not running
+ * saved it inside the instruction it was executing (an even address, at an operand or
+ * just past the instruction's opcode) or at its start (odd: resume there), so the entry
+ * for `pc - 1` (even) or `pc` (odd) is the instruction's. Where a frame's pc is elsewhere
+ * (the VM's own code: trampolines, the raise trap) vm_frame_position finds the real one
+ * or says there is none.
+ *
+ * `file` is 0 for the Proto's own file and i for files[i - 1]: a unit's top-level thunk
+ * holds the forms of the files it includes, and so can a body that includes a file.
+ * Columns beyond 65535 are stored as 65535. */
+typedef struct VmPos {
+    uint32_t pc;               /* code offset (in int32 words) of the first instruction */
+    uint32_t line;
+    uint16_t col;
+    uint16_t file;
+} VmPos;
+
 typedef struct Proto Proto;
 struct Proto {
     const char *name;          /* "fib"; NULL: anonymous. First: sch_procedure_name */
@@ -102,7 +134,11 @@ struct Proto {
     Proto     **children;      /* the lambdas inside, for CLOSURE */
     int         nchildren;
     const char *file;
-    int         line, col;
+    int         line, col;     /* where the procedure is defined */
+    VmPos      *pos;           /* Note [Source positions]: npos entries, or NULL */
+    uint32_t    npos;
+    uint16_t    nfiles;
+    const char **files;        /* the other files that pos names */
     /* primitives */
     SchPrimFn   prim;
     int         min_args, max_args;
@@ -113,6 +149,14 @@ _Static_assert(offsetof(Proto, name) == 0, "sch_procedure_name reads a Proto's f
 
 static inline const Proto *closure_proto(Value c)
 { return (const Proto *)(uintptr_t)rts_fixnum_val(obj_payload(c)[0]); }
+
+/* The source position of a frame of p whose saved pc (slot 1) is pc, and nslots its slots
+ * (Note [Source positions]); false when it has none. */
+bool vm_frame_position(const Proto *p, const Value *slots, size_t nslots,
+                       const char **file, int *line, int *col);
+/* The position of the code offset `off` in p (the entry at or before it); false when p
+ * has no table. */
+bool vm_code_position(const Proto *p, size_t off, const char **file, int *line, int *col);
 
 /* Prototypes live forever (closures in the heap point to them): every one made is
  * registered here, which also keeps them visible to leak checkers. */
@@ -132,6 +176,10 @@ Value vm_new_thread(RtsCap *cap, Value thunk);
 /* Kills the running thread after an uncaught exception: prints "error: <message>" for
  * obj and a backtrace of the Scheme frames on stderr (exit 1 if it is the main thread). */
 void vm_uncaught(RtsCap *cap, Value obj) __attribute__((noreturn));
+/* Writes the backtrace of the running thread's Scheme frames on out, a line "\n  in ..."
+ * each (Note [Backtraces] in vm.c). `repl`: the system frames below the program's are left
+ * out too (they are the REPL's own). Never allocates in the heap. */
+void vm_backtrace(RtsCap *cap, SchPort *out, bool repl);
 /* Makes the VM's own procedures: apply, %call/cc, %throw. */
 void vm_init(RtsCap *cap);
 /* Prints a prototype's code (and its children's) on stderr: `rtslab --disassemble`. */

@@ -49,6 +49,8 @@ static void release_proto(Proto *p)
         release_proto(p->children[i]);
     free(p->children);
     free(p->code);
+    free(p->pos);
+    free(p->files);
     memset(p, 0, sizeof *p);
     p->consts = RTS_FALSE;
 }
@@ -148,6 +150,10 @@ static void check_proto(const Proto *p)
         if (op == OP_CALL || op == OP_TAILCALL) {
             if (a[0] < 2 || a[1] < 0 || (int64_t)a[0] + a[1] >= fs) bad_code(p, i, "call outside the frame");
             if (op == OP_CALL && (a[2] < 2 || a[2] >= fs)) bad_code(p, i, "call result outside the frame");
+            /* a tail-called primitive's result lands in a[2], and RET a[2] returns it */
+            if (op == OP_TAILCALL && (a[2] < 2 || a[2] >= fs)) bad_code(p, i, "tail call result outside the frame");
+            if (op == OP_TAILCALL && (i + 5 >= p->ncode || p->code[i + 4] != OP_RET || p->code[i + 5] != a[2]))
+                bad_code(p, i, "a tail call not followed by RET of its result slot");
         }
         if (op == OP_CLOSURE) {
             if (a[1] < 0 || a[1] >= p->nchildren) bad_code(p, i, "no such child");
@@ -160,6 +166,14 @@ static void check_proto(const Proto *p)
     if (p->ncode == 0 || p->code[last] != OP_HALT) bad_code(p, last, "code does not end with HALT");
     for (size_t k = 0; k < njumps; k++)
         if (!start[jumps[k]]) bad_code(p, jumps[k], "jump into an instruction");
+    /* the position table (Note [Source positions] in vm.h): sorted, at instruction starts,
+     * naming files that exist */
+    for (uint32_t k = 0; k < p->npos; k++) {
+        if (p->pos[k].pc >= p->ncode || !start[p->pos[k].pc]) bad_code(p, p->pos[k].pc, "a position entry inside an instruction");
+        if (k && p->pos[k].pc <= p->pos[k - 1].pc) bad_code(p, p->pos[k].pc, "position entries out of order");
+        if (p->pos[k].file > p->nfiles) bad_code(p, p->pos[k].pc, "a position entry naming no file");
+        if (p->pos[k].line == 0) bad_code(p, p->pos[k].pc, "a position entry without a line");
+    }
     free(start);
     free(jumps);
     for (int c = 0; c < p->nchildren; c++)
