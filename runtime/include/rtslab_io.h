@@ -38,6 +38,10 @@ struct RtsIoOp {
     struct sockaddr_storage addr;  /* connect: the peer; accept: the peer, on completion */
     socklen_t addrlen;
     uint64_t  timeout_ns;          /* RTS_IO_TIMEOUT: relative */
+    void    (*done)(RtsIoOp *op);      /* optional: called when the back end gives op back (busy
+                                        * cleared), on the submitting capability's OS thread,
+                                        * possibly while it is idle: it must not touch the heap */
+    void     *data;                /* the owner's */
     /* set by the manager */
     void     *tag;                 /* the back end gives it back with the completion */
     int64_t   res;                 /* the result: >= 0, or -errno */

@@ -117,6 +117,8 @@ static void hand_back(IoBackend *b, RtsIoOp *op)
 {
     b->inflight--;
     __atomic_store_n(&op->busy, 0, __ATOMIC_RELEASE);
+    if (op->done)
+        op->done(op);
 }
 
 void io_wake(IoBackend *b)
