@@ -849,6 +849,9 @@ void rts_options_info(void *file)
     char why[256];
     put_pair(f, false, "IO manager", io_choose((IoChoice)rts_opts.io_manager, why, sizeof why) == 0
                                      ? io_choice_info() : why);
+    char why2[256];              /* whether the uring back end can run here (tests: needs=io_uring) */
+    put_pair(f, false, "io_uring", YESNO(io_choose(IO_CHOOSE_URING, why2, sizeof why2) == 0));
+    io_choose((IoChoice)rts_opts.io_manager, why, sizeof why);
 #if RTS_PATCH_STACK_CHUNKS
     char chunks[128], kc[32], kb[32];
     fmt_size(kc, sizeof kc, rts_opts.stack_chunk);

@@ -59,8 +59,10 @@ static void check_written(RtsCap *cap, SchPort *p, const char *who)
 {
     int e = sch_port_take_error(p);
     if (e) {
-        char msg[256];
-        snprintf(msg, sizeof msg, "cannot write to %s: %s", sch_port_name(p), strerror(e));
+        char msg[320];
+        const char *name = strerrorname_np(e);
+        snprintf(msg, sizeof msg, "cannot write to %s: %s (%s)", sch_port_name(p), strerror(e),
+                 name ? name : "?");
         sch_error(cap, who, msg, 0);
     }
 }
