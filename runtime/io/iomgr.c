@@ -506,7 +506,7 @@ void io_cancel(IoBackend *b, RtsIoOp *op)
     epoll_cancel(b, op);
 }
 
-int io_wait(IoBackend *b, uint64_t timeout_ns, RtsIoOp **out, int max)
+int io_wait(IoBackend *b, uint64_t timeout_ns, void **tags, int max)
 {
 #if HAVE_LIBURING
     if (b->kind == IO_KIND_URING)
@@ -520,8 +520,8 @@ int io_wait(IoBackend *b, uint64_t timeout_ns, RtsIoOp **out, int max)
         b->ready_hd = op->next;
         if (!b->ready_hd) b->ready_tl = NULL;
         op->next = NULL;
+        tags[n++] = op->tag;     /* before hand_back: then the op is its owner's again */
         hand_back(b, op);
-        out[n++] = op;
     }
     return n;
 }

@@ -66,9 +66,11 @@ void io_submit(IoBackend *b, RtsIoOp *op, void *tag);
 /* Asks for op to end early; its completion still comes. */
 void io_cancel(IoBackend *b, RtsIoOp *op);
 /* Waits at most timeout_ns (0: just looks; UINT64_MAX: no limit) for completions or a wake-up,
- * and puts up to max completed ops in out (op->res set, op->busy cleared). Returns how many.
- * A wake-up (io_wake) makes it return, with 0 ops if none completed. */
-int io_wait(IoBackend *b, uint64_t timeout_ns, RtsIoOp **out, int max);
+ * and gives back up to max completed ops (op->res set, op->busy cleared, op->done called),
+ * putting their tags in tags: the tag is read before busy is cleared, since from then on
+ * the op is its owner's, who may submit it again (with another tag). Returns how many. A
+ * wake-up (io_wake) makes it return, with 0 if none completed. */
+int io_wait(IoBackend *b, uint64_t timeout_ns, void **tags, int max);
 /* Wakes the back end's io_wait (any thread; async-signal-safe: a write to an eventfd). */
 void io_wake(IoBackend *b);
 /* Ops submitted and not yet handed back by io_wait. */

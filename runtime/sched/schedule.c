@@ -243,13 +243,13 @@ static void io_complete(Capability *cap, uintptr_t tag)
  * threads are woken later, by io_poll, when the capability is running. */
 static void io_take(Capability *cap, uint64_t timeout_ns)
 {
-    RtsIoOp *done[CAP_IO_DONE_MAX];
+    void *tags[CAP_IO_DONE_MAX];
     int room = CAP_IO_DONE_MAX - (int)cap->io_ntags;
     if (room <= 0)
         return;
-    int n = io_wait(cap->io, timeout_ns, done, room);
+    int n = io_wait(cap->io, timeout_ns, tags, room);
     for (int i = 0; i < n; i++)
-        cap->io_tags[cap->io_ntags++] = (uintptr_t)done[i]->tag;
+        cap->io_tags[cap->io_ntags++] = (uintptr_t)tags[i];
 }
 
 /* At a scheduling point: the completions there are, without blocking. */
