@@ -40,8 +40,11 @@ timeout=S     seconds before the test is killed and fails (default 120), multipl
               --timeout-factor.
 needs=F       the test is for builds that have F; needs=!F: for builds without it. F is a
               patch of configure.ac's RTSLAB_PATCH lines (configure's --enable-F)
-              or a library configure found (liburing, libnuma); any other name is a
-              manifest error. May be repeated: all must hold.
+              or a library configure found (liburing, libnuma), or io_uring (the build
+              has liburing and the kernel lets it set up a ring: the IO manager's uring
+              back end can run here), or ipv6 (this machine has an IPv6 loopback, ::1,
+              that a socket can bind); any other name is a manifest error. May be
+              repeated: all must hold.
               What the build has is read from its `rtslab +RTS --info -RTS` ("Patch F" and
               library lines, YES or NO). A test whose needs do not hold is not run, and is
               printed as "SKIP DIR/NAME: needs F" (or "needs !F") and counted as skipped.
@@ -96,8 +99,22 @@ STDERR_LINES_SHOWN = 10
 # table and the libraries configure looks for, each with the key of its `--info` line.
 SRC_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PATCHES = tuple(benchlib.patch_names(SRC_ROOT))
-LIBRARIES = ("liburing", "libnuma")
+LIBRARIES = ("liburing", "libnuma", "io_uring")
 FEATURES = {**{p: "Patch " + p for p in PATCHES}, **{lib: lib for lib in LIBRARIES}}
+
+
+def have_ipv6_loopback():
+    """Whether a TCP socket can bind ::1 here (the feature ipv6)."""
+    import socket
+    try:
+        with socket.socket(socket.AF_INET6, socket.SOCK_STREAM) as s:
+            s.bind(("::1", 0))
+        return True
+    except OSError:
+        return False
+
+
+HOST_FEATURES = {"ipv6": have_ipv6_loopback}
 # Programs of the build that print its --info, the first one found is asked.
 INFO_PROGRAMS = ("rtslab", "tests/gc/err_stack")
 INFO_TIMEOUT = 60.0
@@ -147,7 +164,7 @@ def describe_need(feature, wanted):
 def add_need(test, value):
     feature = value[1:] if value.startswith("!") else value
     wanted = not value.startswith("!")
-    if feature not in FEATURES:
+    if feature not in FEATURES and feature not in HOST_FEATURES:
         raise ManifestError(f"unknown need {value!r} (a patch: {', '.join(PATCHES)}; "
                             f"a library: {', '.join(LIBRARIES)}; ! before it: without)")
     if (feature, not wanted) in test.needs:
@@ -258,6 +275,8 @@ def read_build_info(build, timeout):
             have[feature] = False
         else:
             problems.append(f"{cmd} says {value!r} for {key!r} (expected YES or NO)")
+    for feature, probe in HOST_FEATURES.items():
+        have[feature] = probe()
     for key in info:
         if key.startswith("Patch ") and key[len("Patch "):] not in PATCHES:
             problems.append(f"{cmd} lists {key!r}, which configure.ac's patch table does "

@@ -46,6 +46,7 @@ typedef struct RtsOptions {
 #if RTS_PATCH_IDLE_OPTOUT
     unsigned idle_optout;     /* -qi<n>: idle capabilities opt out after n GCs; 0 = never */
 #endif
+    int      io_manager;      /* --io-manager=auto|uring|epoll: 0, 1, 2 (io/iomgr.h's IoChoice) */
     bool     show_info;       /* --info */
     bool     show_help;       /* -? */
 } RtsOptions;

@@ -38,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "base/util.h"          /* rts_opts: what --info shows of the options in force */
+#include "io/iomgr.h"
 #if RTS_PATCH_PHYS_CAPS
 #include "os/affinity.h"
 #endif
@@ -162,6 +163,7 @@ void rts_options_defaults(RtsOptions *o)
 #if RTS_PATCH_IDLE_OPTOUT
     o->idle_optout = RTS_DEFAULT_IDLE_OPTOUT;
 #endif
+    o->io_manager = IO_CHOOSE_AUTO;
     o->show_info = false;
     o->show_help = false;
 }
@@ -500,6 +502,14 @@ int rts_options_parse_word(RtsOptions *o, const char *w, char *err, size_t errle
             o->machine_readable = true;
             return 0;
         }
+        if (strncmp(w, "--io-manager=", 13) == 0) {   /* Note [IO manager] in io/iomgr.h */
+            const char *v = w + 13;
+            if (strcmp(v, "auto") == 0) o->io_manager = IO_CHOOSE_AUTO;
+            else if (strcmp(v, "uring") == 0) o->io_manager = IO_CHOOSE_URING;
+            else if (strcmp(v, "epoll") == 0) o->io_manager = IO_CHOOSE_EPOLL;
+            else return fail(err, errlen, "%s: --io-manager= takes auto, uring or epoll", w);
+            return 0;
+        }
         break;
     default:
         break;
@@ -723,6 +733,8 @@ void rts_options_usage(void *file)
         "                is stderr too)\n"
         "  -S[<file>]    like -s, plus one line per GC\n"
         "  --machine-readable  print -s statistics as key/value pairs for tools\n"
+        "  --io-manager=<m>  the IO manager's back end: uring (io_uring, liburing), epoll,\n"
+        "                or auto (default: io_uring when the kernel allows it, else epoll)\n"
         "  -l[<file>]    write an eventlog (Perfetto opens it) to <file>\n"
         "                (default <prog>.eventlog.json, <prog> the script run or else\n"
         "                the executable)\n"
@@ -834,6 +846,12 @@ void rts_options_info(void *file)
     put_pair(f, false, "Spin-wait yield", spin);
 #endif
     put_pair(f, false, "liburing", YESNO(HAVE_LIBURING));
+    char why[256];
+    put_pair(f, false, "IO manager", io_choose((IoChoice)rts_opts.io_manager, why, sizeof why) == 0
+                                     ? io_choice_info() : why);
+    char why2[256];              /* whether the uring back end can run here (tests: needs=io_uring) */
+    put_pair(f, false, "io_uring", YESNO(io_choose(IO_CHOOSE_URING, why2, sizeof why2) == 0));
+    io_choose((IoChoice)rts_opts.io_manager, why, sizeof why);
 #if RTS_PATCH_STACK_CHUNKS
     char chunks[128], kc[32], kb[32];
     fmt_size(kc, sizeof kc, rts_opts.stack_chunk);

@@ -16,6 +16,7 @@
 #endif
 #include "sm/gc.h"
 #include "sched/thread.h"
+#include "io/iomgr.h"
 #include "trace/stats.h"
 #include "trace/eventlog.h"
 
@@ -23,7 +24,7 @@
 static const StwHooks stw_hooks = { cap_interrupt, gc_follower_work };
 static const GcClient gc_client = { sched_cap_roots, sched_after_gc };
 
-static void shutdown(int status) __attribute__((noreturn));
+static void rts_shutdown(int status) __attribute__((noreturn));
 
 static int stdout_errno;
 static int exiting;              /* atomic: the orderly exit has begun */
@@ -113,13 +114,16 @@ void rts_init(int *argc, char ***argv)
     signals_start();
     stats_init();
     gc_on_done(stats_gc_done);
-    rts_set_exit_handler(shutdown);
+    rts_set_exit_handler(rts_shutdown);
 #if RTS_PATCH_FUTEX_BARRIER
     /* Note [Spinning when oversubscribed] in sync/wait.c */
     if (rts_opts.wait_spins_auto && n > (unsigned)topo_get()->n_logical)
         rts_opts.wait_spins = RTS_OVERSUB_WAIT_SPINS;
     sync_set_spins(rts_opts.wait_spins);
 #endif
+    char io_why[256];             /* Note [IO manager] in io/iomgr.h */
+    if (io_choose((IoChoice)rts_opts.io_manager, io_why, sizeof io_why) != 0)
+        rts_die(1, "%s", io_why);
     stw_init(n, &stw_hooks);
     sm_init(n);
     gc_set_client(&gc_client);
@@ -136,7 +140,7 @@ void rts_init(int *argc, char ***argv)
 /* rts_exit's work (base/util.h): stops every capability (a SYNC_EXIT: they park at a safe
  * point and never resume), then reports and exits. The heap is left to the OS: other OS
  * threads still exist. */
-static void shutdown(int status)
+static void rts_shutdown(int status)
 {
     __atomic_store_n(&exiting, 1, __ATOMIC_SEQ_CST);
     /* stdout first: a write that failed earlier left its error flag (Note [Write errors] in

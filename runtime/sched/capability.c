@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 #include "sched/thread.h"
+#include "io/iomgr.h"
 #include "sync/stw.h"
 #include "base/util.h"
 #include "trace/eventlog.h"
@@ -15,8 +16,8 @@ _Static_assert(offsetof(Capability, inbox_lock) % RTS_CACHE_LINE == 0, "inbox on
 _Static_assert(offsetof(Capability, wake_pending) % RTS_CACHE_LINE == 0, "idle sleep on its own line");
 _Static_assert(offsetof(Capability, wake_pending) - offsetof(Capability, inbox_lock) >= RTS_CACHE_LINE,
                "inbox and idle sleep on different lines");
-_Static_assert(offsetof(Capability, inbox_lock) >= offsetof(Capability, threads_pushed)
-               + sizeof(uint64_t), "owner's fields before the shared ones");
+_Static_assert(offsetof(Capability, inbox_lock) >= offsetof(Capability, io_tags)
+               + sizeof(uintptr_t) * CAP_IO_DONE_MAX, "owner's fields before the shared ones");
 _Static_assert(sizeof(Capability) % RTS_CACHE_LINE == 0, "capabilities tile cache lines");
 
 Capability *cap_array;
@@ -41,6 +42,7 @@ static void cap_init(Capability *cap, unsigned no)
                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (lr == MAP_FAILED) rts_fatal("cannot reserve the local roots of capability %u", no);
     cap->lroots = lr;
+    cap->io = io_backend_new();
 }
 
 void cap_init_all(unsigned n)
@@ -71,7 +73,10 @@ void cap_wake(Capability *cap)
     pthread_mutex_lock(&cap->idle_mu);
     cap->wake_pending = 1;
     pthread_cond_signal(&cap->idle_cv);
+    bool in_io = cap->io_sleeping;
     pthread_mutex_unlock(&cap->idle_mu);
+    if (in_io)                 /* Note [IO manager] in io/iomgr.h: it sleeps in io_wait */
+        io_wake(cap->io);
 }
 
 void cap_interrupt(unsigned no)

@@ -34,6 +34,7 @@
 
 #define CAP_WAKE_LATER_MAX 8
 #define CAP_LROOTS_MAX ((size_t)1 << 21)   /* 16 MiB of address space, touched as used */
+#define CAP_IO_DONE_MAX 64                  /* completions taken from the back end at once */
 
 typedef struct Capability Capability;
 
@@ -58,6 +59,17 @@ struct Capability {
     pthread_t os_thread;
     uint64_t obj_lock_acq, obj_lock_spins, obj_lock_yields; /* MVar/thread header locks taken here */
     uint64_t threads_pushed;   /* threads given to idle capabilities */
+    /* The IO manager (Note [IO manager] in io/iomgr.h): the back end, the threads blocked
+     * in IO here (io_waiters[tag - 1] for an op's tag; RTS_FALSE when free or when its thread
+     * stopped waiting; GC roots up to io_nwaiters), the free entries, and the tags of the
+     * completions taken while idle and not yet handled. */
+    struct IoBackend *io;
+    Value    *io_waiters;
+    unsigned  io_nwaiters, io_waiters_size;
+    unsigned *io_free;
+    unsigned  io_nfree;
+    unsigned  io_ntags;
+    uintptr_t io_tags[CAP_IO_DONE_MAX];
 
     /* --- written by other capabilities: the inbox ---------------------------------------- */
     _Alignas(RTS_CACHE_LINE) SpinLock inbox_lock;  /* guards inbox_hd/tl */
@@ -70,6 +82,7 @@ struct Capability {
      * [Capability states] in sync/stw.h), which the leader of a sync reads. */
     _Alignas(RTS_CACHE_LINE) int wake_pending;   /* under idle_mu */
     uint64_t gc_wakeups;       /* times a GC leader woke this capability from idle */
+    int      io_sleeping;      /* under idle_mu: idle in its IO back end's wait (io_wait) */
     pthread_mutex_t idle_mu;
     pthread_cond_t  idle_cv;
 };
@@ -83,7 +96,8 @@ extern __thread Capability *cap_self;      /* the capability this OS thread runs
 void cap_init_all(unsigned n);
 /* This OS thread runs capability cap from now on. */
 void cap_attach(Capability *cap);
-/* Wakes the capability's OS thread if it is idle (a syscall). */
+/* Wakes the capability's OS thread if it is idle (a syscall; and a write to its IO back
+ * end's eventfd when it sleeps there). */
 void cap_wake(Capability *cap);
 /* Gives thread t to capability `to` (through its inbox) and wakes it. */
 void cap_send_thread(Capability *from, Capability *to, Value t);

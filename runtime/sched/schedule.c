@@ -13,12 +13,16 @@
  *
  * Note [Idle capabilities and deadlock]
  * A capability with nothing to run sleeps on its condition variable (never busy-waits)
- * until work arrives in its inbox, a sleeper is due, or a leader wakes it for a GC.
+ * until work arrives in its inbox, a sleeper is due, or a leader wakes it for a GC. One
+ * with IO ops in flight sleeps in its IO back end's wait instead (idle_wait_io; Note [IO
+ * manager] in io/iomgr.h), where the same wake-ups reach it through the back end's eventfd
+ * (cap_wake) and the completions of its ops wake it too.
  * sched_runnable counts the threads that are runnable or running anywhere: a wake-up counts
  * the thread in before it is queued, and a thread that blocks or ends is counted out only
  * after its step has returned. So when a capability finds nothing to run, sched_runnable is
- * 0 and no thread sleeps, no thread can ever run again: if the main thread has not
- * finished, it is deadlocked.
+ * 0, no thread sleeps and none is blocked in IO (sched_blocked_io: a completion may still
+ * come, as GHC never calls a thread blocked on a socket deadlocked), no thread can ever run
+ * again: if the main thread has not finished, it is deadlocked.
  *
  * Note [Interrupting the main thread]
  * SIGINT and SIGTERM interrupt the main thread, as GHC's first ^C does (rts/rts.c takes the
@@ -27,16 +31,19 @@
  * reach a safe point (or woken when idle). There, with the main thread running, the
  * language layer's handler (rts_set_interrupt_handler) raises an exception in it; without
  * one the runtime exits 128 + the signal, orderly. A main thread that waits (on an MVar, a
- * join or a sleep) is first taken off what it waits on and made runnable, by capability 0
+ * join, a sleep, or an IO op, which is cancelled) is first taken off what it waits on and
+ * made runnable, by capability 0
  * at its next scheduling point or tick, so the exception reaches it there. A main thread
  * inside a system call (reading stdin) takes it when the call returns; until then the
  * signal stays pending, and a second one kills the process (rts.c).
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "sched/thread.h"
+#include "io/iomgr.h"
 #include "sync/stw.h"
 #include "base/util.h"
 #include "os/affinity.h"
@@ -48,6 +55,7 @@ static int interrupt_pending;    /* atomic: the signal the main thread has yet t
 static void (*interrupt_handler)(Capability *cap, int sig);
 unsigned sched_runnable;         /* threads runnable or running, on any capability */
 unsigned sched_sleeping;         /* threads on sleep queues */
+unsigned sched_blocked_io;       /* threads blocked in IO (Note [IO manager]) */
 
 static inline void safe_point(Capability *cap)
 {
@@ -66,6 +74,9 @@ void sched_cap_roots(unsigned no, GcRootFn f, void *env)
     f(&c->inbox_tl, env);
     for (size_t k = 0; k < c->nlroots; k++)
         f(&c->lroots[k], env);
+    for (unsigned k = 0; k < c->io_nwaiters; k++)
+        if (c->io_waiters[k] != RTS_FALSE)
+            f(&c->io_waiters[k], env);
 }
 
 void sched_after_gc(void)
@@ -187,6 +198,91 @@ static uint64_t wake_sleepers(Capability *cap)
     return 0;
 }
 
+/* --- the IO manager (Note [IO manager] in io/iomgr.h) -------------------------------------- */
+
+void rts_io_block(Capability *cap, RtsIoOp *op)
+{
+    if (!cap->io_nfree) {
+        if (cap->io_nwaiters == cap->io_waiters_size) {
+            unsigned n = cap->io_waiters_size ? 2 * cap->io_waiters_size : 64;
+            Value *w = realloc(cap->io_waiters, n * sizeof *w);
+            unsigned *fr = realloc(cap->io_free, n * sizeof *fr);
+            if (!w || !fr) rts_fatal("out of memory (IO waiters)");
+            cap->io_waiters = w;      /* a GC cannot run here: nothing allocates */
+            cap->io_free = fr;
+            cap->io_waiters_size = n;
+        }
+        cap->io_waiters[cap->io_nwaiters] = RTS_FALSE;
+        cap->io_free[cap->io_nfree++] = cap->io_nwaiters++;
+    }
+    unsigned slot = cap->io_free[--cap->io_nfree];
+    Value me = cap->current;
+    cap->io_waiters[slot] = me;
+    tso_set_status(cap, me, TS_BLOCKED_IO);
+    tso_set(cap, me, TSO_BLOCKED_ON, rts_fixnum((intptr_t)(uintptr_t)op));
+    __atomic_fetch_add(&sched_blocked_io, 1, __ATOMIC_SEQ_CST);
+    op->cancelled = 0;
+    io_submit(cap->io, op, (void *)(uintptr_t)(slot + 1));
+}
+
+/* The op of tag `tag` has completed: its thread, if it still waits, is runnable again (it
+ * is counted runnable before it stops counting as blocked in IO). */
+static void io_complete(Capability *cap, uintptr_t tag)
+{
+    unsigned slot = (unsigned)(tag - 1);
+    Value t = cap->io_waiters[slot];
+    cap->io_waiters[slot] = RTS_FALSE;
+    cap->io_free[cap->io_nfree++] = slot;
+    if (t != RTS_FALSE) {
+        thread_wake(cap, t);
+        __atomic_fetch_sub(&sched_blocked_io, 1, __ATOMIC_SEQ_CST);
+    }
+}
+
+/* Takes what io_wait gives back within timeout_ns (0: what is there), as tags only: the
+ * threads are woken later, by io_poll, when the capability is running. */
+static void io_take(Capability *cap, uint64_t timeout_ns)
+{
+    void *tags[CAP_IO_DONE_MAX];
+    int room = CAP_IO_DONE_MAX - (int)cap->io_ntags;
+    if (room <= 0)
+        return;
+    int n = io_wait(cap->io, timeout_ns, tags, room);
+    for (int i = 0; i < n; i++)
+        cap->io_tags[cap->io_ntags++] = (uintptr_t)tags[i];
+}
+
+/* At a scheduling point: the completions there are, without blocking. */
+static void io_poll(Capability *cap)
+{
+    for (;;) {
+        if (io_inflight(cap->io))
+            io_take(cap, 0);
+        unsigned n = cap->io_ntags;
+        cap->io_ntags = 0;
+        for (unsigned i = 0; i < n; i++)
+            io_complete(cap, cap->io_tags[i]);
+        if (n < CAP_IO_DONE_MAX)
+            return;
+    }
+}
+
+/* Takes thread t (blocked in IO on this capability) off its op, which is cancelled; true if
+ * it still waited there. The op stays busy until the back end gives it back. */
+static bool io_cancel_wait(Capability *cap, Value t, Value on)
+{
+    RtsIoOp *op = (RtsIoOp *)(uintptr_t)rts_fixnum_val(on);
+    unsigned slot = (unsigned)((uintptr_t)op->tag - 1);
+    if (slot >= cap->io_nwaiters || cap->io_waiters[slot] != t)
+        return false;
+    cap->io_waiters[slot] = RTS_FALSE;
+    op->cancelled = 1;
+    io_cancel(cap->io, op);
+    thread_wake(cap, t);
+    __atomic_fetch_sub(&sched_blocked_io, 1, __ATOMIC_SEQ_CST);
+    return true;
+}
+
 /* --- Note [Interrupting the main thread] -------------------------------------------------- */
 
 void rts_set_interrupt_handler(void (*handler)(Capability *cap, int sig))
@@ -246,6 +342,10 @@ static void unblock_main(Capability *cap)
         if (on != RTS_FALSE && join_cancel_wait(cap, on, m))
             thread_wake(cap, m);
         return;
+    case TS_BLOCKED_IO:          /* its op was submitted here: main never moves */
+        if (on != RTS_FALSE)
+            io_cancel_wait(cap, m, on);
+        return;
     default:
         return;
     }
@@ -300,13 +400,51 @@ static void deadlock(void)
     rts_exit(1);
 }
 
+/* Note [Idle capabilities and deadlock], with IO ops in flight (Note [IO manager]): sleeps
+ * in the back end's wait, woken by a completion, by cap_wake (its eventfd: set io_sleeping
+ * under idle_mu, so a wake-up is either seen here first or written to the eventfd) or at
+ * next_wake. The completions are kept as tags and handled once running (io_poll). A sync
+ * finds this capability idle and wakes it, as the condition variable's sleeper. */
+static void idle_wait_io(Capability *cap, uint64_t next_wake)
+{
+    pthread_mutex_lock(&cap->idle_mu);
+    stw_set_state(cap->sm.no, STW_IDLE);
+    while (!cap->wake_pending && !stw_pending() && !__atomic_load_n(&cap->inbox_n, __ATOMIC_ACQUIRE)
+           && !cap->io_ntags) {
+        uint64_t timeout = UINT64_MAX;
+        if (next_wake) {
+            uint64_t now = rts_now_ns();
+            if (now >= next_wake)
+                break;
+            timeout = next_wake - now;
+        }
+        cap->io_sleeping = 1;
+        pthread_mutex_unlock(&cap->idle_mu);
+        io_take(cap, timeout);
+        pthread_mutex_lock(&cap->idle_mu);
+        cap->io_sleeping = 0;
+    }
+    cap->wake_pending = 0;
+    stw_set_state(cap->sm.no, STW_RUNNING);
+    pthread_mutex_unlock(&cap->idle_mu);
+}
+
 /* Note [Idle capabilities and deadlock]. */
 static void idle_wait(Capability *cap, uint64_t next_wake)
 {
     if (!__atomic_load_n(&sched_runnable, __ATOMIC_SEQ_CST)
         && !__atomic_load_n(&sched_sleeping, __ATOMIC_SEQ_CST) && !stw_pending()
+        && !__atomic_load_n(&sched_blocked_io, __ATOMIC_SEQ_CST)
         && !__atomic_load_n(&sched_main_finished, __ATOMIC_SEQ_CST))
         deadlock();
+    if (io_inflight(cap->io)) {
+        trace_begin(SPAN_IDLE, 0);
+        idle_wait_io(cap, next_wake);
+        trace_end(SPAN_IDLE);
+        trace_wake(stw_pending() ? WAKE_FOR_GC : WAKE_FOR_WORK);
+        return;
+    }
+
     trace_begin(SPAN_IDLE, 0);
     pthread_mutex_lock(&cap->idle_mu);
     stw_set_state(cap->sm.no, STW_IDLE);
@@ -372,6 +510,8 @@ static void schedule(Capability *cap)
         if (cap->sm.no == 0 && __atomic_load_n(&sched_main_finished, __ATOMIC_ACQUIRE))
             return;
         drain_inbox(cap);
+        if (cap->io_ntags || io_inflight(cap->io))
+            io_poll(cap);
         uint64_t next_wake = wake_sleepers(cap);
         if (cap->sm.no == 0 && __atomic_load_n(&interrupt_pending, __ATOMIC_RELAXED))
             unblock_main(cap);

@@ -8,6 +8,7 @@ extern Value sched_main_thread;     /* a GC root */
 extern int sched_main_finished;     /* atomic: the main thread has finished */
 extern unsigned sched_sleeping;     /* threads on sleep queues (atomic) */
 extern unsigned sched_runnable;     /* threads runnable or running (atomic) */
+extern unsigned sched_blocked_io;   /* threads blocked in IO (atomic; Note [IO manager]) */
 
 /* The GcClient of sm/gc.h (Note [GC roots from above]): a capability's roots, and the
  * running threads' TSO and stack marked dirty again after a GC (Note [Dirty stacks]). */

@@ -37,7 +37,8 @@ enum {
 typedef enum {
     TS_NEW, TS_RUNNABLE, TS_RUNNING,
     TS_BLOCKED_TAKE, TS_BLOCKED_READ, TS_BLOCKED_PUT, TS_BLOCKED_JOIN, TS_SLEEPING,
-    TS_FINISHED, TS_KILLED
+    TS_FINISHED, TS_KILLED,
+    TS_BLOCKED_IO     /* TSO_BLOCKED_ON: its RtsIoOp's address as a fixnum (Note [IO manager]) */
 } ThreadStatus;
 
 

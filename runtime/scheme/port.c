@@ -25,6 +25,35 @@
  * takes it (sch_port_take_error) and raises it as an error in the writing thread. stdio's
  * own error flag on stdout is left set, so a failure that no primitive saw (the final flush)
  * is still found at exit, where the runtime reports it with a non-zero exit status.
+ *
+ * Note [Ports through the IO manager]
+ * Socket ports (SOCKET: input and output at once), listening sockets (LISTENER) and the
+ * file ports that open-input-file and open-output-file make are *managed*: their reads,
+ * writes, accepts and connects go through the runtime's IO manager (rtslab_io.h; Note [IO
+ * manager] in runtime/io/iomgr.h), so a thread that waits for one blocks alone and its
+ * capability runs others. A managed port owns a SchIo: the two RtsIoOps (one to read or
+ * accept, one to write or connect) and the C buffers the kernel reads into and writes from,
+ * never a heap address. The primitives drive it in steps (sch_port_io_in, _out, _accept,
+ * _connect), each under the port's mutex, never held while blocked: a step first takes the
+ * result of an op that has completed (whoever submitted it: a thread that was interrupted
+ * leaves its op's result to the next user), then says READY (enough input is buffered, or
+ * the end or an error: the caller goes on as for any port), SUBMIT (the caller blocks on
+ * the op with rts_io_block, and then retries: the prelude's %io-retry calls the primitive
+ * again while it answers %io-again), or BUSY (another thread's op is in flight on that
+ * side: the caller waits a millisecond and retries). Output is encoded into obuf and
+ * written when a write primitive leaves more than IO_HIGH bytes there, or at a flush or
+ * close (which write it all). A read or a write that fails keeps its errno (rerr, err)
+ * for the primitive to raise, with the errno's name (ECONNRESET, EPIPE...).
+ *
+ * The standard streams are not managed: stdin is shared with the parent (a terminal, a
+ * shell's pipe), so it stays a blocking read(2) on the capability's OS thread, and stdout
+ * and stderr stay stdio, written in order with the runtime's own messages. The reader (`read`
+ * and the REPL) reads a managed port by blocking on poll(2) when its buffer runs dry: it is
+ * called from C, which cannot block a thread half-way.
+ *
+ * Closing a socket shuts it down first, which ends an op in flight on it (a read sees the
+ * end, an accept an error); if an op is still busy then, the descriptor is closed when the
+ * back end gives the op back (port_op_done), never under the kernel's feet.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -33,15 +62,30 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "rtslab_io.h"
 #include "rts/vm_api.h"
 #include "scheme/scheme.h"
 
-typedef enum { FILE_IN, STRING_IN, FILE_OUT, STRING_OUT } PortKind;
+typedef enum { FILE_IN, STRING_IN, FILE_OUT, STRING_OUT, SOCKET, LISTENER } PortKind;
 
 #define NO_PEEK  (-2)          /* SchPort.peeked: no character decoded ahead */
 #define FILE_BUF 4096
+#define IO_RBUF  16384         /* a managed port's reads, at most */
+#define IO_WBUF  65536         /* ... and writes */
+#define IO_HIGH  65536         /* a write primitive writes out what is buffered beyond this */
+
+/* Note [Ports through the IO manager] */
+typedef struct SchIo {
+    RtsIoOp rd, wr;            /* rd: read or accept; wr: write or connect */
+    bool rd_out, wr_out;       /* submitted, and its result not yet taken */
+    size_t wlen, woff;         /* wbuf[woff..wlen) is still to be written */
+    uint8_t *rbuf, *wbuf;      /* IO_RBUF, IO_WBUF bytes, made when first needed; freed at
+                                * close once no op is busy (the SchIo itself stays, as the
+                                * SchPort does: a late port_op_done may still look at it) */
+} SchIo;
 
 struct SchPort {
     PortKind kind;
@@ -59,8 +103,17 @@ struct SchPort {
     /* STRING_IN: the characters and the next one's index; STRING_OUT: the characters */
     uint32_t *s;
     size_t n, pos, cap;
-    FILE *f;                   /* FILE_OUT */
-    int err;                   /* FILE_OUT: errno of a failed write not yet reported, or 0 */
+    FILE *f;                   /* FILE_OUT, not managed */
+    int err;                   /* FILE_OUT, SOCKET: errno of a failed write not yet reported, or 0 */
+    /* managed ports (Note [Ports through the IO manager]) */
+    bool managed;
+    bool eof;                  /* a read returned 0, not yet delivered */
+    bool close_deferred;       /* closed with an op busy: port_op_done closes fd */
+    int rerr;                  /* errno of a failed read not yet raised, or 0 */
+    size_t bsize;              /* the size of bytes (managed input: it grows) */
+    uint8_t *obuf;             /* output encoded and not yet written */
+    size_t olen, osize;
+    SchIo *io;
 };
 
 static SchPort *all_ports;
@@ -103,7 +156,13 @@ static SchPort *port_new(PortKind kind, const char *name)
 }
 
 bool sch_port_is_open(SchPort *p)       { return __atomic_load_n(&p->open, __ATOMIC_ACQUIRE); }
-bool sch_port_is_input(SchPort *p)      { return p->kind == FILE_IN || p->kind == STRING_IN; }
+bool sch_port_is_input(SchPort *p)
+{ return p->kind == FILE_IN || p->kind == STRING_IN || p->kind == SOCKET; }
+bool sch_port_is_output(SchPort *p)
+{ return p->kind == FILE_OUT || p->kind == STRING_OUT || p->kind == SOCKET; }
+bool sch_port_is_listener(SchPort *p)   { return p->kind == LISTENER; }
+bool sch_port_is_socket(SchPort *p)     { return p->kind == SOCKET; }
+int  sch_port_fd(SchPort *p)            { return p->fd; }
 bool sch_port_is_string_out(SchPort *p) { return p->kind == STRING_OUT; }
 
 /* --- the standard streams ---------------------------------------------------------------- */
@@ -117,6 +176,7 @@ static void std_init(void)
     port_init(&std_in, FILE_IN, "<stdin>");
     std_in.fd = 0;
     std_in.bytes = std_in_bytes;
+    std_in.bsize = FILE_BUF;
     port_init(&std_out, FILE_OUT, "<stdout>");
     std_out.f = stdout;
     port_init(&std_err, FILE_OUT, "<stderr>");
@@ -175,9 +235,39 @@ SchPort *sch_port_open_utf8_in(const char *s, size_t n, const char *name)
     return p;
 }
 
+static void port_op_done(RtsIoOp *op);
+
+/* A managed port's SchIo (Note [Ports through the IO manager]). */
+static SchIo *io_new(SchPort *p)
+{
+    SchIo *io = xrealloc(NULL, sizeof *io);
+    memset(io, 0, sizeof *io);
+    io->rd.data = io->wr.data = p;
+    io->rd.done = io->wr.done = port_op_done;
+    return io;
+}
+
+static void managed_init(SchPort *p, int fd, bool input)
+{
+    p->fd = fd;
+    p->managed = true;
+    p->io = io_new(p);
+    if (input) {
+        p->bsize = FILE_BUF;
+        p->bytes = xrealloc(NULL, p->bsize);
+    }
+}
+
+SchPort *sch_port_open_fd(int fd, bool listener, const char *name)
+{
+    SchPort *p = port_new(listener ? LISTENER : SOCKET, name);
+    managed_init(p, fd, !listener);
+    return p;
+}
+
 SchPort *sch_port_open_file_in(const char *path)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) return NULL;
     struct stat st;
     if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
@@ -186,26 +276,72 @@ SchPort *sch_port_open_file_in(const char *path)
         return NULL;
     }
     SchPort *p = port_new(FILE_IN, path);
-    p->fd = fd;
-    p->bytes = xrealloc(NULL, FILE_BUF);
+    managed_init(p, fd, true);
     return p;
 }
 
 SchPort *sch_port_open_file_out(const char *path)
 {
-    FILE *f = fopen(path, "we");
-    if (!f) return NULL;
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NONBLOCK, 0666);
+    if (fd < 0) return NULL;
     SchPort *p = port_new(FILE_OUT, path);
-    p->f = f;
+    managed_init(p, fd, false);
     return p;
 }
 
 SchPort *sch_port_open_string_out(void) { return port_new(STRING_OUT, "<string>"); }
 
+static bool op_busy(RtsIoOp *op) { return __atomic_load_n(&op->busy, __ATOMIC_ACQUIRE); }
+
+/* Closes a managed port's descriptor, now or when its ops are given back. Caller holds the
+ * lock. */
+static void io_free_buffers(SchIo *io)
+{
+    free(io->rbuf);
+    free(io->wbuf);
+    io->rbuf = io->wbuf = NULL;
+}
+
+static void managed_close(SchPort *p)
+{
+    if (p->kind == SOCKET || p->kind == LISTENER)
+        shutdown(p->fd, SHUT_RDWR);          /* ends an op in flight on it */
+    if (op_busy(&p->io->rd) || op_busy(&p->io->wr)) {
+        p->close_deferred = true;
+    } else {
+        close(p->fd);
+        p->fd = -1;
+        io_free_buffers(p->io);
+    }
+    free(p->bytes);
+    p->bytes = NULL;
+    p->bpos = p->blen = p->bsize = 0;
+    free(p->obuf);
+    p->obuf = NULL;
+    p->olen = p->osize = 0;
+}
+
+/* The back end gave op back (on the capability that submitted it; no heap is touched). */
+static void port_op_done(RtsIoOp *op)
+{
+    SchPort *p = op->data;
+    pthread_mutex_lock(&p->lock);
+    if (p->close_deferred && !op_busy(&p->io->rd) && !op_busy(&p->io->wr)) {
+        p->close_deferred = false;
+        close(p->fd);
+        p->fd = -1;
+        io_free_buffers(p->io);
+    }
+    pthread_mutex_unlock(&p->lock);
+}
+
 void sch_port_close(SchPort *p)
 {
     pthread_mutex_lock(&p->lock);
-    if (p->open) {
+    if (p->open && p->managed) {
+        __atomic_store_n(&p->open, false, __ATOMIC_RELEASE);
+        managed_close(p);
+    } else if (p->open) {
         __atomic_store_n(&p->open, false, __ATOMIC_RELEASE);
         switch (p->kind) {
         case FILE_IN:
@@ -224,6 +360,8 @@ void sch_port_close(SchPort *p)
             free(p->s);
             p->s = NULL;
             break;
+        default:
+            break;
         }
     }
     pthread_mutex_unlock(&p->lock);
@@ -233,11 +371,15 @@ void sch_port_close(SchPort *p)
 
 /* Moves the undecoded bytes to the front of the buffer and reads more; false at the end of
  * the file (or on an error, which reads as the end). Caller holds the lock. */
+static bool managed_refill(SchPort *p);
+
 static bool refill(SchPort *p)
 {
     memmove(p->bytes, p->bytes + p->bpos, p->blen - p->bpos);
     p->blen -= p->bpos;
     p->bpos = 0;
+    if (p->managed)
+        return managed_refill(p);
     for (;;) {
         ssize_t k = read(p->fd, p->bytes + p->blen, FILE_BUF - p->blen);
         if (k > 0) { p->blen += (size_t)k; return true; }
@@ -264,7 +406,7 @@ static int32_t peek_locked(SchPort *p)
 {
     if (!p->open) return -1;
     if (p->kind == STRING_IN) return p->pos < p->n ? (int32_t)p->s[p->pos] : -1;
-    if (p->kind != FILE_IN) return -1;
+    if (p->kind != FILE_IN && p->kind != SOCKET) return -1;
     if (p->peeked == NO_PEEK) p->peeked = file_decode(p);
     return p->peeked;
 }
@@ -272,7 +414,7 @@ static int32_t peek_locked(SchPort *p)
 static int32_t getc_locked(SchPort *p)
 {
     int32_t c = peek_locked(p);
-    if (p->kind == FILE_IN) p->peeked = NO_PEEK;
+    if (p->kind == FILE_IN || p->kind == SOCKET) p->peeked = NO_PEEK;
     if (c < 0) return -1;
     if (p->kind == STRING_IN) p->pos++;
     if (c == '\n') {
@@ -332,8 +474,11 @@ uint32_t *sch_port_read_chars(SchPort *p, size_t max, bool line, size_t *n)
 bool sch_port_char_ready(SchPort *p)
 {
     pthread_mutex_lock(&p->lock);
-    bool ready = p->kind != FILE_IN || p->peeked != NO_PEEK || p->bpos < p->blen;
-    if (!ready) {
+    bool fd_in = p->kind == FILE_IN || p->kind == SOCKET;
+    bool ready = !fd_in || !p->open || p->peeked != NO_PEEK || p->bpos < p->blen || p->eof || p->rerr;
+    if (!ready && p->managed && p->io->rd_out) {
+        ready = false;           /* an op in flight holds what comes next */
+    } else if (!ready) {
         struct pollfd pfd = { .fd = p->fd, .events = POLLIN };
         ready = poll(&pfd, 1, 0) > 0;
     }
@@ -377,17 +522,31 @@ int sch_port_take_error(SchPort *p)
     pthread_mutex_lock(&p->lock);
     int e = p->err;
     p->err = 0;
-    if (e && p->open && p->kind == FILE_OUT && !p->standard)
+    if (e && p->open && p->kind == FILE_OUT && !p->standard && !p->managed)
         clearerr(p->f);
     pthread_mutex_unlock(&p->lock);
     return e;
 }
 
 /* Caller holds the lock. */
+static void out_append(SchPort *p, const void *b, size_t n)
+{
+    if (p->olen + n > p->osize) {
+        p->osize = p->osize ? 2 * p->osize : 4096;
+        while (p->olen + n > p->osize) p->osize *= 2;
+        p->obuf = xrealloc(p->obuf, p->osize);
+    }
+    memcpy(p->obuf + p->olen, b, n);
+    p->olen += n;
+}
+
 static void putc_locked(SchPort *p, uint32_t c)
 {
     if (!p->open) return;
-    if (p->kind == FILE_OUT) {
+    if (p->managed) {
+        char b[4];
+        out_append(p, b, sch_utf8_encode(c, b));
+    } else if (p->kind == FILE_OUT) {
         char b[4];
         size_t n = sch_utf8_encode(c, b);
         errno = 0;
@@ -412,7 +571,9 @@ void sch_port_putc(SchPort *p, uint32_t c)
 void sch_port_puts(SchPort *p, const char *utf8)
 {
     pthread_mutex_lock(&p->lock);
-    if (p->open && p->kind == FILE_OUT) {
+    if (p->open && p->managed) {
+        out_append(p, utf8, strlen(utf8));
+    } else if (p->open && p->kind == FILE_OUT) {
         errno = 0;
         if (fputs(utf8, p->f) == EOF)
             note_error(p);
@@ -437,10 +598,14 @@ void sch_port_put_utf32(SchPort *p, const uint32_t *s, size_t n)
     pthread_mutex_unlock(&p->lock);
 }
 
+static void managed_flush_blocking(SchPort *p);
+
 void sch_port_flush(SchPort *p)
 {
     pthread_mutex_lock(&p->lock);
-    if (p->open && p->kind == FILE_OUT) {
+    if (p->open && p->managed) {
+        managed_flush_blocking(p);
+    } else if (p->open && p->kind == FILE_OUT) {
         errno = 0;
         if (fflush(p->f) != 0)
             note_error(p);
@@ -479,8 +644,308 @@ void sch_flush_all(void)
 {
     sch_port_stdout();
     for (SchPort *p = __atomic_load_n(&all_ports, __ATOMIC_ACQUIRE); p; p = p->next)
-        if (p->kind == FILE_OUT)
+        if (p->kind == FILE_OUT || p->kind == SOCKET)
             sch_port_flush(p);
+}
+
+/* --- managed ports: the steps (Note [Ports through the IO manager]) ---------------------------- */
+
+/* Takes the result of a completed read into the input buffer. Caller holds the lock. */
+static void take_read(SchPort *p)
+{
+    SchIo *io = p->io;
+    if (!io->rd_out || op_busy(&io->rd) || io->rd.kind != RTS_IO_READ)
+        return;
+    io->rd_out = false;
+    int64_t r = io->rd.res;
+    if (r > 0) {
+        if (p->blen + (size_t)r > p->bsize) {
+            if (p->bpos) {
+                memmove(p->bytes, p->bytes + p->bpos, p->blen - p->bpos);
+                p->blen -= p->bpos;
+                p->bpos = 0;
+            }
+            while (p->blen + (size_t)r > p->bsize) p->bsize *= 2;
+            p->bytes = xrealloc(p->bytes, p->bsize);
+        }
+        memcpy(p->bytes + p->blen, io->rbuf, (size_t)r);
+        p->blen += (size_t)r;
+    } else if (r == 0) {
+        p->eof = true;
+    } else if (r != -ECANCELED) {
+        p->rerr = (int)-r;
+    }
+}
+
+/* The reader's refill (Note [Ports through the IO manager]): what has come, else a read
+ * that blocks this OS thread. */
+static bool managed_refill(SchPort *p)
+{
+    size_t before = p->blen;
+    take_read(p);
+    if (p->blen > before) return true;
+    if (p->eof) { p->eof = false; return false; }
+    if (p->rerr || p->io->rd_out) return false;
+    for (;;) {
+        if (p->blen == p->bsize) {
+            p->bsize *= 2;
+            p->bytes = xrealloc(p->bytes, p->bsize);
+        }
+        ssize_t k = read(p->fd, p->bytes + p->blen, p->bsize - p->blen);
+        if (k > 0) { p->blen += (size_t)k; return true; }
+        if (k == 0) return false;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) {
+            struct pollfd pfd = { .fd = p->fd, .events = POLLIN };
+            poll(&pfd, 1, -1);
+            continue;
+        }
+        if (errno != EINTR) { p->rerr = errno; return false; }
+    }
+}
+
+/* Whether what is buffered answers a read of kind `need` (n: characters for SCH_NEED_CHARS). */
+static bool input_ready(SchPort *p, int need, size_t n)
+{
+    if (p->eof || p->rerr) return true;
+    size_t avail = p->blen - p->bpos, used;
+    const uint8_t *b = p->bytes + p->bpos;
+    switch (need) {
+    case SCH_NEED_CHAR:
+        return p->peeked != NO_PEEK || (avail && utf8_decode(b, avail, &used) >= 0);
+    case SCH_NEED_LINE:
+        return p->peeked == '\n' || (avail && memchr(b, '\n', avail));
+    case SCH_NEED_CHARS: {
+        size_t k = p->peeked != NO_PEEK, i = 0;
+        while (k < n && i < avail && utf8_decode(b + i, avail - i, &used) >= 0) {
+            i += used;
+            k++;
+        }
+        return k >= n;
+    }
+    default:                     /* SCH_NEED_BYTES */
+        return avail > 0 || n == 0;
+    }
+}
+
+static uint8_t *rbuf_of(SchIo *io)
+{
+    if (!io->rbuf) io->rbuf = xrealloc(NULL, IO_RBUF);
+    return io->rbuf;
+}
+
+static uint8_t *wbuf_of(SchIo *io)
+{
+    if (!io->wbuf) io->wbuf = xrealloc(NULL, IO_WBUF);
+    return io->wbuf;
+}
+
+int sch_port_io_in(SchPort *p, int need, size_t n, RtsIoOp **op, int *err)
+{
+    pthread_mutex_lock(&p->lock);
+    int r = SCH_IO_READY;
+    if (p->open && p->managed && p->kind != LISTENER) {
+        take_read(p);
+        if (input_ready(p, need, n)) {
+            bool none = p->peeked == NO_PEEK && p->bpos == p->blen;
+            if (p->rerr && none) {
+                *err = p->rerr;
+                p->rerr = 0;
+                r = SCH_IO_ERROR;
+            }
+        } else if (p->io->rd_out) {
+            r = SCH_IO_BUSY;
+        } else {
+            SchIo *io = p->io;
+            io->rd.kind = RTS_IO_READ;
+            io->rd.fd = p->fd;
+            io->rd.buf = rbuf_of(io);
+            io->rd.len = IO_RBUF;
+            io->rd_out = true;
+            *op = &io->rd;
+            r = SCH_IO_SUBMIT;
+        }
+    }
+    pthread_mutex_unlock(&p->lock);
+    return r;
+}
+
+/* Takes the result of a completed write; submits the next part when asked to. Caller holds
+ * the lock. */
+static void take_write(SchPort *p)
+{
+    SchIo *io = p->io;
+    if (!io->wr_out || op_busy(&io->wr) || io->wr.kind != RTS_IO_WRITE)
+        return;
+    io->wr_out = false;
+    int64_t r = io->wr.res;
+    if (r >= 0) {
+        io->woff += (size_t)r;
+    } else if (r != -ECANCELED) {
+        if (!p->err) p->err = (int)-r;
+        io->woff = io->wlen = 0;           /* what failed is dropped, as stdio does */
+        p->olen = 0;
+    }
+}
+
+/* Fills the write op with what is next to write; false when nothing is. */
+static bool next_write(SchPort *p)
+{
+    SchIo *io = p->io;
+    if (io->woff == io->wlen) {
+        if (!p->olen) return false;
+        size_t k = p->olen < IO_WBUF ? p->olen : IO_WBUF;
+        memcpy(wbuf_of(io), p->obuf, k);
+        memmove(p->obuf, p->obuf + k, p->olen - k);
+        p->olen -= k;
+        io->woff = 0;
+        io->wlen = k;
+    }
+    io->wr.kind = RTS_IO_WRITE;
+    io->wr.fd = p->fd;
+    io->wr.buf = io->wbuf + io->woff;
+    io->wr.len = io->wlen - io->woff;
+    return true;
+}
+
+int sch_port_io_out(SchPort *p, bool all, RtsIoOp **op)
+{
+    pthread_mutex_lock(&p->lock);
+    int r = SCH_IO_READY;
+    if (p->open && p->managed && p->kind != LISTENER) {
+        SchIo *io = p->io;
+        take_write(p);
+        size_t left = p->olen + (io->wlen - io->woff);
+        if (p->err || (all ? left == 0 : p->olen <= IO_HIGH)) {
+            r = SCH_IO_READY;
+        } else if (io->wr_out) {
+            r = SCH_IO_BUSY;
+        } else if (next_write(p)) {
+            io->wr_out = true;
+            *op = &io->wr;
+            r = SCH_IO_SUBMIT;
+        }
+    }
+    pthread_mutex_unlock(&p->lock);
+    return r;
+}
+
+/* At exit, or from C: writes what is buffered, blocking this OS thread. Caller holds the
+ * lock. */
+static void managed_flush_blocking(SchPort *p)
+{
+    SchIo *io = p->io;
+    if (!p->managed || p->kind == LISTENER || io->wr_out || p->err) return;
+    while (next_write(p)) {
+        ssize_t k = write(p->fd, io->wbuf + io->woff, io->wlen - io->woff);
+        if (k >= 0) { io->woff += (size_t)k; continue; }
+        if (errno == EINTR) continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) {
+            struct pollfd pfd = { .fd = p->fd, .events = POLLOUT };
+            poll(&pfd, 1, -1);
+            continue;
+        }
+        p->err = errno;
+        io->woff = io->wlen = 0;
+        p->olen = 0;
+        return;
+    }
+}
+
+int sch_port_io_accept(SchPort *p, RtsIoOp **op, int *fd, int *err)
+{
+    pthread_mutex_lock(&p->lock);
+    int r;
+    SchIo *io = p->io;
+    if (io->rd_out && !op_busy(&io->rd) && io->rd.res != -ECANCELED) {
+        io->rd_out = false;
+        if (io->rd.res >= 0) {
+            *fd = (int)io->rd.res;
+            r = SCH_IO_READY;
+        } else {
+            *err = (int)-io->rd.res;
+            r = SCH_IO_ERROR;
+        }
+    } else if (io->rd_out && op_busy(&io->rd)) {
+        r = SCH_IO_BUSY;
+    } else {
+        io->rd.kind = RTS_IO_ACCEPT;
+        io->rd.fd = p->fd;
+        io->rd_out = true;
+        *op = &io->rd;
+        r = SCH_IO_SUBMIT;
+    }
+    pthread_mutex_unlock(&p->lock);
+    return r;
+}
+
+int sch_port_io_connect(SchPort *p, const void *addr, socklen_t len, RtsIoOp **op, int *err)
+{
+    pthread_mutex_lock(&p->lock);
+    int r;
+    SchIo *io = p->io;
+    if (io->wr_out && !op_busy(&io->wr) && io->wr.res != -ECANCELED) {
+        io->wr_out = false;
+        *err = (int)-io->wr.res;
+        r = io->wr.res == 0 ? SCH_IO_READY : SCH_IO_ERROR;
+    } else if (io->wr_out && op_busy(&io->wr)) {
+        r = SCH_IO_BUSY;
+    } else {
+        io->wr.kind = RTS_IO_CONNECT;
+        io->wr.fd = p->fd;
+        memcpy(&io->wr.addr, addr, len);
+        io->wr.addrlen = len;
+        io->wr_out = true;
+        *op = &io->wr;
+        r = SCH_IO_SUBMIT;
+    }
+    pthread_mutex_unlock(&p->lock);
+    return r;
+}
+
+uint8_t *sch_port_read_bytes(SchPort *p, size_t max, size_t *n)
+{
+    pthread_mutex_lock(&p->lock);
+    uint8_t *out = NULL;
+    size_t k = 0;
+    bool fd_in = p->open && (p->kind == FILE_IN || p->kind == SOCKET);
+    if (fd_in && max) {
+        out = xrealloc(NULL, max + 4);
+        if (p->peeked >= 0) {                /* a character peeked at comes first */
+            k = sch_utf8_encode((uint32_t)p->peeked, (char *)out);
+            p->peeked = NO_PEEK;
+        } else if (p->peeked == -1) {
+            p->peeked = NO_PEEK;             /* an end seen by a peek */
+        } else if (p->bpos == p->blen && !refill(p)) {
+            free(out);
+            out = NULL;
+        }
+        if (out) {
+            size_t avail = p->blen - p->bpos, want = max > k ? max - k : 0;
+            size_t take = avail < want ? avail : want;
+            memcpy(out + k, p->bytes + p->bpos, take);
+            p->bpos += take;
+            k += take;
+        }
+    }
+    pthread_mutex_unlock(&p->lock);
+    *n = k;
+    return out;
+}
+
+void sch_port_put_bytes(SchPort *p, const uint8_t *b, size_t n)
+{
+    pthread_mutex_lock(&p->lock);
+    if (p->open && p->managed) {
+        out_append(p, b, n);
+    } else if (p->open && p->kind == FILE_OUT) {
+        errno = 0;
+        if (fwrite(b, 1, n, p->f) != n)
+            note_error(p);
+    } else {
+        for (size_t i = 0; i < n; i++)     /* a string port: bytes as Latin-1 */
+            putc_locked(p, b[i]);
+    }
+    pthread_mutex_unlock(&p->lock);
 }
 
 /* --- port objects ------------------------------------------------------------------------- */

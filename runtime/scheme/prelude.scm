@@ -309,6 +309,28 @@
 
 ;;; --- ports ----------------------------------------------------------------------------------------
 
+;;; --- ports through the IO manager (Note [Ports through the IO manager] in port.c) --------------
+;;; The primitives that may wait for the IO manager answer %io-again after blocking (or while
+;;; another thread's op is in flight); they are called again until they answer for real.
+
+(define (%io-retry prim args)
+  (let ((r (apply prim args)))
+    (if (eq? r '%io-again)
+        (%io-retry prim args)
+        r)))
+(define (read-char . a) (%io-retry %read-char a))
+(define (peek-char . a) (%io-retry %peek-char a))
+(define (read-line . a) (%io-retry %read-line a))
+(define (read-string . a) (%io-retry %read-string a))
+(define (read-bytevector . a) (%io-retry %read-bytevector a))
+(define (flush-output-port . a) (%io-retry %flush-output-port a))
+(define (close-port p) (%io-retry %close-port (list p)))
+(define (close-output-port p) (%io-retry %close-output-port (list p)))
+(define (tcp-accept l) (%io-retry %tcp-accept (list l)))
+(define (tcp-connect host port)
+  (let ((s (%tcp-socket host port)))
+    (%io-retry %tcp-connect (list s host port))))
+
 (define (call-with-port port proc)
   (let ((v (proc port)))
     (close-port port)

@@ -1,9 +1,24 @@
 /* The port procedures: opening and closing, character and string I/O, read, write and
- * display, files, number <-> string conversion (over port.c, read.c and print.c). */
+ * display, files, TCP sockets, number <-> string conversion (over port.c, read.c and
+ * print.c).
+ *
+ * The procedures that may wait for the IO manager (Note [Ports through the IO manager] in
+ * port.c) are registered as %NAME; the prelude's NAME calls them through %io-retry, which
+ * calls again while they answer the symbol %io-again (after blocking on an op, or after a
+ * short sleep while another thread's op is in flight): a primitive cannot be resumed
+ * half-way, so it is run again once the op is done, and takes the op's result then. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
+#include "rtslab_io.h"
 #include "scheme/scheme.h"
 
 #define PRIM(fn) static Value fn(RtsCap *cap __attribute__((unused)),           \
@@ -26,7 +41,8 @@ static SchPort *dir_port_arg(RtsCap *cap, Value *argv, int argc, int i, bool inp
         if (!sch_port_is_open(p)) sch_error(cap, who, "port is closed", 0);
         return p;
     }
-    if (!sch_is_port(argv[i]) || sch_port_is_input(p = sch_port_of(argv[i])) != input)
+    if (!sch_is_port(argv[i])
+        || !(input ? sch_port_is_input(p = sch_port_of(argv[i])) : sch_port_is_output(p = sch_port_of(argv[i]))))
         sch_type_error(cap, who, input ? "input port" : "output port", argv[i]);
     if (!sch_port_is_open(p)) sch_error(cap, who, "port is closed", 1, argv[i]);
     return p;
@@ -43,10 +59,71 @@ static void check_written(RtsCap *cap, SchPort *p, const char *who)
 {
     int e = sch_port_take_error(p);
     if (e) {
-        char msg[256];
-        snprintf(msg, sizeof msg, "cannot write to %s: %s", sch_port_name(p), strerror(e));
+        char msg[320];
+        const char *name = strerrorname_np(e);
+        snprintf(msg, sizeof msg, "cannot write to %s: %s (%s)", sch_port_name(p), strerror(e),
+                 name ? name : "?");
         sch_error(cap, who, msg, 0);
     }
+}
+
+/* --- waiting for the IO manager ------------------------------------------------------------ */
+
+static Value io_again(RtsCap *cap) { return sch_intern(cap, "%io-again", 9); }
+
+/* Raises errno e of an operation on p (or on `what`) as an error naming the errno. */
+static void __attribute__((noreturn)) io_raise(RtsCap *cap, const char *who, const char *what, int e)
+{
+    char msg[512];
+    const char *name = strerrorname_np(e);
+    snprintf(msg, sizeof msg, "%s: %s (%s)", what, strerror(e), name ? name : "?");
+    sch_error(cap, who, msg, 0);
+}
+
+/* The primitive's result after a step that did not say READY: blocks on op (the result is
+ * then `then`), or sleeps a millisecond while another thread's op is in flight. */
+static Value io_wait(RtsCap *cap, int step, RtsIoOp *op, Value then)
+{
+    Value again = io_again(cap);                /* may GC: before blocking */
+    rts_set_result(cap, then == RTS_FALSE ? again : then);
+    if (step == SCH_IO_SUBMIT)
+        rts_io_block(cap, op);
+    else
+        rts_sleep(cap, 0.001);
+    return SCH_BLOCK;
+}
+
+/* Before reading (need, n: sch_port_io_in): true to go on; false with *r the result. */
+static bool in_step(RtsCap *cap, SchPort *p, int need, size_t n, const char *who, Value *r)
+{
+    RtsIoOp *op = NULL;
+    int err = 0;
+    int step = sch_port_io_in(p, need, n, &op, &err);
+    if (step == SCH_IO_READY) return true;
+    if (step == SCH_IO_ERROR) io_raise(cap, who, sch_port_name(p), err);
+    *r = io_wait(cap, step, op, RTS_FALSE);
+    return false;
+}
+
+/* After writing to a managed port: writes out what is buffered beyond the high-water mark
+ * (all of it when `all`: a flush). True when nothing is left to wait for. */
+static bool out_step(RtsCap *cap, SchPort *p, bool all, Value *r)
+{
+    RtsIoOp *op = NULL;
+    int step = sch_port_io_out(p, all, &op);
+    if (step == SCH_IO_READY || (step == SCH_IO_BUSY && !all)) return true;
+    *r = io_wait(cap, step, op, all ? RTS_FALSE : RTS_UNSPEC);
+    return false;
+}
+
+/* A write primitive's end: its error, else its result (unspecified, once any blocking
+ * write is under way). */
+static Value written(RtsCap *cap, SchPort *p, const char *who)
+{
+    check_written(cap, p, who);
+    Value r;
+    if (!out_step(cap, p, false, &r)) return r;
+    return RTS_UNSPEC;
 }
 
 static void check_string(RtsCap *cap, Value v, const char *who)
@@ -108,8 +185,11 @@ PRIM(p_get_output_string)
 PRIM(p_close_port)
 {
     SchPort *p = port_arg(cap, argv[0], "close-port");
+    Value r;
+    if (sch_port_is_open(p) && sch_port_is_output(p) && !out_step(cap, p, true, &r))
+        return r;                               /* written out first */
     sch_port_close(p);
-    if (!sch_port_is_input(p))
+    if (sch_port_is_output(p))
         check_written(cap, p, "close-port");
     return RTS_UNSPEC;
 }
@@ -117,7 +197,11 @@ PRIM(p_close_port)
 static Value close_dir(RtsCap *cap, Value v, bool input, const char *who)
 {
     SchPort *p = port_arg(cap, v, who);
-    if (sch_port_is_input(p) != input) sch_type_error(cap, who, input ? "input port" : "output port", v);
+    if (input ? !sch_port_is_input(p) : !sch_port_is_output(p))
+        sch_type_error(cap, who, input ? "input port" : "output port", v);
+    Value r;
+    if (!input && sch_port_is_open(p) && !out_step(cap, p, true, &r))
+        return r;
     sch_port_close(p);
     if (!input)
         check_written(cap, p, who);
@@ -128,7 +212,7 @@ PRIM(p_close_input_port)  { return close_dir(cap, argv[0], true, "close-input-po
 PRIM(p_close_output_port) { return close_dir(cap, argv[0], false, "close-output-port"); }
 
 PRIM(p_is_input_port)  { return rts_bool(sch_is_port(argv[0]) && sch_port_is_input(sch_port_of(argv[0]))); }
-PRIM(p_is_output_port) { return rts_bool(sch_is_port(argv[0]) && !sch_port_is_input(sch_port_of(argv[0]))); }
+PRIM(p_is_output_port) { return rts_bool(sch_is_port(argv[0]) && sch_port_is_output(sch_port_of(argv[0]))); }
 PRIM(p_is_port)        { return rts_bool(sch_is_port(argv[0])); }
 
 PRIM(p_input_port_open)
@@ -140,7 +224,7 @@ PRIM(p_input_port_open)
 PRIM(p_output_port_open)
 {
     SchPort *p = port_arg(cap, argv[0], "output-port-open?");
-    return rts_bool(!sch_port_is_input(p) && sch_port_is_open(p));
+    return rts_bool(sch_port_is_output(p) && sch_port_is_open(p));
 }
 
 PRIM(p_eof_object)    { return RTS_EOF; }
@@ -148,8 +232,21 @@ PRIM(p_is_eof_object) { return rts_bool(argv[0] == RTS_EOF); }
 
 static Value char_or_eof(int32_t c) { return c < 0 ? RTS_EOF : rts_char((uint32_t)c); }
 
-PRIM(p_read_char) { return char_or_eof(sch_port_getc(in_arg(cap, argv, argc, 0, "read-char"))); }
-PRIM(p_peek_char) { return char_or_eof(sch_port_peekc(in_arg(cap, argv, argc, 0, "peek-char"))); }
+PRIM(p_read_char)
+{
+    SchPort *p = in_arg(cap, argv, argc, 0, "read-char");
+    Value r;
+    if (!in_step(cap, p, SCH_NEED_CHAR, 1, "read-char", &r)) return r;
+    return char_or_eof(sch_port_getc(p));
+}
+
+PRIM(p_peek_char)
+{
+    SchPort *p = in_arg(cap, argv, argc, 0, "peek-char");
+    Value r;
+    if (!in_step(cap, p, SCH_NEED_CHAR, 1, "peek-char", &r)) return r;
+    return char_or_eof(sch_port_peekc(p));
+}
 PRIM(p_char_ready) { return rts_bool(sch_port_char_ready(in_arg(cap, argv, argc, 0, "char-ready?"))); }
 
 /* A string of what sch_port_read_chars reads, or the eof object when the input had ended. */
@@ -163,13 +260,22 @@ static Value read_chars(RtsCap *cap, SchPort *p, size_t max, bool line)
     return s;
 }
 
-PRIM(p_read_line) { return read_chars(cap, in_arg(cap, argv, argc, 0, "read-line"), SIZE_MAX, true); }
+PRIM(p_read_line)
+{
+    SchPort *p = in_arg(cap, argv, argc, 0, "read-line");
+    Value r;
+    if (!in_step(cap, p, SCH_NEED_LINE, 0, "read-line", &r)) return r;
+    return read_chars(cap, p, SIZE_MAX, true);
+}
 
 PRIM(p_read_string)
 {
     if (!rts_is_fixnum(argv[0]) || rts_fixnum_val(argv[0]) < 0)
         sch_type_error(cap, "read-string", "non-negative exact integer", argv[0]);
     SchPort *p = in_arg(cap, argv, argc, 1, "read-string");
+    Value r;
+    if (!in_step(cap, p, SCH_NEED_CHARS, (size_t)rts_fixnum_val(argv[0]), "read-string", &r))
+        return r;
     return read_chars(cap, p, (size_t)rts_fixnum_val(argv[0]), false);
 }
 
@@ -178,8 +284,7 @@ PRIM(p_write_char)
     if (!rts_is_char(argv[0])) sch_type_error(cap, "write-char", "character", argv[0]);
     SchPort *p = out_arg(cap, argv, argc, 1, "write-char");
     sch_port_putc(p, rts_char_val(argv[0]));
-    check_written(cap, p, "write-char");
-    return RTS_UNSPEC;
+    return written(cap, p, "write-char");
 }
 
 PRIM(p_write_string)
@@ -190,37 +295,35 @@ PRIM(p_write_string)
     size_t end = index_arg(cap, argv, argc, 3, len, len, "write-string");
     size_t start = index_arg(cap, argv, argc, 2, end, 0, "write-string");
     sch_port_put_utf32(p, sch_string_data(argv[0]) + start, end - start);
-    check_written(cap, p, "write-string");
-    return RTS_UNSPEC;
+    return written(cap, p, "write-string");
 }
 
 PRIM(p_newline)
 {
     SchPort *p = out_arg(cap, argv, argc, 0, "newline");
     sch_port_putc(p, '\n');
-    check_written(cap, p, "newline");
-    return RTS_UNSPEC;
+    return written(cap, p, "newline");
 }
 
 PRIM(p_display)
 {
     SchPort *p = out_arg(cap, argv, argc, 1, "display");
     sch_print(p, argv[0], false);
-    check_written(cap, p, "display");
-    return RTS_UNSPEC;
+    return written(cap, p, "display");
 }
 
 PRIM(p_write)
 {
     SchPort *p = out_arg(cap, argv, argc, 1, "write");
     sch_print(p, argv[0], true);
-    check_written(cap, p, "write");
-    return RTS_UNSPEC;
+    return written(cap, p, "write");
 }
 
 PRIM(p_flush_output_port)
 {
     SchPort *p = out_arg(cap, argv, argc, 0, "flush-output-port");
+    Value r;
+    if (!out_step(cap, p, true, &r)) return r;
     sch_port_flush(p);
     check_written(cap, p, "flush-output-port");
     return RTS_UNSPEC;
@@ -243,6 +346,196 @@ PRIM(p_read)
     datum_arena_free(a);
     return v;
 }
+
+/* --- bytevector IO ------------------------------------------------------------------------- */
+
+PRIM(p_read_bytevector)
+{
+    if (!rts_is_fixnum(argv[0]) || rts_fixnum_val(argv[0]) < 0)
+        sch_type_error(cap, "read-bytevector", "non-negative exact integer", argv[0]);
+    SchPort *p = in_arg(cap, argv, argc, 1, "read-bytevector");
+    size_t k = (size_t)rts_fixnum_val(argv[0]), n;
+    Value r;
+    if (!in_step(cap, p, SCH_NEED_BYTES, k, "read-bytevector", &r)) return r;
+    if (k == 0) return rts_make_raw(cap, T_BYTEVECTOR, 0);
+    uint8_t *b = sch_port_read_bytes(p, k, &n);
+    if (!b) return RTS_EOF;
+    Value v = rts_make_raw(cap, T_BYTEVECTOR, n);
+    memcpy(raw_bytes(v), b, n);
+    free(b);
+    return v;
+}
+
+PRIM(p_write_bytevector)
+{
+    if (!sch_is_bytevector(argv[0])) sch_type_error(cap, "write-bytevector", "bytevector", argv[0]);
+    SchPort *p = out_arg(cap, argv, argc, 1, "write-bytevector");
+    size_t len = raw_len(argv[0]);
+    size_t end = index_arg(cap, argv, argc, 3, len, len, "write-bytevector");
+    size_t start = index_arg(cap, argv, argc, 2, end, 0, "write-bytevector");
+    sch_port_put_bytes(p, raw_bytes(argv[0]) + start, end - start);
+    return written(cap, p, "write-bytevector");
+}
+
+/* --- TCP sockets (docs/scheme.md, "Sockets") --------------------------------------------------- */
+
+/* The address of host:port (argv[0], argv[1]), as getaddrinfo gives it first. */
+static void resolve(RtsCap *cap, Value *argv, bool passive, const char *who,
+                    struct sockaddr_storage *addr, socklen_t *len, char *name, size_t nlen)
+{
+    check_string(cap, argv[0], who);
+    if (!rts_is_fixnum(argv[1]) || rts_fixnum_val(argv[1]) < 0 || rts_fixnum_val(argv[1]) > 65535)
+        sch_type_error(cap, who, "port number (0..65535)", argv[1]);
+    char *host = sch_string_to_utf8(argv[0], NULL), service[24];
+    snprintf(service, sizeof service, "%ld", (long)rts_fixnum_val(argv[1]));
+    struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
+                              .ai_flags = AI_NUMERICSERV | (passive ? AI_PASSIVE : 0) }, *res;
+    int rc = getaddrinfo(host, service, &hints, &res);
+    snprintf(name, nlen, "%s%s%s:%s", strchr(host, ':') ? "[" : "", host,
+             strchr(host, ':') ? "]" : "", service);
+    free(host);
+    if (rc != 0) {
+        char msg[256];
+        snprintf(msg, sizeof msg, "%s: %s", name, gai_strerror(rc));
+        sch_error(cap, who, msg, 0);
+    }
+    memcpy(addr, res->ai_addr, res->ai_addrlen);
+    *len = res->ai_addrlen;
+    freeaddrinfo(res);
+}
+
+static int new_socket(RtsCap *cap, int family, const char *who, const char *name)
+{
+    int fd = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) io_raise(cap, who, name, errno);
+    return fd;
+}
+
+/* (tcp-listen host port [backlog]): a listening socket, SO_REUSEADDR set. */
+PRIM(p_tcp_listen)
+{
+    struct sockaddr_storage addr;
+    socklen_t len;
+    char name[300], pname[320];
+    resolve(cap, argv, true, "tcp-listen", &addr, &len, name, sizeof name);
+    int backlog = 128;
+    if (argc > 2) {
+        if (!rts_is_fixnum(argv[2]) || rts_fixnum_val(argv[2]) < 1 || rts_fixnum_val(argv[2]) > 65535)
+            sch_type_error(cap, "tcp-listen", "backlog (1..65535)", argv[2]);
+        backlog = (int)rts_fixnum_val(argv[2]);
+    }
+    int fd = new_socket(cap, addr.ss_family, "tcp-listen", name), one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (bind(fd, (struct sockaddr *)&addr, len) != 0 || listen(fd, backlog) != 0) {
+        int e = errno;
+        close(fd);
+        io_raise(cap, "tcp-listen", name, e);
+    }
+    snprintf(pname, sizeof pname, "<tcp-listener %s>", name);
+    return sch_port_value(cap, sch_port_open_fd(fd, true, pname));
+}
+
+static SchPort *listener_arg(RtsCap *cap, Value v, const char *who)
+{
+    SchPort *p = port_arg(cap, v, who);
+    if (!sch_port_is_listener(p)) sch_type_error(cap, who, "TCP listener", v);
+    if (!sch_port_is_open(p)) sch_error(cap, who, "port is closed", 1, v);
+    return p;
+}
+
+static SchPort *socket_arg(RtsCap *cap, Value v, const char *who)
+{
+    SchPort *p = port_arg(cap, v, who);
+    if (!sch_port_is_socket(p) && !sch_port_is_listener(p)) sch_type_error(cap, who, "socket port", v);
+    if (!sch_port_is_open(p)) sch_error(cap, who, "port is closed", 1, v);
+    return p;
+}
+
+/* (tcp-accept listener): the next connection, a socket port (%tcp-accept: see above). */
+PRIM(p_tcp_accept)
+{
+    SchPort *l = listener_arg(cap, argv[0], "tcp-accept");
+    RtsIoOp *op = NULL;
+    int fd = -1, err = 0;
+    int step = sch_port_io_accept(l, &op, &fd, &err);
+    if (step == SCH_IO_ERROR) io_raise(cap, "tcp-accept", sch_port_name(l), err);
+    if (step != SCH_IO_READY) return io_wait(cap, step, op, RTS_FALSE);
+    struct sockaddr_storage peer;
+    socklen_t len = sizeof peer;
+    char host[INET6_ADDRSTRLEN + 2] = "?", name[96];
+    int port = 0;
+    if (getpeername(fd, (struct sockaddr *)&peer, &len) == 0) {
+        if (peer.ss_family == AF_INET6) {
+            struct sockaddr_in6 *a = (struct sockaddr_in6 *)&peer;
+            inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof host);
+            port = ntohs(a->sin6_port);
+        } else {
+            struct sockaddr_in *a = (struct sockaddr_in *)&peer;
+            inet_ntop(AF_INET, &a->sin_addr, host, sizeof host);
+            port = ntohs(a->sin_port);
+        }
+    }
+    snprintf(name, sizeof name, "<tcp %s%s%s:%d>", peer.ss_family == AF_INET6 ? "[" : "", host,
+             peer.ss_family == AF_INET6 ? "]" : "", port);
+    return sch_port_value(cap, sch_port_open_fd(fd, false, name));
+}
+
+/* (%tcp-socket host port): an unconnected socket port for tcp-connect. */
+PRIM(p_tcp_socket)
+{
+    struct sockaddr_storage addr;
+    socklen_t len;
+    char name[300], pname[320];
+    resolve(cap, argv, false, "tcp-connect", &addr, &len, name, sizeof name);
+    int fd = new_socket(cap, addr.ss_family, "tcp-connect", name);
+    snprintf(pname, sizeof pname, "<tcp %s>", name);
+    return sch_port_value(cap, sch_port_open_fd(fd, false, pname));
+}
+
+/* (%tcp-connect socket host port): connects the socket of %tcp-socket; returns it. On an
+ * error the socket is closed and the error raised. */
+PRIM(p_tcp_connect)
+{
+    SchPort *p = socket_arg(cap, argv[0], "tcp-connect");
+    struct sockaddr_storage addr;
+    socklen_t len;
+    char name[300];
+    resolve(cap, argv + 1, false, "tcp-connect", &addr, &len, name, sizeof name);
+    RtsIoOp *op = NULL;
+    int err = 0;
+    int step = sch_port_io_connect(p, &addr, len, &op, &err);
+    if (step == SCH_IO_ERROR) {
+        sch_port_close(p);
+        io_raise(cap, "tcp-connect", name, err);
+    }
+    if (step != SCH_IO_READY) return io_wait(cap, step, op, RTS_FALSE);
+    return argv[0];
+}
+
+/* (tcp-nodelay! socket on?): TCP_NODELAY (no Nagle delay for small writes). */
+PRIM(p_tcp_nodelay)
+{
+    SchPort *p = socket_arg(cap, argv[0], "tcp-nodelay!");
+    int on = argv[1] != RTS_FALSE;
+    if (setsockopt(sch_port_fd(p), IPPROTO_TCP, TCP_NODELAY, &on, sizeof on) != 0)
+        io_raise(cap, "tcp-nodelay!", sch_port_name(p), errno);
+    return RTS_UNSPEC;
+}
+
+/* (tcp-port-number socket): the local port (of a listener on port 0: the one the OS chose). */
+PRIM(p_tcp_port_number)
+{
+    SchPort *p = socket_arg(cap, argv[0], "tcp-port-number");
+    struct sockaddr_storage a;
+    socklen_t len = sizeof a;
+    if (getsockname(sch_port_fd(p), (struct sockaddr *)&a, &len) != 0)
+        io_raise(cap, "tcp-port-number", sch_port_name(p), errno);
+    return rts_fixnum(ntohs(a.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&a)->sin6_port
+                                                     : ((struct sockaddr_in *)&a)->sin_port));
+}
+
+PRIM(p_is_tcp_listener) { return rts_bool(sch_is_port(argv[0]) && sch_port_is_listener(sch_port_of(argv[0]))); }
+PRIM(p_is_socket_port)  { return rts_bool(sch_is_port(argv[0]) && sch_port_is_socket(sch_port_of(argv[0]))); }
 
 PRIM(p_file_exists)
 {
@@ -305,9 +598,9 @@ const SchPrimDef sch_prims_port[] = {
     { "open-input-string",   p_open_input_string,   1, 1 },
     { "open-output-string",  p_open_output_string,  0, 0 },
     { "get-output-string",   p_get_output_string,   1, 1 },
-    { "close-port",          p_close_port,          1, 1 },
+    { "%close-port",         p_close_port,          1, 1 },   /* the prelude's close-port ... */
     { "close-input-port",    p_close_input_port,    1, 1 },
-    { "close-output-port",   p_close_output_port,   1, 1 },
+    { "%close-output-port",  p_close_output_port,   1, 1 },
     { "input-port?",         p_is_input_port,       1, 1 },
     { "output-port?",        p_is_output_port,      1, 1 },
     { "port?",               p_is_port,             1, 1 },
@@ -316,10 +609,20 @@ const SchPrimDef sch_prims_port[] = {
     { "output-port-open?",   p_output_port_open,    1, 1 },
     { "eof-object",          p_eof_object,          0, 0 },
     { "eof-object?",         p_is_eof_object,       1, 1 },
-    { "read-char",           p_read_char,           0, 1 },
-    { "peek-char",           p_peek_char,           0, 1 },
-    { "read-line",           p_read_line,           0, 1 },
-    { "read-string",         p_read_string,         1, 2 },
+    { "%read-char",          p_read_char,           0, 1 },   /* ... and these go through %io-retry */
+    { "%peek-char",          p_peek_char,           0, 1 },
+    { "%read-line",          p_read_line,           0, 1 },
+    { "%read-string",        p_read_string,         1, 2 },
+    { "%read-bytevector",    p_read_bytevector,     1, 2 },
+    { "write-bytevector",    p_write_bytevector,    1, 4 },
+    { "tcp-listen",          p_tcp_listen,          2, 3 },
+    { "%tcp-accept",         p_tcp_accept,          1, 1 },
+    { "%tcp-socket",         p_tcp_socket,          2, 2 },
+    { "%tcp-connect",        p_tcp_connect,         3, 3 },
+    { "tcp-nodelay!",        p_tcp_nodelay,         2, 2 },
+    { "tcp-port-number",     p_tcp_port_number,     1, 1 },
+    { "tcp-listener?",       p_is_tcp_listener,     1, 1 },
+    { "socket-port?",        p_is_socket_port,      1, 1 },
     { "char-ready?",         p_char_ready,          0, 1 },
     { "write-char",          p_write_char,          1, 2 },
     { "write-string",        p_write_string,        1, 4 },
@@ -328,7 +631,7 @@ const SchPrimDef sch_prims_port[] = {
     { "write",               p_write,               1, 2 },
     { "write-shared",        p_write,               1, 2 },
     { "write-simple",        p_write,               1, 2 },
-    { "flush-output-port",   p_flush_output_port,   0, 1 },
+    { "%flush-output-port",  p_flush_output_port,   0, 1 },
     { "read",                p_read,                0, 1 },
     { "file-exists?",        p_file_exists,         1, 1 },
     { "delete-file",         p_delete_file,         1, 1 },

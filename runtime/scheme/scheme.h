@@ -239,6 +239,26 @@ Value    sch_port_value(RtsCap *cap, SchPort *p);
 bool     sch_is_port(Value v);
 SchPort *sch_port_of(Value v);
 void     sch_flush_all(void);          /* flushes stdout and stderr (at exit, before errors) */
+/* Managed ports: sockets and files through the IO manager (Note [Ports through the IO
+ * manager] in port.c). A step answers READY (go on as for any port), SUBMIT (*op is to be
+ * blocked on with rts_io_block, then the step retried), BUSY (another thread's op is in
+ * flight: retry a little later) or ERROR (*err: an errno). */
+enum { SCH_IO_READY, SCH_IO_SUBMIT, SCH_IO_BUSY, SCH_IO_ERROR };
+enum { SCH_NEED_CHAR, SCH_NEED_LINE, SCH_NEED_CHARS, SCH_NEED_BYTES };
+struct RtsIoOp;
+SchPort *sch_port_open_fd(int fd, bool listener, const char *name);  /* a socket or listener */
+bool     sch_port_is_output(SchPort *p);
+bool     sch_port_is_listener(SchPort *p);
+bool     sch_port_is_socket(SchPort *p);
+int      sch_port_fd(SchPort *p);
+int      sch_port_io_in(SchPort *p, int need, size_t n, struct RtsIoOp **op, int *err);
+int      sch_port_io_out(SchPort *p, bool all, struct RtsIoOp **op);    /* all: flush */
+int      sch_port_io_accept(SchPort *p, struct RtsIoOp **op, int *fd, int *err);
+int      sch_port_io_connect(SchPort *p, const void *addr, unsigned len, struct RtsIoOp **op,
+                             int *err);
+/* Bytes from a managed input port's buffer: up to max (malloc'd, *n), NULL at the end. */
+uint8_t *sch_port_read_bytes(SchPort *p, size_t max, size_t *n);
+void     sch_port_put_bytes(SchPort *p, const uint8_t *b, size_t n);
 
 /* --- datums (datum.c): what the reader produces and the compiler consumes ----------------------------- */
 

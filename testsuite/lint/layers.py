@@ -49,6 +49,7 @@ LAYERS = [
     (0, "include",        ["include/"]),           # public headers (and rtslab_config.h)
     (1, "base",           ["base/"]),              # leaf utilities: errors, clocks, options
     (2, "os",             ["os/"]),
+    (2, "io",             ["io/"]),                # the IO manager's back ends (uring, epoll)
     (2, "trace/eventlog", ["trace/eventlog.c", "trace/eventlog.h"]),
     (3, "sync",           ["sync/"]),
     (4, "sm",             ["sm/"]),

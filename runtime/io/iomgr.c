@@ -1,0 +1,527 @@
+/* The IO manager's back ends: io_uring (liburing) and epoll (Note [IO manager] in iomgr.h). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include "io/iomgr.h"
+#include "base/util.h"
+#include "rtslab_config.h"
+#if HAVE_LIBURING
+#include <liburing.h>
+#endif
+
+#define WAKE_TAG   ((uint64_t)1)     /* io_uring: the read of the eventfd */
+#define CANCEL_TAG ((uint64_t)2)     /* io_uring: a cancellation's own completion */
+#define URING_ENTRIES 256
+#define EPOLL_EVENTS 64
+
+typedef struct FdWaits {
+    RtsIoOp *rd, *wr;           /* FIFO lists of the ops waiting to read / write (op->next) */
+    uint32_t ev;                /* the events registered with epoll, 0: not registered */
+} FdWaits;
+
+struct IoBackend {
+    IoKind kind;
+    int efd;                    /* the eventfd io_wake writes */
+    unsigned inflight;
+    /* epoll */
+    int epfd;
+    FdWaits *fds;
+    size_t nfds;
+    RtsIoOp *ready_hd, *ready_tl;   /* completed, not yet handed back */
+    RtsIoOp *timers;                /* RTS_IO_TIMEOUT ops, earliest first */
+#if HAVE_LIBURING
+    struct io_uring ring;
+    uint64_t wake_buf;
+    unsigned unsubmitted;
+#endif
+};
+
+/* --- the choice --------------------------------------------------------------------------- */
+
+static IoKind chosen = IO_KIND_EPOLL;
+static char choice_info[200] = "epoll";
+
+const char *io_kind_name(IoKind k) { return k == IO_KIND_URING ? "io_uring" : "epoll"; }
+IoKind io_chosen(void) { return chosen; }
+const char *io_choice_info(void) { return choice_info; }
+
+/* 0 when an io_uring can be set up here, else -errno. RTSLAB_IO_URING_FAIL=<errno number>
+ * makes it fail as a kernel that refuses io_uring would (for the tests of the fallback). */
+static int uring_probe(void)
+{
+#if HAVE_LIBURING
+    const char *fake = getenv("RTSLAB_IO_URING_FAIL");
+    if (fake && *fake)
+        return -atoi(fake);
+    struct io_uring r;
+    int rc = io_uring_queue_init(4, &r, 0);
+    if (rc == 0)
+        io_uring_queue_exit(&r);
+    return rc;
+#else
+    return -ENOSYS;
+#endif
+}
+
+int io_choose(IoChoice want, char *why, size_t n)
+{
+    if (want == IO_CHOOSE_EPOLL) {
+        chosen = IO_KIND_EPOLL;
+        snprintf(choice_info, sizeof choice_info, "epoll (--io-manager=epoll)");
+        return 0;
+    }
+    if (!HAVE_LIBURING) {
+        if (want == IO_CHOOSE_URING) {
+            snprintf(why, n, "--io-manager=uring: this runtime was built without liburing "
+                     "(configure found no liburing-dev, or --without-liburing)");
+            return -1;
+        }
+        chosen = IO_KIND_EPOLL;
+        snprintf(choice_info, sizeof choice_info, "epoll (built without liburing)");
+        return 0;
+    }
+    int rc = uring_probe();
+    if (rc == 0) {
+        chosen = IO_KIND_URING;
+        snprintf(choice_info, sizeof choice_info, "io_uring%s",
+                 want == IO_CHOOSE_URING ? " (--io-manager=uring)" : "");
+        return 0;
+    }
+    if (want == IO_CHOOSE_URING) {
+        snprintf(why, n, "--io-manager=uring: the kernel refused io_uring "
+                 "(io_uring_queue_init: %s)", strerror(-rc));
+        return -1;
+    }
+    chosen = IO_KIND_EPOLL;
+    snprintf(choice_info, sizeof choice_info,
+             "epoll (io_uring_queue_init failed: %s; falling back)", strerror(-rc));
+    return 0;
+}
+
+/* --- common ----------------------------------------------------------------------------- */
+
+static void ready_push(IoBackend *b, RtsIoOp *op)
+{
+    op->next = NULL;
+    if (b->ready_tl) b->ready_tl->next = op; else b->ready_hd = op;
+    b->ready_tl = op;
+}
+
+static void hand_back(IoBackend *b, RtsIoOp *op)
+{
+    b->inflight--;
+    __atomic_store_n(&op->busy, 0, __ATOMIC_RELEASE);
+    if (op->done)
+        op->done(op);
+}
+
+void io_wake(IoBackend *b)
+{
+    uint64_t one = 1;
+    ssize_t r = write(b->efd, &one, sizeof one);
+    (void)r;                     /* EAGAIN: the counter is full, so a wake-up is pending */
+}
+
+unsigned io_inflight(IoBackend *b) { return b->inflight; }
+IoKind io_backend_kind(IoBackend *b) { return b->kind; }
+
+/* --- epoll ------------------------------------------------------------------------------ */
+
+/* Tries op on its descriptor without blocking: true with op->res set when it is done. */
+static bool try_op(RtsIoOp *op)
+{
+    for (;;) {
+        ssize_t r;
+        switch (op->kind) {
+        case RTS_IO_READ:
+            r = read(op->fd, op->buf, op->len);
+            break;
+        case RTS_IO_WRITE:
+            r = write(op->fd, op->buf, op->len);
+            break;
+        case RTS_IO_ACCEPT: {
+            socklen_t l = sizeof op->addr;
+            r = accept4(op->fd, (struct sockaddr *)&op->addr, &l, SOCK_CLOEXEC | SOCK_NONBLOCK);
+            op->addrlen = l;
+            break;
+        }
+        case RTS_IO_CONNECT: {     /* in progress: readiness for writing says it ended */
+            int err = 0;
+            socklen_t l = sizeof err;
+            if (getsockopt(op->fd, SOL_SOCKET, SO_ERROR, &err, &l) != 0)
+                err = errno;
+            if (err == EINPROGRESS || err == EALREADY)
+                return false;
+            op->res = -err;
+            return true;
+        }
+        default:
+            return false;
+        }
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return false;
+        op->res = r < 0 ? -errno : r;
+        return true;
+    }
+}
+
+static FdWaits *fd_waits(IoBackend *b, int fd)
+{
+    if ((size_t)fd >= b->nfds) {
+        size_t n = b->nfds ? b->nfds : 64;
+        while (n <= (size_t)fd) n *= 2;
+        FdWaits *f = realloc(b->fds, n * sizeof *f);
+        if (!f) rts_fatal("out of memory (IO manager)");
+        memset(f + b->nfds, 0, (n - b->nfds) * sizeof *f);
+        b->fds = f;
+        b->nfds = n;
+    }
+    return &b->fds[fd];
+}
+
+/* Makes epoll's registration of fd match its waiters; false when epoll refuses the
+ * descriptor (a regular file: EPERM). */
+static bool fd_sync(IoBackend *b, int fd)
+{
+    FdWaits *w = fd_waits(b, fd);
+    uint32_t want = (w->rd ? EPOLLIN : 0) | (w->wr ? EPOLLOUT : 0);
+    if (want == w->ev)
+        return true;
+    struct epoll_event ev = { .events = want | EPOLLRDHUP, .data.fd = fd };
+    int rc;
+    if (!want)
+        rc = epoll_ctl(b->epfd, EPOLL_CTL_DEL, fd, &ev);
+    else if (!w->ev)
+        rc = epoll_ctl(b->epfd, EPOLL_CTL_ADD, fd, &ev);
+    else
+        rc = epoll_ctl(b->epfd, EPOLL_CTL_MOD, fd, &ev);
+    if (rc != 0 && want) {
+        if (errno != EPERM)
+            rts_fatal("epoll_ctl(%d): %s", fd, strerror(errno));
+        return false;
+    }
+    w->ev = want;                /* a DEL of a closed descriptor fails: it is gone anyway */
+    return true;
+}
+
+static void list_append(RtsIoOp **hd, RtsIoOp *op)
+{
+    op->next = NULL;
+    while (*hd) hd = &(*hd)->next;
+    *hd = op;
+}
+
+static bool list_remove(RtsIoOp **hd, RtsIoOp *op)
+{
+    for (; *hd; hd = &(*hd)->next)
+        if (*hd == op) {
+            *hd = op->next;
+            return true;
+        }
+    return false;
+}
+
+/* Completes what can be completed of fd's waiters, in order. */
+static void fd_ready(IoBackend *b, int fd)
+{
+    FdWaits *w = fd_waits(b, fd);
+    while (w->rd && try_op(w->rd)) {
+        RtsIoOp *op = w->rd;
+        w->rd = op->next;
+        ready_push(b, op);
+    }
+    while (w->wr && try_op(w->wr)) {
+        RtsIoOp *op = w->wr;
+        w->wr = op->next;
+        ready_push(b, op);
+    }
+    fd_sync(b, fd);
+}
+
+static void epoll_submit(IoBackend *b, RtsIoOp *op)
+{
+    if (op->kind == RTS_IO_TIMEOUT) {
+        op->deadline_ns = rts_now_ns() + op->timeout_ns;
+        RtsIoOp **p = &b->timers;
+        while (*p && (*p)->deadline_ns <= op->deadline_ns) p = &(*p)->next;
+        op->next = *p;
+        *p = op;
+        return;
+    }
+    if (op->kind == RTS_IO_CONNECT) {
+        int r;
+        do r = connect(op->fd, (struct sockaddr *)&op->addr, op->addrlen);
+        while (r < 0 && errno == EINTR);
+        if (r == 0 || (errno != EINPROGRESS && errno != EAGAIN)) {
+            op->res = r == 0 ? 0 : -errno;
+            ready_push(b, op);
+            return;
+        }
+    } else if (try_op(op)) {
+        ready_push(b, op);
+        return;
+    }
+    FdWaits *w = fd_waits(b, op->fd);
+    bool reading = op->kind == RTS_IO_READ || op->kind == RTS_IO_ACCEPT;
+    list_append(reading ? &w->rd : &w->wr, op);
+    if (!fd_sync(b, op->fd)) {
+        /* A regular file: always ready, never EAGAIN, so try_op above has done it. Only a
+         * descriptor that is neither pollable nor ready gets here: fail the op. */
+        list_remove(reading ? &w->rd : &w->wr, op);
+        op->res = -EPERM;
+        ready_push(b, op);
+    }
+}
+
+static void epoll_cancel(IoBackend *b, RtsIoOp *op)
+{
+    bool found;
+    if (op->kind == RTS_IO_TIMEOUT) {
+        found = list_remove(&b->timers, op);
+    } else {
+        if ((size_t)op->fd >= b->nfds) return;
+        FdWaits *w = &b->fds[op->fd];
+        found = list_remove(&w->rd, op) || list_remove(&w->wr, op);
+        if (found) fd_sync(b, op->fd);
+    }
+    if (found) {                 /* else it is done already, on the ready list */
+        op->res = -ECANCELED;
+        ready_push(b, op);
+    }
+}
+
+static void epoll_poll(IoBackend *b, uint64_t timeout_ns)
+{
+    if (b->ready_hd)
+        timeout_ns = 0;
+    if (b->timers) {
+        uint64_t now = rts_now_ns(), d = b->timers->deadline_ns;
+        uint64_t left = d > now ? d - now : 0;
+        if (left < timeout_ns) timeout_ns = left;
+    }
+    int ms = timeout_ns == UINT64_MAX ? -1
+           : timeout_ns / 1000000u > 3600000u ? 3600000 : (int)((timeout_ns + 999999u) / 1000000u);
+    struct epoll_event evs[EPOLL_EVENTS];
+    int n = epoll_wait(b->epfd, evs, EPOLL_EVENTS, ms);
+    if (n < 0 && errno != EINTR)
+        rts_fatal("epoll_wait: %s", strerror(errno));
+    for (int i = 0; i < n; i++) {
+        int fd = evs[i].data.fd;
+        if (fd == b->efd) {
+            uint64_t v;
+            ssize_t r = read(b->efd, &v, sizeof v);
+            (void)r;
+            continue;
+        }
+        fd_ready(b, fd);
+    }
+    uint64_t now = rts_now_ns();
+    while (b->timers && b->timers->deadline_ns <= now) {
+        RtsIoOp *op = b->timers;
+        b->timers = op->next;
+        op->res = 0;
+        ready_push(b, op);
+    }
+}
+
+/* --- io_uring --------------------------------------------------------------------------- */
+
+#if HAVE_LIBURING
+static struct io_uring_sqe *uring_sqe(IoBackend *b)
+{
+    struct io_uring_sqe *sqe = io_uring_get_sqe(&b->ring);
+    if (!sqe) {                  /* the submission queue is full: hand it to the kernel */
+        io_uring_submit(&b->ring);
+        b->unsubmitted = 0;
+        sqe = io_uring_get_sqe(&b->ring);
+        if (!sqe) rts_fatal("io_uring: no submission queue entry");
+    }
+    b->unsubmitted++;
+    return sqe;
+}
+
+static void uring_arm_wake(IoBackend *b)
+{
+    struct io_uring_sqe *sqe = uring_sqe(b);
+    io_uring_prep_read(sqe, b->efd, &b->wake_buf, sizeof b->wake_buf, 0);
+    io_uring_sqe_set_data64(sqe, WAKE_TAG);
+}
+
+static void uring_submit(IoBackend *b, RtsIoOp *op)
+{
+    struct io_uring_sqe *sqe = uring_sqe(b);
+    switch (op->kind) {
+    case RTS_IO_READ:
+        io_uring_prep_read(sqe, op->fd, op->buf, (unsigned)op->len, (uint64_t)-1);
+        break;
+    case RTS_IO_WRITE:
+        io_uring_prep_write(sqe, op->fd, op->buf, (unsigned)op->len, (uint64_t)-1);
+        break;
+    case RTS_IO_ACCEPT:
+        op->addrlen = sizeof op->addr;
+        io_uring_prep_accept(sqe, op->fd, (struct sockaddr *)&op->addr, &op->addrlen,
+                             SOCK_CLOEXEC | SOCK_NONBLOCK);
+        break;
+    case RTS_IO_CONNECT:
+        io_uring_prep_connect(sqe, op->fd, (struct sockaddr *)&op->addr, op->addrlen);
+        break;
+    case RTS_IO_TIMEOUT:
+        op->kts[0] = (int64_t)(op->timeout_ns / 1000000000u);
+        op->kts[1] = (int64_t)(op->timeout_ns % 1000000000u);
+        io_uring_prep_timeout(sqe, (struct __kernel_timespec *)op->kts, 0, 0);
+        break;
+    }
+    io_uring_sqe_set_data(sqe, op);
+}
+
+static void uring_cancel(IoBackend *b, RtsIoOp *op)
+{
+    struct io_uring_sqe *sqe = uring_sqe(b);
+    io_uring_prep_cancel(sqe, op, 0);
+    io_uring_sqe_set_data64(sqe, CANCEL_TAG);
+}
+
+static void uring_reap(IoBackend *b)
+{
+    struct io_uring_cqe *cqe;
+    while (io_uring_peek_cqe(&b->ring, &cqe) == 0) {
+        uint64_t tag = cqe->user_data;
+        int res = cqe->res;
+        io_uring_cqe_seen(&b->ring, cqe);
+        if (tag == WAKE_TAG) {
+            uring_arm_wake(b);
+            continue;
+        }
+        if (tag == CANCEL_TAG)
+            continue;
+        RtsIoOp *op = (RtsIoOp *)(uintptr_t)tag;
+        if (op->kind == RTS_IO_TIMEOUT && res == -ETIME)
+            res = 0;
+        op->res = res;
+        ready_push(b, op);
+    }
+}
+
+static void uring_poll(IoBackend *b, uint64_t timeout_ns)
+{
+    uring_reap(b);
+    if (b->ready_hd)
+        timeout_ns = 0;
+    if (timeout_ns == 0) {
+        if (b->unsubmitted) {
+            io_uring_submit(&b->ring);
+            b->unsubmitted = 0;
+            uring_reap(b);
+        }
+        return;
+    }
+    struct io_uring_cqe *cqe;
+    int rc;
+    if (timeout_ns == UINT64_MAX) {
+        rc = io_uring_submit_and_wait(&b->ring, 1);
+    } else {
+        struct __kernel_timespec ts = { .tv_sec = (long long)(timeout_ns / 1000000000u),
+                                        .tv_nsec = (long long)(timeout_ns % 1000000000u) };
+        rc = io_uring_submit_and_wait_timeout(&b->ring, &cqe, 1, &ts, NULL);
+    }
+    b->unsubmitted = 0;
+    if (rc < 0 && rc != -ETIME && rc != -EINTR && rc != -EAGAIN && rc != -EBUSY)
+        rts_fatal("io_uring_enter: %s", strerror(-rc));
+    uring_reap(b);
+}
+#endif
+
+/* --- the interface ------------------------------------------------------------------------ */
+
+IoBackend *io_backend_new(void)
+{
+    IoBackend *b = calloc(1, sizeof *b);
+    if (!b) rts_fatal("out of memory (IO manager)");
+    b->kind = chosen;
+    b->epfd = -1;
+    b->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (b->efd < 0) rts_fatal("eventfd: %s", strerror(errno));
+#if HAVE_LIBURING
+    if (b->kind == IO_KIND_URING) {
+        int rc = io_uring_queue_init(URING_ENTRIES, &b->ring, 0);
+        if (rc < 0) rts_fatal("io_uring_queue_init: %s", strerror(-rc));
+        uring_arm_wake(b);
+        return b;
+    }
+#endif
+    b->epfd = epoll_create1(EPOLL_CLOEXEC);
+    if (b->epfd < 0) rts_fatal("epoll_create1: %s", strerror(errno));
+    struct epoll_event ev = { .events = EPOLLIN, .data.fd = b->efd };
+    if (epoll_ctl(b->epfd, EPOLL_CTL_ADD, b->efd, &ev) != 0)
+        rts_fatal("epoll_ctl(eventfd): %s", strerror(errno));
+    return b;
+}
+
+void io_backend_free(IoBackend *b)
+{
+#if HAVE_LIBURING
+    if (b->kind == IO_KIND_URING)
+        io_uring_queue_exit(&b->ring);
+#endif
+    if (b->epfd >= 0) close(b->epfd);
+    close(b->efd);
+    free(b->fds);
+    free(b);
+}
+
+void io_submit(IoBackend *b, RtsIoOp *op, void *tag)
+{
+    op->tag = tag;
+    op->owner = b;
+    op->res = 0;
+    __atomic_store_n(&op->busy, 1, __ATOMIC_RELAXED);
+    b->inflight++;
+#if HAVE_LIBURING
+    if (b->kind == IO_KIND_URING) {
+        uring_submit(b, op);
+        return;
+    }
+#endif
+    epoll_submit(b, op);
+}
+
+void io_cancel(IoBackend *b, RtsIoOp *op)
+{
+    if (!__atomic_load_n(&op->busy, __ATOMIC_ACQUIRE))
+        return;
+#if HAVE_LIBURING
+    if (b->kind == IO_KIND_URING) {
+        uring_cancel(b, op);
+        return;
+    }
+#endif
+    epoll_cancel(b, op);
+}
+
+int io_wait(IoBackend *b, uint64_t timeout_ns, void **tags, int max)
+{
+#if HAVE_LIBURING
+    if (b->kind == IO_KIND_URING)
+        uring_poll(b, timeout_ns);
+    else
+#endif
+        epoll_poll(b, timeout_ns);
+    int n = 0;
+    while (n < max && b->ready_hd) {
+        RtsIoOp *op = b->ready_hd;
+        b->ready_hd = op->next;
+        if (!b->ready_hd) b->ready_tl = NULL;
+        op->next = NULL;
+        tags[n++] = op->tag;     /* before hand_back: then the op is its owner's again */
+        hand_back(b, op);
+    }
+    return n;
+}

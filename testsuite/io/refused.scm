@@ -1,0 +1,18 @@
+;; Errors as Scheme errors naming the errno: a refused connect (a port nobody listens on any
+;; more), a listen on a port in use, a read of a closed socket.
+(include "fdcount.scm")
+(define fds-before (fd-count))
+(define l (tcp-listen "127.0.0.1" 0))
+(define port (tcp-port-number l))
+(define (try thunk)
+  (guard (e ((error-object? e) (error-object-message e))) (thunk) "no error"))
+(display (try (lambda () (tcp-listen "127.0.0.1" port)))) (newline)
+(close-port l)
+(display (try (lambda () (tcp-connect "127.0.0.1" port)))) (newline)
+(define l2 (tcp-listen "127.0.0.1" 0))
+(define c (tcp-connect "127.0.0.1" (tcp-port-number l2)))
+(close-port c)
+(display (try (lambda () (read-line c)))) (newline)
+(close-port l2)
+(display (try (lambda () (tcp-accept l2)))) (newline)
+(display (list 'fds-leaked (- (fd-count) fds-before))) (newline)
