@@ -346,10 +346,12 @@ RtsStep vm_run(RtsCap *cap)
 
 #define VM_DISPATCH() goto *labels[*pc++]
 /* The slots of the current stack (after anything that may GC). */
+/* After a call that may GC: the same top stack, maybe moved, with the same room (only a
+ * reserve or a cut, each followed by RELOAD_TOP, changes the room: Note [Stack overflow]). */
 #define RELOAD() do {                                                   \
-        size_t off_ = (size_t)(b - slots);                              \
+        size_t off_ = (size_t)(b - slots), room_ = (size_t)(send - slots); \
         slots = rtv_stack_slots(cap);                                   \
-        send = slots + rtv_stack_capacity(cap);                         \
+        send = slots + room_;                                           \
         b = slots + off_;                                               \
         K = consts_of(P);                                               \
     } while (0)
