@@ -107,4 +107,11 @@ void  gc_add_root(Value *root);
 void  gc_for_each_root(GcRootFn f, void *env);
 void  sanity_check(SanityWhen when);
 
+/* What the sanity checker did (-DS), for -s (docs/stats.md): checks run, of which walked the
+ * whole heap, and the words it walked (objects' words, headers included, and root slots). */
+typedef struct SanityCounts {
+    uint64_t checks, full_checks, words_walked;
+} SanityCounts;
+void  sanity_counts(SanityCounts *out);
+
 #endif

@@ -9,6 +9,7 @@
 #include "base/util.h"
 
 static const char *phase;
+static SanityCounts counts;
 static Value *remembered;        /* every remset entry, sorted, for membership tests */
 static size_t n_remembered;
 
@@ -80,6 +81,7 @@ static void check_pointer(Value owner, Value v)
 static void check_object(Value obj)
 {
     Value h = obj_header(obj);
+    counts.words_walked += hdr_size(h) + 1;
     Value *pl = obj_payload(obj);
     size_t n = 0;
     switch (obj_type_layout(hdr_type(h))) {
@@ -134,12 +136,15 @@ static size_t check_large(bdescr *chain, uint16_t gen)
 static void check_root(Value *root, void *env)
 {
     (void)env;
+    counts.words_walked++;
     check_pointer(0, *root);
 }
 
 void sanity_check(SanityWhen when)
 {
     phase = when == SANITY_BEFORE_GC ? "before GC" : "after GC";
+    counts.checks++;
+    counts.full_checks++;
     const char *blk_msg = blk_check();
     if (blk_msg)
         insane("block allocator: %s", blk_msg);
@@ -183,6 +188,11 @@ void sanity_check(SanityWhen when)
                blocks, blk_blocks_in_use());
     free(remembered);
     remembered = NULL;
+}
+
+void sanity_counts(SanityCounts *out)
+{
+    *out = counts;
 }
 
 static void insane(const char *fmt, ...)
