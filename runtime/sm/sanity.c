@@ -13,8 +13,9 @@
  * -DS. So a check walks the whole heap (a "full" check) only
  *  - at a major GC, before and after: the cost is of the order of the GC's own (the GC
  *    copies the live data; the walks visit the old generation, about -F times the live data
- *    at most, and the live data). GHC's checkSanity, in its threaded RTS, walks the heap only
- *    after a major GC;
+ *    at most, and the live data). GHC's threaded RTS walks the heap only after a major GC
+ *    (rts/sm/Sanity.c, checkGeneration: only then is there no slop) and its mutable lists
+ *    after every GC;
  *  - while the old generation is under RTS_SANITY_FULL_FLOOR (4 MB): small heaps, every
  *    -A4k stress test among them, are walked whole at every GC as before, which costs at most
  *    the floor per GC;
@@ -43,7 +44,8 @@
  * vector written between GCs or a deep running stack, costs the GC as much at each minor GC).
  * -s counts the work (docs/stats.md): the words walked are what the checker reads, headers,
  * pointer fields, stacks' slots in use, raw objects' lengths, and root slots. With 25 000
- * and 100 000 threads it walks about 3.5 words per word allocated (testsuite/gc/sanity_cost.py).
+ * and 100 000 threads it walks about 3.5 words per word allocated
+ * (testsuite/gc/sanity_cost.py).
  *
  * What is lost: old objects that nothing changed are checked by full checks only. So a
  * missing write barrier (an old object made to point to a young one without being
@@ -51,11 +53,11 @@
  * by then the minor GCs in between may have left the old object pointing into a nursery that
  * was reset and refilled, which the full check reports as an unremembered old-to-young
  * pointer, a bad header or a pointer past its block's objects (testsuite/gc: the
- * drop_barrier tests, with RTSLAB_TEST_DROP_BARRIER in storage.c). A report says which GC
- * and whether its check was full, so that the bug can be older than the GC named. Also left
- * to full checks: an old object locked across a safe point, or dirty and in no remembered
- * set; the tiling of old blocks that no GC touched; the old generation's chains against their
- * recorded counts; and the block allocator's free lists (blk_check).
+ * drop_barrier tests, with RTSLAB_TEST_DROP_BARRIER in storage.c). A report names its GC
+ * and whether its check was full: after a full check, the bug may be older than that GC.
+ * Also left to full checks: an old object locked across a safe point, or dirty and in no
+ * remembered set; the tiling of old blocks that no GC touched; the old generation's chains
+ * against their recorded counts; and the block allocator's free lists (blk_check).
  */
 #include <stdarg.h>
 #include <stdio.h>
