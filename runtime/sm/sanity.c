@@ -16,9 +16,10 @@
  *    at most, and the live data). GHC's threaded RTS walks the heap only after a major GC
  *    (rts/sm/Sanity.c, checkGeneration: only then is there no slop) and its mutable lists
  *    after every GC;
- *  - while the old generation is under RTS_SANITY_FULL_FLOOR (4 MB): small heaps, every
- *    -A4k stress test among them, are walked whole at every GC as before, which costs at most
- *    the floor per GC;
+ *  - while the old generation is under RTS_SANITY_FULL_FLOOR (8 MB, twice the old
+ *    generation's least major-GC limit, RTS_MIN_OLD_GEN_LIMIT: an old generation with little
+ *    live data stays under it): small heaps, every -A4k stress test among them, are walked
+ *    whole at every GC as before, which costs at most the floor per GC;
  *  - while the old-generation words walked by full checks so far, this one and the major
  *    GCs' included, stay within RTS_SANITY_FULL_BUDGET (K = 4) times the words allocated so
  *    far: a budget that buys full checks at minor GCs, spread over the run, for at most K
