@@ -16,10 +16,11 @@
  *    at most, and the live data). GHC's threaded RTS walks the heap only after a major GC
  *    (rts/sm/Sanity.c, checkGeneration: only then is there no slop) and its mutable lists
  *    after every GC;
- *  - while the old generation is under RTS_SANITY_FULL_FLOOR (8 MB, twice the old
- *    generation's least major-GC limit, RTS_MIN_OLD_GEN_LIMIT: an old generation with little
- *    live data stays under it): small heaps, every -A4k stress test among them, are walked
- *    whole at every GC as before, which costs at most the floor per GC;
+ *  - while the old generation is under a floor: RTS_SANITY_FULL_FLOOR (4 MB, the least
+ *    old generation that a major GC collects, RTS_MIN_OLD_GEN_LIMIT) plus the nurseries (what
+ *    one minor GC can promote past it). An old generation with little live data stays under
+ *    it, so small heaps, every -A4k stress test among them, are walked whole at every GC as
+ *    before, which costs at most the floor per GC;
  *  - while the old-generation words walked by full checks so far, this one and the major
  *    GCs' included, stay within RTS_SANITY_FULL_BUDGET (K = 4) times the words allocated so
  *    far: a budget that buys full checks at minor GCs, spread over the run, for at most K
@@ -275,7 +276,10 @@ static bool check_whole_heap(SanityWhen when, bool major, size_t old_blocks)
 {
     if (major || (when == SANITY_AFTER_GC && !before_gc.valid))
         return true;
-    if (old_blocks * BLOCK_SIZE < RTS_SANITY_FULL_FLOOR)
+    size_t floor_blocks = RTS_SANITY_FULL_FLOOR / BLOCK_SIZE;
+    for (unsigned i = 0; i < sm_n_caps; i++)
+        floor_blocks += sm_caps[i]->nursery_blocks;
+    if (old_blocks < floor_blocks)
         return true;
     uint64_t old_words = old_blocks * (BLOCK_SIZE / sizeof(Value));
     return full_old_words + old_words <= RTS_SANITY_FULL_BUDGET * words_allocated();
