@@ -8,8 +8,8 @@ Runs PROGRAM.scm with SMALL and with BIG as its argument under `+RTS -DS -s
 --machine-readable`, and reads the words the checker walked (rtslab_sanity_words_walked)
 and the bytes allocated. The program (sanity_threads.scm) forks N threads that block on an
 MVar and stay live until joined: its heap and its GCs both grow with N, so a checker that
-walks the whole heap at every GC walks O(N^2) words, about 35 per word allocated at
-N = 25 000 and 140 at N = 100 000. Checks:
+walks the whole heap at every GC walks O(N^2) words (the checker before Note [Sanity
+checking cost]: 32 words per word allocated at N = 25 000, 131 at N = 100 000). Checks:
 
  - growth: words walked per word allocated at BIG is at most GROWTH (1.5) times that at
    SMALL. Quadratic work makes it BIG/SMALL times (4 for 25 000 -> 100 000); linear work
