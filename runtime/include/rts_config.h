@@ -31,6 +31,12 @@
 #define RTS_MAX_WAIT_SPINS         1000000000u           /* -qw<n>: n at most this */
 #endif
 #define RTS_TICK_MS                20                    /* preemption timer period */
+/* -DS walks the whole heap at a minor GC while the old generation is under the floor (the
+ * least major-GC limit, plus the nurseries: what one GC can promote past it), or while such
+ * walks stay within the budget: old-generation words walked per word allocated (Note
+ * [Sanity checking cost] in sm/sanity.c). */
+#define RTS_SANITY_FULL_FLOOR      RTS_MIN_OLD_GEN_LIMIT
+#define RTS_SANITY_FULL_BUDGET     4
 #if RTS_PATCH_SPIN_YIELD
 #define RTS_DEFAULT_SPIN_YIELD     RTS_SPIN_YIELD_SPINS  /* -qy: configure's --enable-spin-yield=N */
 #endif

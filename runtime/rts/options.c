@@ -738,7 +738,7 @@ void rts_options_usage(void *file)
         "  -l[<file>]    write an eventlog (Perfetto opens it) to <file>\n"
         "                (default <prog>.eventlog.json, <prog> the script run or else\n"
         "                the executable)\n"
-        "  -DS           sanity-check the whole heap before and after every GC (slow)\n"
+        "  -DS           sanity-check the heap before and after every GC (slow)\n"
         "  -DG<n>        collector stress: a minor GC every n allocations (slow)\n",
         RTS_OPT_MAX_CAPS, RTS_DEFAULT_PAR_GC_GEN, RTS_DEFAULT_BALANCE_GEN,
         USAGE_QY_ARGS a, amin, RTS_DEFAULT_OLD_GEN_FACTOR, kk, ki USAGE_KC_ARGS);

@@ -210,7 +210,7 @@ static void collect(SmCap *leader, bool major, uint64_t stw_ns, const StwTakingP
     for (unsigned i = 0; i < sm_n_caps; i++)
         sm_sync_nursery(sm_caps[i]);
     if (rts_opts.sanity)
-        sanity_check(SANITY_BEFORE_GC);
+        sanity_check(SANITY_BEFORE_GC, major);
 
     /* From-space: the young generation, and in a major GC the old one too. */
     bdescr *young_large = NULL;
@@ -334,7 +334,7 @@ static void collect(SmCap *leader, bool major, uint64_t stw_ns, const StwTakingP
         client.after_gc();
 
     if (rts_opts.sanity)
-        sanity_check(SANITY_AFTER_GC);
+        sanity_check(SANITY_AFTER_GC, major);
 
     GcRecord r = {
         .major = major,

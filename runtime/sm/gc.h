@@ -105,6 +105,15 @@ extern uint64_t gc_stack_scans;
 #endif
 void  gc_add_root(Value *root);
 void  gc_for_each_root(GcRootFn f, void *env);
-void  sanity_check(SanityWhen when);
+/* Checks the heap with the world stopped (-DS): the leader, before and after each GC (`major`
+ * says which kind), every GC's two checks in turn (Note [Sanity checking cost] in sanity.c). */
+void  sanity_check(SanityWhen when, bool major);
+
+/* What the sanity checker did (-DS), for -s (docs/stats.md): checks run, of which walked the
+ * whole heap, and the words it walked (objects' words, headers included, and root slots). */
+typedef struct SanityCounts {
+    uint64_t checks, full_checks, words_walked;
+} SanityCounts;
+void  sanity_counts(SanityCounts *out);
 
 #endif

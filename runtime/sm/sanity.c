@@ -1,16 +1,90 @@
-/* The sanity checker (-DS): walks the whole heap before and after every GC and checks that
- * every pointer lands on a valid object in a live block, that nothing points into
- * from-space or freed blocks, that every old-to-young pointer is remembered, and that the
- * block accounting adds up. A failure is a runtime bug: it reports and aborts. */
+/* The sanity checker (-DS): before and after every GC it checks that every pointer it meets
+ * lands on a valid object in a live block, that nothing points into from-space or freed
+ * blocks, that every old-to-young pointer is remembered, that the remembered sets hold what
+ * they should, and that the block accounting adds up: over the whole heap at major GCs and
+ * whenever that stays cheap, else over what can have changed since the last check (Note
+ * [Sanity checking cost]). A failure is a runtime bug: it reports and aborts.
+ *
+ * Note [Sanity checking cost]
+ * Walking the whole heap before and after every GC costs (GCs x heap), and in a program
+ * whose live data grows with its work both grow with it: N threads blocked on an MVar (a TSO
+ * and a stack each, all live until joined; testsuite/gc/sanity_threads.scm) walked 33 words
+ * per word allocated at N = 25 000 and 131 at N = 100 000, 1.35 s against 0.17 s without
+ * -DS. So a check walks the whole heap (a "full" check) only
+ *  - at a major GC, before and after: the cost is of the order of the GC's own (the GC
+ *    copies the live data; the walks visit the old generation, about -F times the live data
+ *    at most, and the live data). GHC's threaded RTS walks the heap only after a major GC
+ *    (rts/sm/Sanity.c, checkGeneration: only then is there no slop) and its mutable lists
+ *    after every GC;
+ *  - while the old generation is under a floor: RTS_SANITY_FULL_FLOOR (4 MB, the least
+ *    old generation that a major GC collects, RTS_MIN_OLD_GEN_LIMIT) plus the nurseries (what
+ *    one minor GC can promote past it). An old generation with little live data stays under
+ *    it, so small heaps, every -A4k stress test among them, are walked whole at every GC as
+ *    before, which costs at most the floor per GC;
+ *  - while the old-generation words walked by full checks so far, this one and the major
+ *    GCs' included, stay within RTS_SANITY_FULL_BUDGET (K = 4) times the words allocated so
+ *    far: a budget that buys full checks at minor GCs, spread over the run, for at most K
+ *    words walked per word allocated (where the major GCs' walks have not used it up).
+ * Any other check walks what can have changed since the check before it:
+ *  - before a GC: the young generation (nurseries and young large objects: what was
+ *    allocated since the last GC) and the objects in the remembered sets, the only old objects
+ *    the mutator can have written since the last GC if its write barrier is right (Note
+ *    [Write barrier] in storage.c; Note [Dirty stacks] in sched/thread.h);
+ *  - after a minor GC: what it promoted (its to-space blocks, which it put at the head of the
+ *    old generation's chain, and the large objects it moved there, at the head of the large
+ *    list: the check before the GC keeps both heads and counts), the remembered sets as the
+ *    GC left them (the running threads, dirty again), and the objects that were remembered
+ *    before it and are no longer (the GC rewrote their fields in place); the nurseries must
+ *    be empty;
+ *  - both: the roots; every remembered-set entry (a valid object, old, dirty, in one set
+ *    once); the young generation's blocks, plus the old generation's recorded counts,
+ *    against the block allocator's blocks in use.
+ * An object such a check walks was allocated, copied or written (remembered) since the check
+ * before, so these checks cost a constant times the work of the mutator and of the GC: the
+ * young generation at most the words allocated, what minor GCs promote at most that again,
+ * and a remembered object is walked before and after each GC that scans it (a big one, a long
+ * vector written between GCs or a deep running stack, costs the GC as much at each minor GC).
+ * -s counts the work (docs/stats.md): the words walked are what the checker reads, headers,
+ * pointer fields, stacks' slots in use, raw objects' lengths, and root slots. With 25 000
+ * and 100 000 threads it walks about 3.5 words per word allocated
+ * (testsuite/gc/sanity_cost.py).
+ *
+ * What is lost: old objects that nothing changed are checked by full checks only. So a
+ * missing write barrier (an old object made to point to a young one without being
+ * remembered) is reported at the next full check instead of at the GC just after the write;
+ * by then the minor GCs in between may have left the old object pointing into a nursery that
+ * was reset and refilled, which the full check reports as an unremembered old-to-young
+ * pointer, a bad header or a pointer past its block's objects (testsuite/gc: the
+ * drop_barrier tests, with RTSLAB_TEST_DROP_BARRIER in storage.c). A report names its GC
+ * and whether its check was full: after a full check, the bug may be older than that GC.
+ * Also left to full checks: an old object locked across a safe point, or dirty and in no
+ * remembered set; the tiling of old blocks that no GC touched; the old generation's chains
+ * against their recorded counts; and the block allocator's free lists (blk_check).
+ */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include "sm/gc.h"
 #include "base/util.h"
 
-static const char *phase;
-static Value *remembered;        /* every remset entry, sorted, for membership tests */
+static const char *phase;        /* "before", "after" */
+static bool whole_heap;           /* this check walks the whole heap */
+static SanityCounts counts;
+static uint64_t full_old_words;  /* old-generation words walked by full checks: the budget's */
+
+/* This check's remembered sets, sorted, for membership tests. */
+static Value *remembered;
 static size_t n_remembered;
+
+/* What the check before a GC leaves for the check after it (Note [Sanity checking cost]):
+ * the objects remembered then, and the heads and counts of the old generation's chains. */
+static struct {
+    bool    valid;
+    Value  *remembered;
+    size_t  n_remembered;
+    bdescr *blocks, *large;
+    size_t  n_blocks, n_large_blocks;
+} before_gc;
 
 __attribute__((noreturn, format(printf, 1, 2)))
 static void insane(const char *fmt, ...);
@@ -26,7 +100,8 @@ static bool is_remembered(Value obj)
     return bsearch(&obj, remembered, n_remembered, sizeof(Value), cmp_value) != NULL;
 }
 
-/* Checks one object header at p; returns its size in words, header included. */
+/* Checks one object header at p; returns its size in words, header included. Constant time:
+ * it runs for every pointer checked. */
 static size_t check_header(const Value *p)
 {
     Value h = p[0];
@@ -37,20 +112,24 @@ static size_t check_header(const Value *p)
     ObjType t = hdr_type(h);
     if (t < T_PAIR || t >= T_NTYPES)
         insane("object %p: bad type %d", (void *)p, (int)t);
-    if (obj_type_layout(t) == LAYOUT_STACK) {
-        Value v = (Value)p;
-        if (!rts_is_fixnum(obj_payload(v)[STACK_SP]) || stack_sp(v) > stack_capacity(v))
-            insane("stack %p: bad sp", (void *)p);
-        for (size_t sp = stack_sp(v); sp; ) {
-            size_t base = stack_frame_base(v, sp);
-            if (base == (size_t)-1)
-                insane("stack %p: the slots below %zu are not a frame", (void *)p, sp);
-            sp = base;
-        }
-    }
+    if (obj_type_layout(t) == LAYOUT_STACK
+        && (!rts_is_fixnum(p[1 + STACK_SP]) || stack_sp((Value)p) > stack_capacity((Value)p)))
+        insane("stack %p: bad sp", (void *)p);
     if (obj_type_layout(t) == LAYOUT_RAW && raw_words(raw_len((Value)p)) > hdr_size(h))
         insane("object %p: raw length %zu exceeds size", (void *)p, raw_len((Value)p));
     return hdr_size(h) + 1;
+}
+
+/* A stack's frames tile its slots [0, sp): walked when the stack itself is checked, not at
+ * every pointer to it. */
+static void check_frames(Value s)
+{
+    for (size_t sp = stack_sp(s); sp; ) {
+        size_t base = stack_frame_base(s, sp);
+        if (base == (size_t)-1)
+            insane("stack %#lx: the slots below %zu are not a frame", (unsigned long)s, sp);
+        sp = base;
+    }
 }
 
 static void check_pointer(Value owner, Value v)
@@ -77,6 +156,7 @@ static void check_pointer(Value owner, Value v)
     }
 }
 
+/* Checks the fields of an object whose header check_header has passed. */
 static void check_object(Value obj)
 {
     Value h = obj_header(obj);
@@ -84,20 +164,24 @@ static void check_object(Value obj)
     size_t n = 0;
     switch (obj_type_layout(hdr_type(h))) {
     case LAYOUT_PTRS:  n = hdr_size(h); break;
-    case LAYOUT_RAW:   return;
-    case LAYOUT_STACK: pl += STACK_SLOTS; n = stack_sp(obj); break;
+    case LAYOUT_RAW:   counts.words_walked += 2; return;        /* header, length */
+    case LAYOUT_STACK: pl += STACK_SLOTS; n = stack_sp(obj); check_frames(obj); break;
     }
+    counts.words_walked += (size_t)(pl - obj_ptr(obj)) + n;
     for (size_t i = 0; i < n; i++)
         check_pointer(obj, pl[i]);
     if ((h & OBJ_DIRTY) && bdescr_of(obj_ptr(obj))->gen != 0 && !is_remembered(obj))
         insane("object %#lx is dirty but in no remembered set", (unsigned long)obj);
 }
 
-/* Walks the objects tiling a chain of small-object blocks; returns the blocks counted. */
-static size_t check_chain(bdescr *chain, uint16_t gen, bool nursery)
+/* Walks the objects tiling the small-object blocks of a chain, up to `stop` (excluded; NULL:
+ * the whole chain); returns the blocks counted. */
+static size_t check_chain(bdescr *chain, const bdescr *stop, uint16_t gen, bool nursery)
 {
     size_t blocks = 0;
-    for (bdescr *bd = chain; bd; bd = bd->link) {
+    for (bdescr *bd = chain; bd != stop; bd = bd->link) {
+        if (!bd)
+            insane("generation %u: the blocks before this GC are no longer on its chain", gen);
         if (bd->flags & (BF_FREE | BF_FROM | BF_LARGE | BF_EVACUATED))
             insane("block %p: bad flags %#x", (void *)bd, bd->flags);
         if (bd->gen != gen || !!(bd->flags & BF_NURSERY) != nursery)
@@ -116,10 +200,13 @@ static size_t check_chain(bdescr *chain, uint16_t gen, bool nursery)
     return blocks;
 }
 
-static size_t check_large(bdescr *chain, uint16_t gen)
+/* The same for a chain of large objects. */
+static size_t check_large(bdescr *chain, const bdescr *stop, uint16_t gen)
 {
     size_t blocks = 0;
-    for (bdescr *bd = chain; bd; bd = bd->link) {
+    for (bdescr *bd = chain; bd != stop; bd = bd->link) {
+        if (!bd)
+            insane("generation %u: the large objects before this GC are no longer on its list", gen);
         if ((bd->flags & ~BF_MBGROUP) != BF_LARGE || bd->gen != gen)
             insane("large object block %p: bad flags %#x or generation", (void *)bd, bd->flags);
         size_t words = check_header((Value *)bd->start);
@@ -131,19 +218,29 @@ static size_t check_large(bdescr *chain, uint16_t gen)
     return blocks;
 }
 
+/* Objects named by a remembered set (old ones, which no chain walk of this check reaches);
+ * with `unless_remembered`, those not in this check's remembered sets (walked already). */
+static void check_objects(const Value *objs, size_t n, bool unless_remembered)
+{
+    for (size_t k = 0; k < n; k++) {
+        if (unless_remembered && is_remembered(objs[k]))
+            continue;
+        check_header(obj_ptr(objs[k]));
+        check_object(objs[k]);
+    }
+}
+
 static void check_root(Value *root, void *env)
 {
     (void)env;
+    counts.words_walked++;
     check_pointer(0, *root);
 }
 
-void sanity_check(SanityWhen when)
+/* Gathers every capability's remembered set into `remembered`, sorted, and checks the
+ * entries: each old, dirty, and in one set once. */
+static void gather_remembered(void)
 {
-    phase = when == SANITY_BEFORE_GC ? "before GC" : "after GC";
-    const char *blk_msg = blk_check();
-    if (blk_msg)
-        insane("block allocator: %s", blk_msg);
-
     n_remembered = 0;
     for (unsigned i = 0; i < sm_n_caps; i++)
         n_remembered += sm_caps[i]->remset_n;
@@ -155,41 +252,128 @@ void sanity_check(SanityWhen when)
             remembered[n_remembered++] = sm_caps[i]->remset[k];
     qsort(remembered, n_remembered, sizeof(Value), cmp_value);
     for (size_t k = 0; k < n_remembered; k++) {
-        if (bdescr_of(obj_ptr(remembered[k]))->gen == 0)
-            insane("remembered object %#lx is young", (unsigned long)remembered[k]);
-        if (!(obj_header(remembered[k]) & OBJ_DIRTY))
-            insane("remembered object %#lx is not dirty", (unsigned long)remembered[k]);
+        Value obj = remembered[k];
+        check_pointer(0, obj);
+        if (bdescr_of(obj_ptr(obj))->gen == 0)
+            insane("remembered object %#lx is young", (unsigned long)obj);
+        if (!(obj_header(obj) & OBJ_DIRTY))
+            insane("remembered object %#lx is not dirty", (unsigned long)obj);
+        if (k > 0 && remembered[k - 1] == obj)
+            insane("object %#lx is remembered twice", (unsigned long)obj);
     }
+}
 
-    size_t blocks = check_chain(sm_old_gen.blocks, 1, false);
+static uint64_t words_allocated(void)
+{
+    uint64_t bytes = 0;
+    for (unsigned i = 0; i < sm_n_caps; i++)
+        bytes += sm_caps[i]->bytes_allocated;
+    return bytes / sizeof(Value);
+}
+
+/* Whether this check walks the whole heap (Note [Sanity checking cost]). */
+static bool check_whole_heap(SanityWhen when, bool major, size_t old_blocks)
+{
+    if (major || (when == SANITY_AFTER_GC && !before_gc.valid))
+        return true;
+    size_t floor_blocks = RTS_SANITY_FULL_FLOOR / BLOCK_SIZE;
+    for (unsigned i = 0; i < sm_n_caps; i++)
+        floor_blocks += sm_caps[i]->nursery_blocks;
+    if (old_blocks < floor_blocks)
+        return true;
+    uint64_t old_words = old_blocks * (BLOCK_SIZE / sizeof(Value));
+    return full_old_words + old_words <= RTS_SANITY_FULL_BUDGET * words_allocated();
+}
+
+/* The old generation, whole; returns its blocks. */
+static size_t check_old_generation(void)
+{
+    const char *blk_msg = blk_check();
+    if (blk_msg)
+        insane("block allocator: %s", blk_msg);
+    uint64_t w0 = counts.words_walked;
+    size_t blocks = check_chain(sm_old_gen.blocks, NULL, 1, false);
     if (blocks != sm_old_gen.n_blocks)
         insane("old generation: %zu blocks counted, %zu recorded", blocks, sm_old_gen.n_blocks);
-    size_t large = check_large(sm_old_gen.large, 1);
+    size_t large = check_large(sm_old_gen.large, NULL, 1);
     if (large != sm_old_gen.n_large_blocks)
         insane("old generation: %zu large blocks counted, %zu recorded", large, sm_old_gen.n_large_blocks);
-    blocks += large;
+    full_old_words += counts.words_walked - w0;
+    return blocks + large;
+}
+
+/* What a minor GC changed in the old generation: what it promoted, and the objects that were
+ * remembered before it. */
+static void check_promoted(void)
+{
+    size_t blocks = check_chain(sm_old_gen.blocks, before_gc.blocks, 1, false);
+    if (blocks != sm_old_gen.n_blocks - before_gc.n_blocks)
+        insane("old generation: %zu blocks promoted, %zu recorded",
+               blocks, sm_old_gen.n_blocks - before_gc.n_blocks);
+    size_t large = check_large(sm_old_gen.large, before_gc.large, 1);
+    if (large != sm_old_gen.n_large_blocks - before_gc.n_large_blocks)
+        insane("old generation: %zu large blocks promoted, %zu recorded",
+               large, sm_old_gen.n_large_blocks - before_gc.n_large_blocks);
+    check_objects(before_gc.remembered, before_gc.n_remembered, true);
+}
+
+void sanity_check(SanityWhen when, bool major)
+{
+    phase = when == SANITY_BEFORE_GC ? "before" : "after";
+    counts.checks++;
+    size_t blocks = sm_old_gen.n_blocks + sm_old_gen.n_large_blocks;
+    whole_heap = check_whole_heap(when, major, blocks);
+    gather_remembered();
+
+    if (whole_heap) {
+        counts.full_checks++;
+        blocks = check_old_generation();
+    } else {
+        check_objects(remembered, n_remembered, false);
+        if (when == SANITY_AFTER_GC)
+            check_promoted();
+    }
     for (unsigned i = 0; i < sm_n_caps; i++) {
         SmCap *c = sm_caps[i];
-        size_t nb = check_chain(c->nursery, 0, true);
+        size_t nb = check_chain(c->nursery, NULL, 0, true);
         if (nb != c->nursery_blocks)
             insane("capability %u: nursery of %zu blocks, %zu recorded", i, nb, c->nursery_blocks);
         if (when == SANITY_AFTER_GC && c->nursery->free != c->nursery->start)
             insane("capability %u: nursery not empty after GC", i);
-        blocks += nb + check_large(c->large_young, 0);
+        blocks += nb + check_large(c->large_young, NULL, 0);
     }
     gc_for_each_root(check_root, NULL);
     if (blocks != blk_blocks_in_use())
         insane("heap holds %zu blocks but the block allocator has %zu in use",
                blocks, blk_blocks_in_use());
-    free(remembered);
+
+    free(before_gc.remembered);
+    before_gc.remembered = NULL;
+    before_gc.valid = when == SANITY_BEFORE_GC;
+    if (before_gc.valid) {
+        before_gc.remembered = remembered;
+        before_gc.n_remembered = n_remembered;
+        before_gc.blocks = sm_old_gen.blocks;
+        before_gc.large = sm_old_gen.large;
+        before_gc.n_blocks = sm_old_gen.n_blocks;
+        before_gc.n_large_blocks = sm_old_gen.n_large_blocks;
+    } else {
+        free(remembered);
+    }
     remembered = NULL;
+}
+
+void sanity_counts(SanityCounts *out)
+{
+    *out = counts;
 }
 
 static void insane(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "rtslab: sanity check failed (%s): ", phase);
+    fprintf(stderr, "rtslab: sanity check failed (%s GC %llu, %s): ", phase,
+            (unsigned long long)(counts.checks + 1) / 2, whole_heap ? "whole heap" : "what changed");
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);

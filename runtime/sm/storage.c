@@ -12,11 +12,18 @@ SmCap **sm_caps;
 unsigned sm_n_caps;
 SpinLock sm_lock = SPINLOCK_INIT("sm (block allocator)");
 
+/* RTSLAB_TEST_DROP_BARRIER=1, read only under -DS: the first time the write barrier would
+ * remember an old box (T_BOX), it does nothing, as a missing barrier would; for the tests
+ * that -DS still reports one (Note [Sanity checking cost] in sanity.c). */
+static bool drop_box_barrier;
+
 void sm_init(unsigned n_caps)
 {
     blk_init();
     memset(&sm_old_gen, 0, sizeof sm_old_gen);
     sm_old_gen.limit_blocks = RTS_MIN_OLD_GEN_LIMIT / BLOCK_SIZE;
+    const char *drop = rts_opts.sanity ? getenv("RTSLAB_TEST_DROP_BARRIER") : NULL;
+    drop_box_barrier = drop && *drop;
     sm_caps = calloc(n_caps, sizeof *sm_caps);
     if (!sm_caps) rts_fatal("out of memory (capabilities)");
     sm_n_caps = n_caps;
@@ -182,6 +189,9 @@ Value *sm_alloc_protect_slow(SmCap *cap, size_t words, Value *vals, unsigned n)
 void rts_write_barrier_slow(RtsCap *cap, Value obj)
 {
     if (bdescr_of(obj_ptr(obj))->gen == 0)
+        return;
+    if (__builtin_expect(drop_box_barrier, 0) && obj_type(obj) == T_BOX
+        && __atomic_exchange_n(&drop_box_barrier, false, __ATOMIC_RELAXED))
         return;
     Value old = __atomic_fetch_or(obj_ptr(obj), OBJ_DIRTY, __ATOMIC_RELAXED);
     if (!(old & OBJ_DIRTY))

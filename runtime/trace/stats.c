@@ -19,6 +19,7 @@
 #include <sys/resource.h>
 #include "trace/stats.h"
 #include "base/util.h"
+#include "sm/gc.h"
 #include "sync/stw.h"
 #include "sync/wait.h"
 #if RTS_PATCH_STACK_CHUNKS
@@ -237,6 +238,7 @@ typedef struct {
     uint64_t optout_syncs, opted_out, opt_outs, rejoins, rejoin_waits;  /* Note [Idle opt-out] */
 #endif
     uint64_t vcsw, ivcsw;
+    SanityCounts sanity;                    /* -DS (Note [Sanity checking cost] in sm/sanity.c) */
 } Summary;
 
 static void summarise(Summary *s)
@@ -331,6 +333,7 @@ static void summarise(Summary *s)
         s->vcsw = (uint64_t)ru.ru_nvcsw;
         s->ivcsw = (uint64_t)ru.ru_nivcsw;
     }
+    sanity_counts(&s->sanity);
 }
 
 /* 1234567 -> "1,234,567" */
@@ -459,6 +462,15 @@ static void report_summary(FILE *f, const Summary *s)
     fprintf(f, "  OS context switches: %llu (%llu voluntary, %llu involuntary)\n\n",
             (unsigned long long)(s->vcsw + s->ivcsw), (unsigned long long)s->vcsw,
             (unsigned long long)s->ivcsw);
+    if (rts_opts.sanity) {
+        char w[40];
+        uint64_t alloc_words = s->alloc / sizeof(Value);
+        fprintf(f, "  Sanity checks (-DS): %llu, %llu of them whole-heap; %s words walked, "
+                   "%.2f x the words allocated\n\n",
+                (unsigned long long)s->sanity.checks, (unsigned long long)s->sanity.full_checks,
+                commas(s->sanity.words_walked, w),
+                alloc_words ? (double)s->sanity.words_walked / (double)alloc_words : 0.0);
+    }
 }
 
 /* GHC's report_machine_readable: ` [("key", "value")`, then ` ,("key", "value")`, then ` ]`. */
@@ -600,6 +612,9 @@ static void report_machine_readable(FILE *f, const Summary *s)
     mr_u64(f, "rtslab_os_context_switches", s->vcsw + s->ivcsw);
     mr_u64(f, "rtslab_os_voluntary_context_switches", s->vcsw);
     mr_u64(f, "rtslab_os_involuntary_context_switches", s->ivcsw);
+    mr_u64(f, "rtslab_sanity_checks", s->sanity.checks);
+    mr_u64(f, "rtslab_sanity_full_checks", s->sanity.full_checks);
+    mr_u64(f, "rtslab_sanity_words_walked", s->sanity.words_walked);
     fprintf(f, " ]\n");
 }
 
