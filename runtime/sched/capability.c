@@ -28,7 +28,9 @@ static void cap_init(Capability *cap, unsigned no)
 {
     memset(cap, 0, sizeof *cap);
     cap->sm.no = no;
-    cap->current = cap->run_hd = cap->run_tl = cap->sleep_q = RTS_FALSE;
+    cap->current = cap->run_hd = cap->run_tl = RTS_FALSE;
+    cap->sleepers = NULL;
+    cap->n_sleepers = cap->max_sleepers = 0;
     cap->inbox_hd = cap->inbox_tl = RTS_FALSE;
     cap->inbox_lock.name = "inbox";
     pthread_mutex_init(&cap->idle_mu, NULL);

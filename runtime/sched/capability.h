@@ -38,6 +38,14 @@
 
 typedef struct Capability Capability;
 
+/* One sleeping thread of a capability's sleep heap (Note [Sleepers] in schedule.c): the key
+ * is kept beside the thread, so sifting reads no heap object. `t` is a GC root. */
+typedef struct SleepEntry {
+    uint64_t wake;             /* ns on the monotonic clock */
+    uint64_t seq;
+    Value    t;
+} SleepEntry;
+
 struct Capability {
     /* --- written by its own OS thread ------------------------------------------------- */
     SmCap    sm;               /* the allocation fast path first (sm/storage.h) */
@@ -45,7 +53,9 @@ struct Capability {
     int      context_switch;   /* set by the timer: switch threads at the next safe point */
     Value    run_hd, run_tl;   /* run queue (threads linked by TSO_LINK) */
     size_t   run_len;
-    Value    sleep_q;          /* sleeping threads, earliest wake-up first */
+    SleepEntry *sleepers;      /* sleeping threads: a binary min-heap on (wake, seq) */
+    size_t   n_sleepers, max_sleepers;
+    uint64_t sleep_seq;        /* sleeps begun here: equal wake times wake in order */
     /* Local roots: a stack of Values that C code (the language layer's primitives) keeps
      * across allocations; reserved once (CAP_LROOTS_MAX) so it never moves, and so a pointer
      * into it stays valid while the GC updates what it holds. */

@@ -22,5 +22,7 @@ bool sched_interrupt_main(int sig);
 /* mvar.c: takes thread t off the queue of the MVar it waits on, if it is still there (no
  * waker took it first); true if it was. The caller then wakes it. */
 bool mvar_cancel_wait(struct Capability *cap, Value mv, Value t);
+/* Note [Sleepers]: puts thread t, to wake at `wake` (ns), on cap's sleep heap. */
+void sleepers_push(struct Capability *cap, Value t, uint64_t wake);
 
 #endif

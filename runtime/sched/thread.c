@@ -177,15 +177,7 @@ void rts_sleep(Capability *cap, double secs)
     uint64_t wake = rts_now_ns() + (uint64_t)(secs > 0 ? (secs < 3.0e9 ? secs * 1e9 : 3.0e18) : 0);
     tso_set_status(cap, me, TS_SLEEPING);
     tso_set(cap, me, TSO_WAKE_TIME, rts_fixnum((intptr_t)wake));
-    Value prev = RTS_FALSE, q = cap->sleep_q;
-    while (q != RTS_FALSE && (uint64_t)rts_fixnum_val(tso_get(q, TSO_WAKE_TIME)) <= wake) {
-        prev = q;
-        q = tso_get(q, TSO_LINK);
-    }
-    tso_set(cap, me, TSO_LINK, q);
-    if (prev == RTS_FALSE)
-        cap->sleep_q = me;
-    else
-        tso_set(cap, prev, TSO_LINK, me);
+    tso_set(cap, me, TSO_LINK, RTS_FALSE);
+    sleepers_push(cap, me, wake);
     __atomic_fetch_add(&sched_sleeping, 1, __ATOMIC_ACQ_REL);
 }
