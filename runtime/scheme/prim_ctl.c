@@ -139,18 +139,7 @@ static Value p_report_error(RtsCap *cap, Value *argv, int argc)
     (void)argc;
     SchPort *err = sch_port_stderr();
     sch_flush_all();
-    Value e = argv[0];
-    sch_port_puts(err, "error: ");
-    if (sch_is_record_of(e, sch_rtd_error)) {
-        sch_print(err, sch_record_ref(e, ERR_MESSAGE), false);
-        for (Value i = sch_record_ref(e, ERR_IRRITANTS); sch_is_pair(i); i = rts_cdr(i)) {
-            sch_port_putc(err, ' ');
-            sch_print(err, rts_car(i), true);
-        }
-    } else {
-        sch_port_puts(err, "uncaught exception: ");
-        sch_print(err, e, true);
-    }
+    vm_print_error(err, argv[0]);
     vm_backtrace(cap, err, true);       /* the handler runs above the frames that raised */
     sch_port_putc(err, '\n');
     sch_port_flush(err);

@@ -205,41 +205,47 @@ static void flush_repeats(SchPort *out, unsigned long *repeats)
     }
 }
 
+/* The next frame a backtrace shows: a Scheme procedure's, not the VM's own, and not the
+ * prelude's above the program's first frame (*top says whether none was shown yet). */
+static const Proto *next_shown_frame(RtvFrames *it, RtvFrame *fr, bool *top)
+{
+    while (rtv_frames_next(it, fr)) {
+        Value *b = fr->slots;
+        if (fr->code != vm_run || !sch_is_procedure(b[0])) continue;
+        const Proto *p = closure_proto(b[0]);
+        if ((*top && p->system) || vm_own_proto(p)) continue;
+        *top = false;
+        return p;
+    }
+    return NULL;
+}
+
 void vm_backtrace(RtsCap *cap, SchPort *out, bool repl)
 {
     RtvFrames it;
     RtvFrame fr;
+    const Proto *p;
+    bool top = true;
     /* The REPL's: how many frames to show, up to the last of the program's. */
     size_t limit = (size_t)-1;
     if (repl) {
         size_t k = 0;
         limit = 0;
-        bool top = true;
         rtv_frames_init(cap, &it);
-        while (rtv_frames_next(&it, &fr)) {
-            Value *b = fr.slots;
-            if (fr.code != vm_run || !sch_is_procedure(b[0])) continue;
-            const Proto *p = closure_proto(b[0]);
-            if ((top && p->system) || vm_own_proto(p)) continue;
-            top = false;
+        while ((p = next_shown_frame(&it, &fr, &top))) {
             k++;
             if (!p->system) limit = k;
         }
+        top = true;
     }
-    bool top = true;
     size_t k = 0;
     int shown = 0, more = 0;
     unsigned long repeats = 0;
     char line[600], prev[600];
     rtv_frames_init(cap, &it);
-    while (rtv_frames_next(&it, &fr) && k < limit) {
-        Value *b = fr.slots;
-        if (fr.code != vm_run || !sch_is_procedure(b[0])) continue;
-        const Proto *p = closure_proto(b[0]);
-        if ((top && p->system) || vm_own_proto(p)) continue;
-        top = false;
+    while (k < limit && (p = next_shown_frame(&it, &fr, &top))) {
         k++;
-        frame_line(line, p, b, fr.n);
+        frame_line(line, p, fr.slots, fr.n);
         if (shown && !more && strcmp(line, prev) == 0) {
             repeats++;
         } else if (shown < 20) {
@@ -259,9 +265,8 @@ void vm_backtrace(RtsCap *cap, SchPort *out, bool repl)
     }
 }
 
-void vm_uncaught(RtsCap *cap, Value obj)
+void vm_print_error(SchPort *out, Value obj)
 {
-    SchPort *out = sch_port_open_string_out();
     sch_port_puts(out, "error: ");
     if (sch_is_record_of(obj, sch_rtd_error)) {
         sch_print(out, sch_record_ref(obj, ERR_MESSAGE), false);
@@ -273,6 +278,12 @@ void vm_uncaught(RtsCap *cap, Value obj)
         sch_port_puts(out, "uncaught exception: ");
         sch_print(out, obj, true);
     }
+}
+
+void vm_uncaught(RtsCap *cap, Value obj)
+{
+    SchPort *out = sch_port_open_string_out();
+    vm_print_error(out, obj);
     /* The backtrace: the Scheme frames from the top, after the raising machinery. */
     vm_backtrace(cap, out, false);
     char *text = sch_port_out_utf8(out, NULL);

@@ -180,6 +180,9 @@ void vm_uncaught(RtsCap *cap, Value obj) __attribute__((noreturn));
  * each (Note [Backtraces] in vm.c). `repl`: the system frames below the program's are left
  * out too (they are the REPL's own). Never allocates in the heap. */
 void vm_backtrace(RtsCap *cap, SchPort *out, bool repl);
+/* "error: " and the error object's message and irritants (or "uncaught exception: " and
+ * the object), as the uncaught report and the REPL print it. */
+void vm_print_error(SchPort *out, Value obj);
 /* Makes the VM's own procedures: apply, %call/cc, %throw. */
 void vm_init(RtsCap *cap);
 /* Prints a prototype's code (and its children's) on stderr: `rtslab --disassemble`. */
