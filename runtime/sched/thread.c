@@ -172,11 +172,11 @@ bool rts_thread_join(Capability *cap, Value t)
 void rts_sleep(Capability *cap, double secs)
 {
     Value me = cap->current;
-    /* Saturate at about 95 years, so that the wake-up time, a fixnum of nanoseconds, cannot
-     * wrap round into the past (an infinite sleep sleeps until woken or the program ends). */
+    /* Saturate at about 95 years, so that the wake-up time, nanoseconds in 64 bits, cannot
+     * wrap round into the past (an infinite sleep sleeps until woken or the program ends).
+     * The wake-up time is kept in the sleep heap's entry (Note [Sleepers]), not the TSO. */
     uint64_t wake = rts_now_ns() + (uint64_t)(secs > 0 ? (secs < 3.0e9 ? secs * 1e9 : 3.0e18) : 0);
     tso_set_status(cap, me, TS_SLEEPING);
-    tso_set(cap, me, TSO_WAKE_TIME, rts_fixnum((intptr_t)wake));
     tso_set(cap, me, TSO_LINK, RTS_FALSE);
     sleepers_push(cap, me, wake);
     __atomic_fetch_add(&sched_sleeping, 1, __ATOMIC_ACQ_REL);

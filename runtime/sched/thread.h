@@ -26,7 +26,6 @@ enum {
     TSO_BLOCKED_ON,   /* the MVar or thread waited for, or RTS_FALSE */
     TSO_PUT_VALUE,    /* value of a blocked put */
     TSO_JOINERS,      /* threads waiting for this one to finish */
-    TSO_WAKE_TIME,    /* fixnum, ns on the monotonic clock, when sleeping */
     TSO_CAP,          /* fixnum: the owning capability */
     TSO_HANDLERS,     /* the language layer's dynamic state: exception handlers... */
     TSO_WINDERS,      /* ...and dynamic-wind entries (runtime/scheme/); RTS_FALSE initially */
