@@ -114,7 +114,12 @@ def have_ipv6_loopback():
         return False
 
 
-HOST_FEATURES = {"ipv6": have_ipv6_loopback}
+def have_command(name):
+    return lambda: shutil.which(name) is not None
+
+
+HOST_FEATURES = {"ipv6": have_ipv6_loopback, "wrk": have_command("wrk"),
+                 "nginx": have_command("nginx")}
 # Programs of the build that print its --info, the first one found is asked.
 INFO_PROGRAMS = ("rtslab", "tests/gc/err_stack")
 INFO_TIMEOUT = 60.0
@@ -432,6 +437,9 @@ def bench_tests(src):
             if threaded_only and not uses_threads:
                 continue
             command = benchlib.command("$BUILD/rtslab", prog, "quick", opts)
+            if prog.routes:     # a server: started, loaded briefly and stopped by serverload
+                command = ["python3", "$SRC/testsuite/serverload.py", "smoke", "--routes",
+                           ",".join(prog.routes), "--"] + command
             test = Test(f"bench/{prog.id}.{run}", os.path.dirname(prog.path), command)
             test.cwd = os.path.dirname(prog.path)
             test.expected_stdout = prog.expected_path("quick")
