@@ -43,7 +43,8 @@ needs=F       the test is for builds that have F; needs=!F: for builds without i
               or a library configure found (liburing, libnuma), or io_uring (the build
               has liburing and the kernel lets it set up a ring: the IO manager's uring
               back end can run here), or ipv6 (this machine has an IPv6 loopback, ::1,
-              that a socket can bind); any other name is a manifest error. May be
+              that a socket can bind), or wrk or nginx (that program is installed: the
+              request server's load and its anchor); any other name is a manifest error. May be
               repeated: all must hold.
               What the build has is read from its `rtslab +RTS --info -RTS` ("Patch F" and
               library lines, YES or NO). A test whose needs do not hold is not run, and is

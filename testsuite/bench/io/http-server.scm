@@ -147,6 +147,8 @@
           ((and (< i j) (memv (string-ref s (- j 1)) '(#\space #\tab))) (loop i (- j 1)))
           (else (substring s i j)))))
 
+(define (visible-ascii? ch) (< 32 (char->integer ch) 127))
+
 (define (token-char? ch)
   (or (char-alphabetic? ch) (char-numeric? ch) (memv ch (string->list "!#$%&'*+-.^_`|~"))))
 
@@ -161,6 +163,7 @@
          (> (string-length (car parts)) 0)
          (every token-char? (string->list (car parts)))
          (> (string-length (cadr parts)) 0)
+         (every visible-ascii? (string->list (cadr parts)))
          (let loop ((ls (cdr lines)) (hs '()))
            (if (null? ls)
                (list (car parts) (cadr parts) (list-ref parts 2) hs)
