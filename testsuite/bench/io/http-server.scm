@@ -5,8 +5,8 @@
 ;; GET /stats the connections open and the requests served. Stresses the IO manager (a
 ;; thread blocked per idle connection), thread creation and the nursery.
 ;; quick: 127.0.0.1 0 200
-;; norm: 127.0.0.1 0 2000
-;; slow: 127.0.0.1 0 2000
+;; norm: 127.0.0.1 0 500
+;; slow: 127.0.0.1 0 500
 ;; load: / /alloc
 
 ;; Arguments: HOST PORT N (PORT 0: the OS picks one). On standard error it prints
