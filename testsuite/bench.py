@@ -39,8 +39,8 @@ table.txt; OUT/latest points at the newest.
 A server (testsuite/bench/io/, a `;; load:` line in its header) runs under load instead:
 wrk drives each of its paths (one table row each, GROUP/NAME:PATH) on 127.0.0.1 for the
 size's duration and connections (benchlib.LOAD), and the tables rps, p50 and p99 show what
-wrk measured. A run fails if wrk saw a socket error or a non-2xx answer. wrk must be
-installed (Debian's package wrk). (The child's user and system CPU come from
+wrk measured. A run fails if wrk saw a socket error or a non-2xx answer. Without wrk (Debian's package wrk)
+the servers are left out, and the runner says so. (The child's user and system CPU come from
 RUSAGE_CHILDREN deltas; its memory, from the runtime's own max_mem_in_use_bytes.)
 """
 
@@ -385,6 +385,13 @@ def main():
     progs = benchlib.select(progs, patterns)
     if not progs:
         sys.exit("bench: no program matches " + ", ".join(patterns))
+    servers = [p.id for p in progs if p.route]
+    if servers and not serverload.have_wrk() and not args.list:
+        print(f"bench: wrk is not installed (Debian: apt-get install wrk), so the servers "
+              f"are left out: {', '.join(servers)}")
+        progs = [p for p in progs if not p.route]
+        if not progs:
+            sys.exit("bench: nothing left to run")
     if args.list:
         for p in progs:
             print(f"{p.id:24} quick: {' '.join(p.args['quick']):14} norm: "
