@@ -65,8 +65,9 @@ RAW_RESULTS = re.compile(r"^experiments/[^/]+/results/")
 # patch carry its programs (the runner is testsuite/bench_patches.py, the plot plot.py) but not
 # the report and its pictures, which could only name patches a tree does not have.
 QUEUE_REPORT = re.compile(r"^experiments/patch-matrix/(?!.*\.py$)")
-# Files copied as they are: the generator's own test, whose fixtures are full of markers.
-VERBATIM = ("testsuite/patchgen/",)
+# Files copied as they are: the tests of the generator and of the sources lint, whose fixtures
+# are full of markers.
+VERBATIM = ("testsuite/patchgen/", "testsuite/lint/test_sources.py")
 OUT_DIR = "patches"
 UNIFDEF = os.environ.get("UNIFDEF") or "unifdef"   # configure's choice, through make
 BEGIN = re.compile(r"\{\{(no)?patch:([a-z0-9-]+)")
