@@ -61,6 +61,8 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchlib  # noqa: E402
 import serverload  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tools"))
+import variant as variant_tool  # noqa: E402  (tools/variant.py: out-of-tree variant builds)
 
 DEFAULT_CONFIGS = ["baseline:-N1", "baseline:-N2", "baseline:-N4"]
 TIMEOUT = {"quick": 60.0, "norm": 300.0, "slow": 1800.0}
@@ -101,32 +103,22 @@ def parse_configs(specs, src):
 
 
 def build_variant(src, variant, flags, jobs, log):
-    bdir = os.path.join(src, "_build", variant)
-    os.makedirs(bdir, exist_ok=True)
-    stamp = os.path.join(bdir, "bench-configure-flags")
-    want = " ".join(flags)
-    have = None
-    if os.path.exists(os.path.join(bdir, "config.status")) and os.path.exists(stamp):
-        with open(stamp, encoding="utf-8") as f:
-            have = f.read().strip()
+    """SRC/_build/VARIANT configured with FLAGS (tools/variant.py: again only when they
+    changed) and its `rtslab` built; returns the build directory."""
+    try:
+        bdir = variant_tool.prepare(src, variant, flags, log=log)
+    except variant_tool.VariantError as e:
+        sys.exit(f"bench: {e}")
     logpath = os.path.join(bdir, "bench-build.log")
     with open(logpath, "w", encoding="utf-8") as logf:
-        steps = []
-        if have != want:
-            configure = os.path.relpath(os.path.join(src, "configure"), bdir)
-            steps.append([configure] + flags)
-        steps.append(["make", f"-j{jobs}", "rtslab"])
-        for step in steps:
-            log(f"  {variant}: {' '.join(shlex.quote(s) for s in step)}   (in {bdir})")
-            r = subprocess.run(step, cwd=bdir, stdout=logf, stderr=subprocess.STDOUT)
-            if r.returncode != 0:
-                with open(logpath, encoding="utf-8", errors="replace") as f:
-                    tail = f.read().splitlines()[-30:]
-                sys.exit("\n".join(tail) + f"\nbench: building variant '{variant}' failed; "
-                         f"the log is {logpath}")
-            if step[0] != "make":
-                with open(stamp, "w", encoding="utf-8") as f:
-                    f.write(want + "\n")
+        step = ["make", f"-j{jobs}", "rtslab"]
+        log(f"  {variant}: {' '.join(shlex.quote(s) for s in step)}   (in {bdir})")
+        r = subprocess.run(step, cwd=bdir, stdout=logf, stderr=subprocess.STDOUT)
+        if r.returncode != 0:
+            with open(logpath, encoding="utf-8", errors="replace") as f:
+                tail = f.read().splitlines()[-30:]
+            sys.exit("\n".join(tail) + f"\nbench: building variant '{variant}' failed; "
+                     f"the log is {logpath}")
     return bdir
 
 

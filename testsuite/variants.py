@@ -31,6 +31,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import benchlib  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tools"))
+import variant as variant_tool  # noqa: E402  (tools/variant.py: out-of-tree variant builds)
 
 # The smoke subset: the unit tests, the patches' own tests, the lint, the Scheme programs at
 # every RTS configuration they run under, and the GC stress tests at several capabilities.
@@ -60,14 +62,18 @@ def name_of(patches, row):
 
 
 def run_variant(src, name, flags, werror, check_args, jobs):
-    build = os.path.join(src, "_build", "v-" + name if werror else name)
-    os.makedirs(build, exist_ok=True)
+    bname = "v-" + name if werror else name
     cflags = ["CFLAGS=-O2 -g -Werror"] if werror else []
-    conf = [os.path.relpath(os.path.join(src, "configure"), build), *flags, *cflags]
-    log = os.path.join(build, "variant.log")
     start = time.monotonic()
+    try:
+        # configured (again only when its arguments changed) by tools/variant.py
+        build = variant_tool.prepare(src, bname, [*flags, *cflags])
+    except variant_tool.VariantError as e:
+        print(f"variant {name} [{' '.join(flags) or '(no patch)'}]: FAILED: {e}", flush=True)
+        return False
+    log = os.path.join(build, "variant.log")
     with open(log, "w") as f:
-        steps = [conf, ["make", f"-j{jobs}"],
+        steps = [["make", f"-j{jobs}"],
                  ["make", "check"] + ([f"CHECK_ARGS={check_args}"] if check_args else [])]
         for cmd in steps:
             f.write("$ " + " ".join(cmd) + "\n")

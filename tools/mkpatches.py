@@ -24,8 +24,9 @@ What belongs to a patch (PATCHES.md, and the rules every patch follows):
 The names, macros and series order come from configure.ac's RTSLAB_PATCH lines. A patch is
 *written* when testsuite/patches/<name>/ exists; only written patches get a patch file.
 
-The base is the tree with every patch stripped (the files of patches/ left out, configure and
-rtslab_config.h.in regenerated), and must mention none of them: not a name, not a macro.
+The base is the tree with every patch stripped (the files of patches/ left out, the files
+autoreconf generates left out too, see Note [Generated files]), and must mention none of
+them: not a name, not a macro.
 patches/NNNN-<name>.patch is the change from the base to the base with only <name> kept,
 NNNN its position in configure.ac. Every commit is made with a fixed author and date and
 written with --zero-commit, so the output depends on the tree alone and `verify` can compare.
@@ -43,12 +44,17 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SRC_DEFAULT = os.path.dirname(HERE)
 C_SUFFIXES = (".c", ".h", ".inc")
 # Note [Generated files]
-# configure and rtslab_config.h.in are generated from configure.ac, and every patch adds to the
-# same lists in them (configure's options and help, autoheader's sorted templates), so patches
-# that carried them would conflict when stacked, whatever the source looks like. The base and
-# the patches carry configure.ac only, like most projects' git trees: after `git am`, run
-# `autoconf && autoheader` (autoconf 2.71, as for the tree itself) before ./configure.
-GENERATED = ("configure", "rtslab_config.h.in")
+# configure, rtslab_config.h.in, aclocal.m4 and Makefile.in are generated from configure.ac,
+# m4/ and Makefile.am (with the auxiliary scripts of build-aux/ that automake installs), and
+# every patch adds to the same lists in them (configure's options and help, autoheader's
+# sorted templates, Makefile.in's program lists and rules), so patches that carried them
+# would conflict when stacked, whatever the source looks like. The base and the patches
+# carry configure.ac and Makefile.am only, like most projects' git trees: after `git am`, run
+# `autoreconf -fi` (autoconf 2.71 and automake 1.16.5, as for the tree itself) before
+# ./configure.
+GENERATED = ("configure", "rtslab_config.h.in", "aclocal.m4", "Makefile.in")
+GENERATED_DIRS = ("build-aux/",)
+AUTOGEN = "autoreconf -fi"
 # Raw results of the experiments (experiments/NAME/results/: JSON, CSV, logs of every run)
 # are data, kept in the tree as measured; the patches and the base carry the runners and the
 # reports, whose tables quote them, but not the raw files (megabytes no upstream reviewer
@@ -59,8 +65,9 @@ RAW_RESULTS = re.compile(r"^experiments/[^/]+/results/")
 # patch carry its programs (the runner is testsuite/bench_patches.py, the plot plot.py) but not
 # the report and its pictures, which could only name patches a tree does not have.
 QUEUE_REPORT = re.compile(r"^experiments/patch-matrix/(?!.*\.py$)")
-# Files copied as they are: the generator's own test, whose fixtures are full of markers.
-VERBATIM = ("testsuite/patchgen/",)
+# Files copied as they are: the tests of the generator and of the sources lint, whose fixtures
+# are full of markers.
+VERBATIM = ("testsuite/patchgen/", "testsuite/lint/test_sources.py")
 OUT_DIR = "patches"
 UNIFDEF = os.environ.get("UNIFDEF") or "unifdef"   # configure's choice, through make
 BEGIN = re.compile(r"\{\{(no)?patch:([a-z0-9-]+)")
@@ -171,7 +178,8 @@ def make_tree(src, files, dest, drop, patches):
     dropped = [p for p in patches if p.name in drop]
     macros = [p.macro for p in dropped]
     for path in files:
-        if (any(p.owns(path) for p in dropped) or path in GENERATED or RAW_RESULTS.match(path)
+        if (any(p.owns(path) for p in dropped) or path in GENERATED
+                or path.startswith(GENERATED_DIRS) or RAW_RESULTS.match(path)
                 or QUEUE_REPORT.match(path)):
             continue
         with open(os.path.join(src, path), "rb") as f:
@@ -197,17 +205,33 @@ def make_tree(src, files, dest, drop, patches):
 
 
 def check_configure_ac(tree):
-    """Whether the stripped configure.ac still makes a configure script (into a scratch
-    directory: the trees carry no generated files, see Note [Generated files])."""
+    """Whether the stripped configure.ac (and Makefile.am, when the tree has one) still make a
+    configure script and a Makefile.in: autoreconf runs on a scratch copy of what it reads
+    (the trees carry no generated files, see Note [Generated files])."""
     if not os.path.exists(os.path.join(tree, "configure.ac")):
         return
     with tempfile.TemporaryDirectory(prefix="mkpatches-autoconf.") as tmp:
-        r = subprocess.run(["autoconf", "-f", "-o", os.path.join(tmp, "configure"), "configure.ac"],
-                           cwd=tree, capture_output=True, text=True)
+        if os.path.exists(os.path.join(tree, "Makefile.am")):
+            # What autoreconf reads: the top-level files (configure.ac, Makefile.am, the
+            # templates AC_CONFIG_FILES names, the docs automake looks for) and m4/.
+            for entry in os.listdir(tree):
+                path = os.path.join(tree, entry)
+                if os.path.isfile(path):
+                    shutil.copy2(path, tmp)
+            if os.path.isdir(os.path.join(tree, "m4")):
+                shutil.copytree(os.path.join(tree, "m4"), os.path.join(tmp, "m4"))
+            cmd, cwd = AUTOGEN.split(), tmp
+        else:
+            cmd = ["autoconf", "-f", "-o", os.path.join(tmp, "configure"), "configure.ac"]
+            cwd = tree
+        r = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
         shutil.rmtree(os.path.join(tree, "autom4te.cache"), ignore_errors=True)
-        if r.returncode or r.stderr.strip():
-            raise PatchError(f"autoconf fails or warns on the stripped configure.ac of {tree}:\n"
-                             f"{r.stderr}")
+        # automake says which auxiliary scripts it installs; anything else is a warning.
+        said = [l for l in r.stderr.splitlines()
+                if l.strip() and not re.search(r": installing '[^']+'$", l)]
+        if r.returncode or said:
+            raise PatchError(f"{' '.join(cmd)} fails or warns on the stripped configure.ac "
+                             f"or Makefile.am of {tree}:\n{r.stderr}")
 
 
 def mentions(tree, patches, exempt=None):
@@ -357,15 +381,16 @@ Each idea of rtslab is one patch against the **base**, the tree with every patch
     make patch-base BASE=/tmp/rtslab-base      # the base, as a git repository
     cd /tmp/rtslab-base
     git am /path/to/rtslab/patches/0003-NAME.patch           # any one patch, alone
-    autoconf && autoheader && ./configure --enable-NAME && make && make check
+    autoreconf -fi && ./configure --enable-NAME && make && make check
 
 Each patch is made against the base alone, so any one of them applies with `git am` (and
 `git apply --check`). To stack several, apply them in series order with `git am -3`: where two
 patches touch neighbouring lines, git's three-way merge places the second beside the first.
-Like most projects' git trees, the base and the patches carry `configure.ac` but not the
-files generated from it (`configure`, `rtslab_config.h.in`): every patch adds to the same
-lists in them, so they would conflict when stacked. Run `autoconf && autoheader` (autoconf
-2.71) after applying; a patched tree builds its idea behind its switch,
+Like most projects' git trees, the base and the patches carry `configure.ac` and
+`Makefile.am` but not the files generated from them (`configure`, `rtslab_config.h.in`,
+`aclocal.m4`, `Makefile.in`, `build-aux/`): every patch adds to the same lists in them, so
+they would conflict when stacked. Run `autoreconf -fi` (autoconf 2.71, automake 1.16.5) after
+applying; a patched tree builds its idea behind its switch,
 `./configure --enable-<name>`. Islands of two patches never touch (an unchanged line lies
 between them), so the series merges without conflicts; `make check-patches` proves it.
 
@@ -377,8 +402,8 @@ own files (`testsuite/patches/<name>/`, `experiments/<name>/`, `docs/patches/<na
 C files that are nothing but its islands; the raw results in `experiments/*/results/` stay
 in the tree only: the patches carry the runners and the reports, and so does the queue's own
 report, `experiments/patch-matrix/`, but for its programs) and dropping the lines between `{{patch:<name>`
-and `}}patch:<name>` markers in every other text file; `configure` and
-`rtslab_config.h.in` are left out (run `autoconf && autoheader`). The base must mention no patch at all, and the tree
+and `}}patch:<name>` markers in every other text file (Makefile.am lists a patch's own
+sources inside its markers); the generated files are left out (run `autoreconf -fi`). The base must mention no patch at all, and the tree
 with one patch kept no other patch; the generator fails when either does. The commit message
 of a patch is its `docs/patches/<name>.md`, followed by the tests it adds.
 
@@ -459,9 +484,6 @@ def run_logged(cmd, cwd, log, what):
         with open(log, "rb") as f:
             tail = f.read()[-3000:].decode(errors="replace")
         raise PatchError(f"{what} failed (exit {r.returncode}); the end of {log}:\n{tail}")
-
-
-AUTOGEN = "autoconf -f && autoheader -f"
 
 
 def summary_of(log):

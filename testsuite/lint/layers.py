@@ -16,7 +16,7 @@ Rule A (includes). Every `#include "..."` in runtime/**/*.{c,h} must resolve to 
   An include that resolves to nothing is an error.
 
 Rule B (symbol references; only with --build, once the build has made
-  BUILDDIR/build/runtime/**/*.o). `nm` lists what each object defines and what it leaves
+  BUILDDIR/runtime/**/*.o). `nm` lists what each object defines and what it leaves
   undefined. Every undefined symbol that another runtime object defines must be defined in
   the user's own module or in one of a lower rank, as in rule A. This catches a call up
   that goes through a header of a lower layer (say, one of the public API in
@@ -221,7 +221,7 @@ def file_order_violation(mod, user_obj, definer_src):
 
 def check_symbols(src, build, notes):
     """(number of references checked, violations), or None when rule B is skipped."""
-    objroot = os.path.join(build, "build")
+    objroot = build          # automake's subdir-objects: runtime/sm/gc.c -> BUILD/runtime/sm/gc.o
     objs = []
     for dirpath, dirnames, filenames in os.walk(os.path.join(objroot, "runtime")):
         dirnames.sort()

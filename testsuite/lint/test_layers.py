@@ -141,7 +141,7 @@ def test_symbols(tmp):
         print("test_layers: note: no C compiler or no nm here: the rule B checks are skipped")
         return
     for rel in ("sm/a", "sched/b"):
-        obj = os.path.join(build, "build", "runtime", rel + ".o")
+        obj = os.path.join(build, "runtime", rel + ".o")
         os.makedirs(os.path.dirname(obj), exist_ok=True)
         subprocess.run(cc.split() + ["-c", "-o", obj, os.path.join(src, "runtime", rel + ".c")],
                        check=True)
