@@ -17,6 +17,10 @@
 
 #define WAKE_TAG   ((uint64_t)1)     /* io_uring: the read of the eventfd */
 #define CANCEL_TAG ((uint64_t)2)     /* io_uring: a cancellation's own completion */
+/* io_uring: the deadline timer of generation g has tag g << 3 | 3 (an op's tag is its
+ * address, a multiple of 8; WAKE_TAG and CANCEL_TAG are below 8) */
+#define TIMER_TAG(g)    ((uint64_t)(g) << 3 | 3)
+#define IS_TIMER_TAG(t) (((t) & 7) == 3)
 #define URING_ENTRIES 256
 #define EPOLL_EVENTS 64
 
@@ -39,6 +43,11 @@ struct IoBackend {
     struct io_uring ring;
     uint64_t wake_buf;
     unsigned unsubmitted;
+    /* the deadline timer (Note [Idle in the ring]): the deadline it is armed for (0: none
+     * armed), its generation (in its tag), and the timespec the kernel reads at submission */
+    uint64_t timer_deadline;
+    uint64_t timer_gen;
+    struct __kernel_timespec timer_ts;
 #endif
 };
 
@@ -298,17 +307,20 @@ static void epoll_cancel(IoBackend *b, RtsIoOp *op)
     }
 }
 
-static void epoll_poll(IoBackend *b, uint64_t timeout_ns)
+static void epoll_poll(IoBackend *b, uint64_t deadline_ns)
 {
     if (b->ready_hd)
-        timeout_ns = 0;
-    if (b->timers) {
-        uint64_t now = rts_now_ns(), d = b->timers->deadline_ns;
-        uint64_t left = d > now ? d - now : 0;
-        if (left < timeout_ns) timeout_ns = left;
+        deadline_ns = 0;
+    if (b->timers && b->timers->deadline_ns < deadline_ns)
+        deadline_ns = b->timers->deadline_ns;
+    int ms = 0;
+    if (deadline_ns == UINT64_MAX) {
+        ms = -1;
+    } else if (deadline_ns) {    /* rounded up: never wakes before the deadline */
+        uint64_t now = rts_now_ns();
+        uint64_t left = deadline_ns > now ? deadline_ns - now : 0;
+        ms = left / 1000000u > 3600000u ? 3600000 : (int)((left + 999999u) / 1000000u);
     }
-    int ms = timeout_ns == UINT64_MAX ? -1
-           : timeout_ns / 1000000u > 3600000u ? 3600000 : (int)((timeout_ns + 999999u) / 1000000u);
     struct epoll_event evs[EPOLL_EVENTS];
     int n = epoll_wait(b->epfd, evs, EPOLL_EVENTS, ms);
     if (n < 0 && errno != EINTR)
@@ -402,6 +414,11 @@ static void uring_reap(IoBackend *b)
         }
         if (tag == CANCEL_TAG)
             continue;
+        if (IS_TIMER_TAG(tag)) {     /* the deadline timer fired (or was removed) */
+            if (tag == TIMER_TAG(b->timer_gen))
+                b->timer_deadline = 0;
+            continue;
+        }
         RtsIoOp *op = (RtsIoOp *)(uintptr_t)tag;
         if (op->kind == RTS_IO_TIMEOUT && res == -ETIME)
             res = 0;
@@ -410,12 +427,35 @@ static void uring_reap(IoBackend *b)
     }
 }
 
-static void uring_poll(IoBackend *b, uint64_t timeout_ns)
+/* Note [Idle in the ring]: keeps one timeout SQE armed for `deadline` (absolute, on the
+ * monotonic clock, as rts_now_ns), replacing the one armed for another deadline. */
+static void uring_arm_timer(IoBackend *b, uint64_t deadline)
+{
+    if (b->timer_deadline == deadline)
+        return;
+    struct io_uring_sqe *sqe;
+    if (b->timer_deadline) {     /* its completion (-ECANCELED, or -ETIME) is ignored */
+        sqe = uring_sqe(b);
+        io_uring_prep_timeout_remove(sqe, TIMER_TAG(b->timer_gen), 0);
+        io_uring_sqe_set_data64(sqe, CANCEL_TAG);
+    }
+    b->timer_gen++;
+    b->timer_ts.tv_sec = (long long)(deadline / 1000000000u);
+    b->timer_ts.tv_nsec = (long long)(deadline % 1000000000u);
+    sqe = uring_sqe(b);
+    io_uring_prep_timeout(sqe, &b->timer_ts, 0, IORING_TIMEOUT_ABS);
+    io_uring_sqe_set_data64(sqe, TIMER_TAG(b->timer_gen));
+    b->timer_deadline = deadline;
+}
+
+static void uring_poll(IoBackend *b, uint64_t deadline_ns)
 {
     uring_reap(b);
     if (b->ready_hd)
-        timeout_ns = 0;
-    if (timeout_ns == 0) {
+        deadline_ns = 0;
+    if (deadline_ns != UINT64_MAX && deadline_ns && deadline_ns <= rts_now_ns())
+        deadline_ns = 0;
+    if (deadline_ns == 0) {
         if (b->unsubmitted) {
             io_uring_submit(&b->ring);
             b->unsubmitted = 0;
@@ -423,15 +463,9 @@ static void uring_poll(IoBackend *b, uint64_t timeout_ns)
         }
         return;
     }
-    struct io_uring_cqe *cqe;
-    int rc;
-    if (timeout_ns == UINT64_MAX) {
-        rc = io_uring_submit_and_wait(&b->ring, 1);
-    } else {
-        struct __kernel_timespec ts = { .tv_sec = (long long)(timeout_ns / 1000000000u),
-                                        .tv_nsec = (long long)(timeout_ns % 1000000000u) };
-        rc = io_uring_submit_and_wait_timeout(&b->ring, &cqe, 1, &ts, NULL);
-    }
+    if (deadline_ns != UINT64_MAX)
+        uring_arm_timer(b, deadline_ns);
+    int rc = io_uring_submit_and_wait(&b->ring, 1);
     b->unsubmitted = 0;
     if (rc < 0 && rc != -ETIME && rc != -EINTR && rc != -EAGAIN && rc != -EBUSY)
         rts_fatal("io_uring_enter: %s", strerror(-rc));
@@ -506,14 +540,14 @@ void io_cancel(IoBackend *b, RtsIoOp *op)
     epoll_cancel(b, op);
 }
 
-int io_wait(IoBackend *b, uint64_t timeout_ns, void **tags, int max)
+int io_wait(IoBackend *b, uint64_t deadline_ns, void **tags, int max)
 {
 #if HAVE_LIBURING
     if (b->kind == IO_KIND_URING)
-        uring_poll(b, timeout_ns);
+        uring_poll(b, deadline_ns);
     else
 #endif
-        epoll_poll(b, timeout_ns);
+        epoll_poll(b, deadline_ns);
     int n = 0;
     while (n < max && b->ready_hd) {
         RtsIoOp *op = b->ready_hd;
