@@ -43,7 +43,8 @@ needs=F       the test is for builds that have F; needs=!F: for builds without i
               or a library configure found (liburing, libnuma), or io_uring (the build
               has liburing and the kernel lets it set up a ring: the IO manager's uring
               back end can run here), or ipv6 (this machine has an IPv6 loopback, ::1,
-              that a socket can bind); any other name is a manifest error. May be
+              that a socket can bind), or strace (strace is installed and may trace a
+              child here); any other name is a manifest error. May be
               repeated: all must hold.
               What the build has is read from its `rtslab +RTS --info -RTS` ("Patch F" and
               library lines, YES or NO). A test whose needs do not hold is not run, and is
@@ -114,7 +115,20 @@ def have_ipv6_loopback():
         return False
 
 
-HOST_FEATURES = {"ipv6": have_ipv6_loopback}
+def have_strace():
+    """Whether strace is installed and may trace a child here (the feature strace)."""
+    import shutil
+    import subprocess
+    if not shutil.which("strace"):
+        return False
+    try:
+        return subprocess.run(["strace", "-o", os.devnull, "true"], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL, timeout=30).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+HOST_FEATURES = {"ipv6": have_ipv6_loopback, "strace": have_strace}
 # Programs of the build that print its --info, the first one found is asked.
 INFO_PROGRAMS = ("rtslab", "tests/gc/err_stack")
 INFO_TIMEOUT = 60.0

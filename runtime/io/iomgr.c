@@ -26,8 +26,14 @@
 
 typedef struct FdWaits {
     RtsIoOp *rd, *wr;           /* FIFO lists of the ops waiting to read / write (op->next) */
-    uint32_t ev;                /* the events registered with epoll, 0: not registered */
+    uint64_t id;                /* Note [Registered once]: the descriptor's id (RtsIoOp.fd_id)
+                                 * epoll has it registered under; ANON_ID: an op without one;
+                                 * 0: not registered */
+    unsigned idle_events;       /* events in a row that found no waiter here */
 } FdWaits;
+
+#define ANON_ID UINT64_MAX
+#define IDLE_EVENTS_MAX 2       /* Note [Registered once]: then the registration is dropped */
 
 struct IoBackend {
     IoKind kind;
@@ -138,6 +144,12 @@ void io_wake(IoBackend *b)
 }
 
 unsigned io_inflight(IoBackend *b) { return b->inflight; }
+
+uint64_t rts_io_fd_id(void)
+{
+    static uint64_t last;
+    return __atomic_add_fetch(&last, 1, __ATOMIC_RELAXED);
+}
 IoKind io_backend_kind(IoBackend *b) { return b->kind; }
 
 /* --- epoll ------------------------------------------------------------------------------ */
@@ -196,29 +208,60 @@ static FdWaits *fd_waits(IoBackend *b, int fd)
     return &b->fds[fd];
 }
 
-/* Makes epoll's registration of fd match its waiters; false when epoll refuses the
- * descriptor (a regular file: EPERM). */
-static bool fd_sync(IoBackend *b, int fd)
+/* Note [Registered once]
+ * The epoll back end registers a descriptor once, edge-triggered, for input and output at
+ * once (EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET), the first time an op on it has to wait,
+ * and leaves it registered while it has no waiters: an edge that finds no waiter is
+ * harmless, since an op always tries its descriptor before it waits (epoll_submit), and
+ * every waiter is tried again at every edge (fd_ready) until it would block, so no readiness
+ * is lost. Before, each wait cost an EPOLL_CTL_ADD and, when it ended, an EPOLL_CTL_DEL.
+ * The registration ends with the descriptor: closing it removes it from every epoll set
+ * (the kernel's rule once no other reference to the open file is left). The back end's
+ * table, indexed by descriptor number, cannot see a close, so it keeps the id the owner gave
+ * the open descriptor (RtsIoOp.fd_id, from rts_io_fd_id: both ops of a port carry the
+ * port's) and registers again when an op comes with another id: a descriptor number reused
+ * for a new socket is a new registration, never mistaken for the closed one's. A stale
+ * registration of an open file still alive elsewhere (a forked child's copy) is a different
+ * epoll key (file, fd): at worst it reports an edge that finds no waiter.
+ * A thread that moves to another capability takes its descriptor's waits with it, and the
+ * registration it leaves behind would wake this capability for nothing at every edge; so
+ * IDLE_EVENTS_MAX edges in a row that find no waiter here drop it (EPOLL_CTL_DEL), and the
+ * next wait registers it again. An op whose owner gives no id (fd_id 0) is registered as
+ * before, and dropped as soon as the descriptor has no waiters here.
+ *
+ * Registers fd for op's descriptor, unless it is registered already; false when epoll
+ * refuses the descriptor (a regular file: EPERM). */
+static bool fd_register(IoBackend *b, int fd, uint64_t fd_id)
 {
     FdWaits *w = fd_waits(b, fd);
-    uint32_t want = (w->rd ? EPOLLIN : 0) | (w->wr ? EPOLLOUT : 0);
-    if (want == w->ev)
+    uint64_t id = fd_id ? fd_id : ANON_ID;
+    if (w->id == id)
         return true;
-    struct epoll_event ev = { .events = want | EPOLLRDHUP, .data.fd = fd };
-    int rc;
-    if (!want)
-        rc = epoll_ctl(b->epfd, EPOLL_CTL_DEL, fd, &ev);
-    else if (!w->ev)
-        rc = epoll_ctl(b->epfd, EPOLL_CTL_ADD, fd, &ev);
-    else
+    struct epoll_event ev = { .events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET,
+                              .data.fd = fd };
+    int rc = epoll_ctl(b->epfd, EPOLL_CTL_ADD, fd, &ev);
+    if (rc != 0 && errno == EEXIST)   /* the same open file, registered under another id */
         rc = epoll_ctl(b->epfd, EPOLL_CTL_MOD, fd, &ev);
-    if (rc != 0 && want) {
+    if (rc != 0) {
         if (errno != EPERM)
             rts_fatal("epoll_ctl(%d): %s", fd, strerror(errno));
         return false;
     }
-    w->ev = want;                /* a DEL of a closed descriptor fails: it is gone anyway */
+    w->id = id;
+    w->idle_events = 0;
     return true;
+}
+
+/* Drops fd's registration (a DEL of a closed descriptor fails: it is gone anyway). */
+static void fd_drop(IoBackend *b, int fd)
+{
+    FdWaits *w = fd_waits(b, fd);
+    if (!w->id)
+        return;
+    struct epoll_event ev = { 0 };
+    (void)epoll_ctl(b->epfd, EPOLL_CTL_DEL, fd, &ev);
+    w->id = 0;
+    w->idle_events = 0;
 }
 
 static void list_append(RtsIoOp **hd, RtsIoOp *op)
@@ -238,10 +281,17 @@ static bool list_remove(RtsIoOp **hd, RtsIoOp *op)
     return false;
 }
 
-/* Completes what can be completed of fd's waiters, in order. */
+/* An edge on fd: completes what can be completed of its waiters, in order (Note
+ * [Registered once]). */
 static void fd_ready(IoBackend *b, int fd)
 {
     FdWaits *w = fd_waits(b, fd);
+    if (!w->rd && !w->wr) {
+        if (++w->idle_events >= IDLE_EVENTS_MAX)
+            fd_drop(b, fd);
+        return;
+    }
+    w->idle_events = 0;
     while (w->rd && try_op(w->rd)) {
         RtsIoOp *op = w->rd;
         w->rd = op->next;
@@ -252,7 +302,8 @@ static void fd_ready(IoBackend *b, int fd)
         w->wr = op->next;
         ready_push(b, op);
     }
-    fd_sync(b, fd);
+    if (w->id == ANON_ID && !w->rd && !w->wr)
+        fd_drop(b, fd);
 }
 
 static void epoll_submit(IoBackend *b, RtsIoOp *op)
@@ -281,7 +332,7 @@ static void epoll_submit(IoBackend *b, RtsIoOp *op)
     FdWaits *w = fd_waits(b, op->fd);
     bool reading = op->kind == RTS_IO_READ || op->kind == RTS_IO_ACCEPT;
     list_append(reading ? &w->rd : &w->wr, op);
-    if (!fd_sync(b, op->fd)) {
+    if (!fd_register(b, op->fd, op->fd_id)) {
         /* A regular file: always ready, never EAGAIN, so try_op above has done it. Only a
          * descriptor that is neither pollable nor ready gets here: fail the op. */
         list_remove(reading ? &w->rd : &w->wr, op);
@@ -299,7 +350,8 @@ static void epoll_cancel(IoBackend *b, RtsIoOp *op)
         if ((size_t)op->fd >= b->nfds) return;
         FdWaits *w = &b->fds[op->fd];
         found = list_remove(&w->rd, op) || list_remove(&w->wr, op);
-        if (found) fd_sync(b, op->fd);
+        if (found && w->id == ANON_ID && !w->rd && !w->wr)
+            fd_drop(b, op->fd);
     }
     if (found) {                 /* else it is done already, on the ready list */
         op->res = -ECANCELED;

@@ -24,8 +24,9 @@
  *
  * The io_uring back end submits each op as the matching SQE (read, write, accept, connect,
  * timeout) and keeps a read of its eventfd in flight. The epoll back end tries each op at
- * once on the (non-blocking) descriptor and, on EAGAIN, waits for readiness (level-triggered,
- * one registration per descriptor for all its waiters); a regular file, which epoll refuses
+ * once on the (non-blocking) descriptor and, on EAGAIN, waits for readiness (edge-triggered,
+ * one registration per descriptor for all its waiters, made once while the descriptor is
+ * open: Note [Registered once] in iomgr.c); a regular file, which epoll refuses
  * and which is always ready, is read or written at once. If io_uring cannot be set up (no
  * liburing, or the kernel refuses: EPERM or ENOSYS under a seccomp profile) the automatic
  * choice is epoll, and `+RTS --info` says why.

@@ -252,6 +252,7 @@ static void managed_init(SchPort *p, int fd, bool input)
     p->fd = fd;
     p->managed = true;
     p->io = io_new(p);
+    p->io->rd.fd_id = p->io->wr.fd_id = rts_io_fd_id();   /* Note [Registered once] */
     if (input) {
         p->bsize = FILE_BUF;
         p->bytes = xrealloc(NULL, p->bsize);
