@@ -29,11 +29,9 @@ typedef struct FdWaits {
     uint64_t id;                /* Note [Registered once]: the descriptor's id (RtsIoOp.fd_id)
                                  * epoll has it registered under; ANON_ID: an op without one;
                                  * 0: not registered */
-    unsigned idle_events;       /* events in a row that found no waiter here */
 } FdWaits;
 
 #define ANON_ID UINT64_MAX
-#define IDLE_EVENTS_MAX 2       /* Note [Registered once]: then the registration is dropped */
 
 struct IoBackend {
     IoKind kind;
@@ -223,11 +221,15 @@ static FdWaits *fd_waits(IoBackend *b, int fd)
  * for a new socket is a new registration, never mistaken for the closed one's. A stale
  * registration of an open file still alive elsewhere (a forked child's copy) is a different
  * epoll key (file, fd): at worst it reports an edge that finds no waiter.
- * A thread that moves to another capability takes its descriptor's waits with it, and the
- * registration it leaves behind would wake this capability for nothing at every edge; so
- * IDLE_EVENTS_MAX edges in a row that find no waiter here drop it (EPOLL_CTL_DEL), and the
- * next wait registers it again. An op whose owner gives no id (fd_id 0) is registered as
- * before, and dropped as soon as the descriptor has no waiters here.
+ * The cost: a thread that moves to another capability takes its descriptor's waits with
+ * it, and the registration it leaves behind reports that descriptor's edges here too, for
+ * nothing, until it is closed (an idle capability wakes for them, and sleeps again). It
+ * cannot be dropped then: only the descriptor's user may touch it (an EPOLL_CTL_DEL from
+ * here would race with a close by the port's thread on another capability, and could hit a
+ * new socket that reused the number: ThreadSanitizer reports it), and EPOLLONESHOT, which
+ * would silence it, costs an EPOLL_CTL_MOD at every wait. An op whose owner gives no id
+ * (fd_id 0) is registered as before, and dropped as soon as the descriptor has no waiters
+ * here (while its last waiter is still busy, so the descriptor cannot have been closed).
  *
  * Registers fd for op's descriptor, unless it is registered already; false when epoll
  * refuses the descriptor (a regular file: EPERM). */
@@ -248,11 +250,10 @@ static bool fd_register(IoBackend *b, int fd, uint64_t fd_id)
         return false;
     }
     w->id = id;
-    w->idle_events = 0;
     return true;
 }
 
-/* Drops fd's registration (a DEL of a closed descriptor fails: it is gone anyway). */
+/* Drops fd's registration (only while an op on it is busy: its descriptor is open). */
 static void fd_drop(IoBackend *b, int fd)
 {
     FdWaits *w = fd_waits(b, fd);
@@ -261,7 +262,6 @@ static void fd_drop(IoBackend *b, int fd)
     struct epoll_event ev = { 0 };
     (void)epoll_ctl(b->epfd, EPOLL_CTL_DEL, fd, &ev);
     w->id = 0;
-    w->idle_events = 0;
 }
 
 static void list_append(RtsIoOp **hd, RtsIoOp *op)
@@ -286,12 +286,6 @@ static bool list_remove(RtsIoOp **hd, RtsIoOp *op)
 static void fd_ready(IoBackend *b, int fd)
 {
     FdWaits *w = fd_waits(b, fd);
-    if (!w->rd && !w->wr) {
-        if (++w->idle_events >= IDLE_EVENTS_MAX)
-            fd_drop(b, fd);
-        return;
-    }
-    w->idle_events = 0;
     while (w->rd && try_op(w->rd)) {
         RtsIoOp *op = w->rd;
         w->rd = op->next;

@@ -5,9 +5,9 @@ Note [Registered once] (runtime/io/iomgr.c). Runs testsuite/io/echo.scm (CLIENTS
 each sending LINES lines, at -N<N>) on the epoll back end under `strace -f -c`, and counts
 its epoll_ctl and epoll_wait calls. The program has 2 * CLIENTS + 1 sockets (a listener, a
 client and a server end per client) and N eventfds; a registration per socket per
-capability, and a few more for one that moves between capabilities (dropped after idle
-edges, registered again), is at most 4 * sockets * N + N epoll_ctl calls, however many lines
-go through. Before, every wait cost an ADD and a DEL: 2,566 epoll_ctl for 4,197 epoll_wait
+capability (a socket whose thread moved is registered on each capability it blocked on),
+with room to spare, is at most 4 * sockets * N + N epoll_ctl calls, however many lines go
+through. Before, every wait cost an ADD and a DEL: 2,566 epoll_ctl for 4,197 epoll_wait
 at 20 clients of 50 lines at -N2.
 """
 import os
