@@ -44,7 +44,9 @@ needs=F       the test is for builds that have F; needs=!F: for builds without i
               has liburing and the kernel lets it set up a ring: the IO manager's uring
               back end can run here), or ipv6 (this machine has an IPv6 loopback, ::1,
               that a socket can bind), or strace (strace is installed and may trace a
-              child here); any other name is a manifest error. May be
+              child here), or mountns (`unshare -m` may make a mount namespace and bind a
+              file over /etc/hosts in it: a test's own host names); any other name is a
+              manifest error. May be
               repeated: all must hold.
               What the build has is read from its `rtslab +RTS --info -RTS` ("Patch F" and
               library lines, YES or NO). A test whose needs do not hold is not run, and is
@@ -128,7 +130,18 @@ def have_strace():
         return False
 
 
-HOST_FEATURES = {"ipv6": have_ipv6_loopback, "strace": have_strace}
+def have_mountns():
+    """Whether a file can be bound over /etc/hosts in a mount namespace (the feature mountns)."""
+    import subprocess
+    try:
+        return subprocess.run(["unshare", "-m", "sh", "-c", "mount --bind /etc/hosts /etc/hosts"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              timeout=30).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+HOST_FEATURES = {"ipv6": have_ipv6_loopback, "strace": have_strace, "mountns": have_mountns}
 # Programs of the build that print its --info, the first one found is asked.
 INFO_PROGRAMS = ("rtslab", "tests/gc/err_stack")
 INFO_TIMEOUT = 60.0

@@ -327,9 +327,11 @@
 (define (close-port p) (%io-retry %close-port (list p)))
 (define (close-output-port p) (%io-retry %close-output-port (list p)))
 (define (tcp-accept l) (%io-retry %tcp-accept (list l)))
-(define (tcp-connect host port)
-  (let ((s (%tcp-socket host port)))
-    (%io-retry %tcp-connect (list s host port))))
+(define (tcp-connect host port)           ; each of host's addresses in turn, until one answers
+  (let next ((i 0))
+    (let* ((s (%tcp-socket host port i))
+           (r (%io-retry %tcp-connect (list s host port i))))
+      (if (eq? r '%tcp-next) (next (+ i 1)) r))))
 
 (define (call-with-port port proc)
   (let ((v (proc port)))
