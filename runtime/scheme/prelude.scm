@@ -321,6 +321,7 @@
 (define (read-char . a) (%io-retry %read-char a))
 (define (peek-char . a) (%io-retry %peek-char a))
 (define (read-line . a) (%io-retry %read-line a))
+(define (read . a) (%io-retry %read a))
 (define (read-string . a) (%io-retry %read-string a))
 (define (read-bytevector . a) (%io-retry %read-bytevector a))
 (define (flush-output-port . a) (%io-retry %flush-output-port a))

@@ -329,12 +329,27 @@ PRIM(p_flush_output_port)
     return RTS_UNSPEC;
 }
 
+/* (%read [port]): a datum; on a managed port without blocking its OS thread (Note [Reading
+ * a datum from a managed port] in port.c): a parse that runs dry is undone, and the thread
+ * waits for more input through the IO manager (%io-again), or parses again if more came. */
 PRIM(p_read)
 {
     SchPort *p = in_arg(cap, argv, argc, 0, "read");
-    DArena *a = datum_arena_new();
+    Value r;
+    if (!in_step(cap, p, SCH_NEED_CHAR, 0, "read", &r)) return r;
+    DArena *a;
     SchReadError err;
-    Datum *d = sch_read(a, p, &err);
+    Datum *d;
+    for (;;) {
+        a = datum_arena_new();
+        sch_port_read_ahead(p);
+        d = sch_read(a, p, &err);
+        size_t had;
+        if (!sch_port_read_done(p, &had))
+            break;
+        datum_arena_free(a);
+        if (!in_step(cap, p, SCH_NEED_MORE, had, "read", &r)) return r;
+    }
     if (!d) {
         datum_arena_free(a);
         if (!err.msg[0]) return RTS_EOF;
@@ -663,7 +678,7 @@ const SchPrimDef sch_prims_port[] = {
     { "write-shared",        p_write,               1, 2 },
     { "write-simple",        p_write,               1, 2 },
     { "%flush-output-port",  p_flush_output_port,   0, 1 },
-    { "read",                p_read,                0, 1 },
+    { "%read",               p_read,                0, 1 },
     { "file-exists?",        p_file_exists,         1, 1 },
     { "delete-file",         p_delete_file,         1, 1 },
     { "number->string",      p_number_to_string,    1, 2 },
