@@ -34,7 +34,13 @@ table, and the exit status is then 1.
 
 The raw runs, every statistic of `-s --machine-readable` plus the runner's own wall clock
 and the child's rusage, go to OUT/<date>-<size>/runs.json and runs.csv, with the table in
-table.txt; OUT/latest points at the newest. (The child's user and system CPU come from
+table.txt; OUT/latest points at the newest.
+
+A server (testsuite/bench/io/, a `;; load:` line in its header) runs under load instead:
+wrk drives each of its paths (one table row each, GROUP/NAME:PATH) on 127.0.0.1 for the
+size's duration and connections (benchlib.LOAD), and the tables rps, p50 and p99 show what
+wrk measured. A run fails if wrk saw a socket error or a non-2xx answer. Without wrk (Debian's package wrk)
+the servers are left out, and the runner says so. (The child's user and system CPU come from
 RUSAGE_CHILDREN deltas; its memory, from the runtime's own max_mem_in_use_bytes.)
 """
 
@@ -54,6 +60,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchlib  # noqa: E402
+import serverload  # noqa: E402
 
 DEFAULT_CONFIGS = ["baseline:-N1", "baseline:-N2", "baseline:-N4"]
 TIMEOUT = {"quick": 60.0, "norm": 300.0, "slow": 1800.0}
@@ -152,6 +159,8 @@ def rtslab_info(binary):
 
 def run_once(binary, prog, size, opts, timeout):
     """One run: a dict with ok, why, wall, rusage and the parsed statistics."""
+    if prog.route:
+        return run_server_once(binary, prog, size, opts, timeout)
     with tempfile.NamedTemporaryFile(prefix="rtslab-bench-", suffix=".stats",
                                      delete=False) as tf:
         stats_path = tf.name
@@ -179,16 +188,7 @@ def run_once(binary, prog, size, opts, timeout):
     if why is None and status != 0:
         why = f"exit status {status}"
     if why is None:
-        with open(prog.expected_path(size), encoding="utf-8") as f:
-            expected = f.read()
-        if out != expected:
-            exp_l, got_l = expected.splitlines(), out.splitlines()
-            for i in range(max(len(exp_l), len(got_l))):
-                e = exp_l[i] if i < len(exp_l) else "<end>"
-                g = got_l[i] if i < len(got_l) else "<end>"
-                if e != g:
-                    why = f"stdout line {i + 1}: expected {e!r}, got {g!r}"
-                    break
+        why = check_stdout(prog, size, out)
     if why is None and "total_wall_seconds" not in stats:
         why = "no statistics from -s --machine-readable"
     return {
@@ -197,6 +197,75 @@ def run_once(binary, prog, size, opts, timeout):
         "user_seconds": after.ru_utime - before.ru_utime,
         "sys_seconds": after.ru_stime - before.ru_stime,
         "stderr_tail": err.decode("utf-8", errors="replace").splitlines()[-10:] if why else [],
+        "stats": stats,
+    }
+
+
+def check_stdout(prog, size, out):
+    """None when out is the program's expected output at size, else what differs."""
+    with open(prog.expected_path(size), encoding="utf-8") as f:
+        expected = f.read()
+    if out == expected:
+        return None
+    exp_l, got_l = expected.splitlines(), out.splitlines()
+    for i in range(max(len(exp_l), len(got_l))):
+        e = exp_l[i] if i < len(exp_l) else "<end>"
+        g = got_l[i] if i < len(got_l) else "<end>"
+        if e != g:
+            return f"stdout line {i + 1}: expected {e!r}, got {g!r}"
+    return "stdout differs"
+
+
+def run_server_once(binary, prog, size, opts, timeout):
+    """One run of a server (benchlib's `load:`): start it, drive prog.route with wrk for the
+    size's LOAD, stop it with SIGTERM; its statistics gain wrk's figures as load_* keys."""
+    seconds, connections = benchlib.LOAD[size]
+    with tempfile.NamedTemporaryFile(prefix="rtslab-bench-", suffix=".stats",
+                                     delete=False) as tf:
+        stats_path = tf.name
+    cmd = benchlib.command(binary, prog, size, opts, stats_path)
+    env = dict(os.environ)
+    env.pop("RTSLAB_RTS", None)
+    why, status, out, load, srv = None, None, "", {}, None
+    start = time.perf_counter()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    try:
+        srv = serverload.Server(cmd, cwd=os.path.dirname(prog.path), env=env)
+        load = serverload.wrk(srv.url(prog.route), connections, seconds,
+                              timeout_s=min(timeout, seconds + 60))
+        if load["errors"]:
+            why = f"wrk saw errors: {load['error_detail']}"
+        status, out = srv.stop()
+    except (serverload.ServerError, ValueError, OSError, subprocess.TimeoutExpired) as e:
+        why = str(e)
+        if srv:
+            srv.kill()
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    try:
+        with open(stats_path, encoding="utf-8", errors="replace") as f:
+            stats = benchlib.parse_machine_readable(f.read())
+    finally:
+        os.unlink(stats_path)
+    if why is None and status != 0:
+        why = f"exit status {status}"
+    if why is None:
+        why = check_stdout(prog, size, out)
+    if why is None and "total_wall_seconds" not in stats:
+        why = "no statistics from -s --machine-readable"
+    for key in ("requests", "requests_per_second", "errors"):
+        if key in load:
+            stats[f"load_{key}"] = float(load[key])
+    for key in ("latency_p50", "latency_p99", "latency_avg", "latency_max"):
+        if key in load:
+            stats[f"load_{key}_seconds"] = load[key]
+    return {
+        "ok": why is None, "why": why, "exit": status,
+        "command": cmd, "load_command": load.get("command"), "load_output": load.get("text"),
+        "wall_seconds": wall,
+        "user_seconds": after.ru_utime - before.ru_utime,
+        "sys_seconds": after.ru_stime - before.ru_stime,
+        "stderr_tail": srv.stderr_lines[-10:] if (why and srv) else [],
         "stats": stats,
     }
 
@@ -309,13 +378,20 @@ def main():
         return 0
 
     try:
-        progs = benchlib.discover(src)
+        progs = [row for p in benchlib.discover(src) for row in benchlib.per_route(p)]
     except benchlib.HeaderError as e:
         sys.exit(f"bench: {e}")
     patterns = [p for spec in (args.programs or []) for p in spec.split(",") if p]
     progs = benchlib.select(progs, patterns)
     if not progs:
         sys.exit("bench: no program matches " + ", ".join(patterns))
+    servers = [p.id for p in progs if p.route]
+    if servers and not serverload.have_wrk() and not args.list:
+        print(f"bench: wrk is not installed (Debian: apt-get install wrk), so the servers "
+              f"are left out: {', '.join(servers)}")
+        progs = [p for p in progs if not p.route]
+        if not progs:
+            sys.exit("bench: nothing left to run")
     if args.list:
         for p in progs:
             print(f"{p.id:24} quick: {' '.join(p.args['quick']):14} norm: "
@@ -370,12 +446,15 @@ def main():
                 r.update(program=prog.id, config=label, variant=variant, rts=opts, run=k)
                 runs.append(r)
                 if r["ok"]:
-                    per_config[label].append(r["stats"]["total_wall_seconds"])
+                    per_config[label].append(r["stats"]["load_requests_per_second"]
+                                             if prog.route else
+                                             r["stats"]["total_wall_seconds"])
                 else:
                     failures.append(r)
                 print("." if r["ok"] else "F", end="", flush=True)
+        unit = "{:.0f} req/s" if prog.route else "{:.3f}s"
         summary = "  ".join(
-            f"{sorted(v)[len(v) // 2]:.3f}s" if v else "FAIL" for v in per_config.values())
+            unit.format(sorted(v)[len(v) // 2]) if v else "FAIL" for v in per_config.values())
         print(f"  {summary}", flush=True)
     elapsed = time.time() - start
 

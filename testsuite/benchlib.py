@@ -11,10 +11,17 @@ A benchmark is testsuite/bench/GROUP/NAME.scm whose first lines are a comment he
     ;; norm: ARGS
     ;; slow: ARGS
     ;; rts: OPTS          optional: RTS options it always needs (e.g. -K1g)
+    ;; load: PATH...      optional: a server (testsuite/serverload.py); one row per PATH
 
 and beside it NAME.SIZE.stdout, the exact output expected at each size. Each program also
 checks its own answer and fails (exit 1) when it is wrong. testsuite/bench/README.md says
 more.
+
+A server (a `load:` line, testsuite/bench/io/) is measured under load instead: the runner
+starts it, drives each PATH with wrk for the size's duration and connections (LOAD), stops it
+with SIGTERM and compares what it printed then with NAME.SIZE.stdout. Each PATH is a program
+of its own in the tables, `GROUP/NAME:PATH`; wrk's figures join the run's statistics as the
+load_* keys, which the metrics rps, p50 and p99 show.
 
 The report
 ----------
@@ -33,7 +40,9 @@ import os
 import re
 
 SIZES = ("quick", "norm", "slow")
-HEADER_KEYS = SIZES + ("rts",)
+HEADER_KEYS = SIZES + ("rts", "load")
+# A server's load at each size: (seconds, connections) of one wrk run per route.
+LOAD = {"quick": (1, 16), "norm": (5, 64), "slow": (20, 64)}
 
 
 class Program:
@@ -45,6 +54,8 @@ class Program:
         self.description = ""
         self.args = {}                   # size -> [str]
         self.rts = []                    # RTS options it always needs
+        self.routes = []                 # a server's load: the paths to drive
+        self.route = None                # the path this row drives (one row per route)
 
     def expected_path(self, size):
         return os.path.join(os.path.dirname(self.path), f"{self.name}.{size}.stdout")
@@ -69,16 +80,35 @@ def parse_program(group, path):
                 prog.args[key] = value.split()
             elif key == "rts":
                 prog.rts += value.split()
+            elif key == "load":
+                prog.routes += value.split()
             elif key == name and not prog.description:
                 prog.description = value
     missing = [s for s in SIZES if s not in prog.args]
     if missing:
         raise HeaderError(f"{path}: header lacks ';; {missing[0]}: ARGS'")
+    bad = [r for r in prog.routes if not r.startswith("/")]
+    if bad:
+        raise HeaderError(f"{path}: load path '{bad[0]}' does not start with /")
     return prog
 
 
+def per_route(prog):
+    """A server's rows: a copy of prog per route, id GROUP/NAME:PATH; others as they are."""
+    if not prog.routes:
+        return [prog]
+    rows = []
+    for route in prog.routes:
+        row = Program(prog.group, prog.name, prog.path)
+        row.description, row.args, row.rts = prog.description, prog.args, prog.rts
+        row.routes, row.route, row.id = prog.routes, route, f"{prog.id}:{route}"
+        rows.append(row)
+    return rows
+
+
 def discover(src):
-    """Every benchmark program under SRC/testsuite/bench, sorted by group then name."""
+    """Every benchmark program under SRC/testsuite/bench, sorted by group then name (a
+    server once, however many routes it loads: per_route() makes its rows)."""
     root = os.path.join(src, "testsuite", "bench")
     progs = []
     for group in sorted(os.listdir(root)):
@@ -179,8 +209,16 @@ METRICS = {m.key: m for m in (
     Metric("gcs", "GCs", "count", _stat("num_GCs"), lambda v: f"{v:.0f}"),
     Metric("maxlive", "Max live", "bytes", _stat("max_live_bytes"), _bytes),
     Metric("stw", "Stop-the-world sync, max", "ms", _stat("rtslab_stw_max_seconds"), _millis),
+    Metric("rps", "Requests per second (servers, wrk)", "requests/s",
+           _stat("load_requests_per_second"), lambda v: f"{v:.0f}"),
+    Metric("p50", "Latency, median (servers, wrk)", "ms", _stat("load_latency_p50_seconds"),
+           _millis),
+    Metric("p99", "Latency, 99th percentile (servers, wrk)", "ms",
+           _stat("load_latency_p99_seconds"), _millis),
 )}
-DEFAULT_METRICS = ["elapsed", "mutator", "gc", "allocs", "maxpause", "balance"]
+# Metrics that only some programs have (the servers'): their tables list only those.
+SPARSE_METRICS = ("rps", "p50", "p99")
+DEFAULT_METRICS = ["elapsed", "mutator", "gc", "allocs", "maxpause", "balance", "rps", "p99"]
 
 
 # --- the report -----------------------------------------------------------------------------
@@ -325,7 +363,14 @@ def table(runs, programs, configs, metric):
 def report(runs, programs, configs, metrics):
     lines = []
     for key in metrics:
-        lines += table(runs, programs, configs, METRICS[key])
+        progs = programs
+        if key in SPARSE_METRICS:
+            has = {r["program"] for r in runs
+                   if not r["ok"] or isinstance(METRICS[key].get(r["stats"]), float)}
+            progs = [p for p in programs if p in has]
+            if not progs:
+                continue
+        lines += table(runs, progs, configs, METRICS[key])
     lines.append("±N%: half the range of the runs, as % of their median.  ~: within noise "
                  "(the runs' ranges overlap those of the first column).")
     lines.append("-----: no figure (nothing measured, or the first column is 0).  "

@@ -43,10 +43,11 @@ needs=F       the test is for builds that have F; needs=!F: for builds without i
               or a library configure found (liburing, libnuma), or io_uring (the build
               has liburing and the kernel lets it set up a ring: the IO manager's uring
               back end can run here), or ipv6 (this machine has an IPv6 loopback, ::1,
-              that a socket can bind), or strace (strace is installed and may trace a
-              child here), or mountns (`unshare -m` may make a mount namespace and bind a
-              file over /etc/hosts in it: a test's own host names); any other name is a
-              manifest error. May be
+              that a socket can bind), or wrk or nginx (that program is installed: the
+              request server's load and its anchor), or strace (strace is installed and
+              may trace a child here), or mountns (`unshare -m` may make a mount namespace
+              and bind a file over /etc/hosts in it: a test's own host names); any other
+              name is a manifest error. May be
               repeated: all must hold.
               What the build has is read from its `rtslab +RTS --info -RTS` ("Patch F" and
               library lines, YES or NO). A test whose needs do not hold is not run, and is
@@ -117,9 +118,12 @@ def have_ipv6_loopback():
         return False
 
 
+def have_command(name):
+    return lambda: shutil.which(name) is not None
+
+
 def have_strace():
     """Whether strace is installed and may trace a child here (the feature strace)."""
-    import shutil
     import subprocess
     if not shutil.which("strace"):
         return False
@@ -141,7 +145,8 @@ def have_mountns():
         return False
 
 
-HOST_FEATURES = {"ipv6": have_ipv6_loopback, "strace": have_strace, "mountns": have_mountns}
+HOST_FEATURES = {"ipv6": have_ipv6_loopback, "wrk": have_command("wrk"),
+                 "nginx": have_command("nginx"), "strace": have_strace, "mountns": have_mountns}
 # Programs of the build that print its --info, the first one found is asked.
 INFO_PROGRAMS = ("rtslab", "tests/gc/err_stack")
 INFO_TIMEOUT = 60.0
@@ -459,6 +464,9 @@ def bench_tests(src):
             if threaded_only and not uses_threads:
                 continue
             command = benchlib.command("$BUILD/rtslab", prog, "quick", opts)
+            if prog.routes:     # a server: started, loaded briefly and stopped by serverload
+                command = ["python3", "$SRC/testsuite/serverload.py", "smoke", "--routes",
+                           ",".join(prog.routes), "--"] + command
             test = Test(f"bench/{prog.id}.{run}", os.path.dirname(prog.path), command)
             test.cwd = os.path.dirname(prog.path)
             test.expected_stdout = prog.expected_path("quick")

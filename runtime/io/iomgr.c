@@ -1,6 +1,7 @@
 /* The IO manager's back ends: io_uring (liburing) and epoll (Note [IO manager] in iomgr.h). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,8 +83,15 @@ static int uring_probe(void)
 #endif
 }
 
+/* RTSLAB_TEST_IO_WAIT_DELAY=<microseconds>: every wait that may block first sleeps that long,
+ * so that a wake-up written as the capability goes to sleep reaches the eventfd before the
+ * wait begins (Note [Wake-ups before the wait]; the test io/wake_race_*). */
+static unsigned test_wait_delay_us;
+
 int io_choose(IoChoice want, char *why, size_t n)
 {
+    const char *delay = getenv("RTSLAB_TEST_IO_WAIT_DELAY");
+    test_wait_delay_us = delay ? (unsigned)strtoul(delay, NULL, 10) : 0;
     if (want == IO_CHOOSE_EPOLL) {
         chosen = IO_KIND_EPOLL;
         snprintf(choice_info, sizeof choice_info, "epoll (--io-manager=epoll)");
@@ -447,15 +455,18 @@ static void uring_cancel(IoBackend *b, RtsIoOp *op)
     io_uring_sqe_set_data64(sqe, CANCEL_TAG);
 }
 
-static void uring_reap(IoBackend *b)
+/* Takes the completions there are; true if one was the eventfd's (a wake-up). */
+static bool uring_reap(IoBackend *b)
 {
     struct io_uring_cqe *cqe;
+    bool woken = false;
     while (io_uring_peek_cqe(&b->ring, &cqe) == 0) {
         uint64_t tag = cqe->user_data;
         int res = cqe->res;
         io_uring_cqe_seen(&b->ring, cqe);
         if (tag == WAKE_TAG) {
             uring_arm_wake(b);
+            woken = true;
             continue;
         }
         if (tag == CANCEL_TAG)
@@ -471,6 +482,7 @@ static void uring_reap(IoBackend *b)
         op->res = res;
         ready_push(b, op);
     }
+    return woken;
 }
 
 /* Note [Idle in the ring]: keeps one timeout SQE armed for `deadline` (absolute, on the
@@ -494,10 +506,14 @@ static void uring_arm_timer(IoBackend *b, uint64_t deadline)
     b->timer_deadline = deadline;
 }
 
+/* Note [Wake-ups before the wait]: a wake-up written to the eventfd after the capability
+ * decided to sleep (io_sleeping set, idle_mu released) but before this call may already have
+ * completed the eventfd's read. Reaping it here consumes the wake-up, so the wait must not
+ * begin: without that, the capability slept on with work in its inbox until some other
+ * completion came (seen as 1-2 s stalls of the request server under wrk at -N2). */
 static void uring_poll(IoBackend *b, uint64_t deadline_ns)
 {
-    uring_reap(b);
-    if (b->ready_hd)
+    if (uring_reap(b) || b->ready_hd)
         deadline_ns = 0;
     if (deadline_ns != UINT64_MAX && deadline_ns && deadline_ns <= rts_now_ns())
         deadline_ns = 0;
@@ -588,6 +604,8 @@ void io_cancel(IoBackend *b, RtsIoOp *op)
 
 int io_wait(IoBackend *b, uint64_t deadline_ns, void **tags, int max)
 {
+    if (deadline_ns && test_wait_delay_us)
+        usleep(test_wait_delay_us);
 #if HAVE_LIBURING
     if (b->kind == IO_KIND_URING)
         uring_poll(b, deadline_ns);

@@ -57,22 +57,31 @@ static void *signal_loop(void *arg)
     return NULL;
 }
 
-/* A signal ignored when the process started stays ignored (a shell's background job
- * ignores SIGINT, so that ^C at the terminal leaves it alone). */
-static void signals_start(void)
+static sigset_t signal_set;
+
+/* Blocks the signals, before any thread is started. A signal ignored when the process started
+ * stays ignored (a shell's background job ignores SIGINT, so that ^C at the terminal leaves
+ * it alone). One that comes before signals_start stays pending until its thread takes it. */
+static void signals_block(void)
 {
-    static sigset_t set;
-    sigemptyset(&set);
+    sigemptyset(&signal_set);
     const int sigs[] = { SIGINT, SIGTERM };
     for (int i = 0; i < 2; i++) {
         struct sigaction old;
         if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
             continue;
-        sigaddset(&set, sigs[i]);
+        sigaddset(&signal_set, sigs[i]);
     }
-    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    pthread_sigmask(SIG_BLOCK, &signal_set, NULL);
+}
+
+/* Starts the thread that takes them, once the capabilities it interrupts exist: creating it
+ * then is what makes them visible to it. */
+static void signals_start(void)
+{
+    sigset_t *set = &signal_set;
     pthread_t t;
-    if (pthread_create(&t, NULL, signal_loop, &set) != 0)
+    if (pthread_create(&t, NULL, signal_loop, set) != 0)
         rts_fatal("cannot start the signal thread");
     pthread_detach(t);
 }
@@ -111,7 +120,7 @@ void rts_init(int *argc, char ***argv)
     /* A write to a pipe whose reader has gone fails with EPIPE, an error in the writing
      * thread, instead of killing the process with its output half written (as GHC does). */
     signal(SIGPIPE, SIG_IGN);
-    signals_start();
+    signals_block();
     stats_init();
     gc_on_done(stats_gc_done);
     rts_set_exit_handler(rts_shutdown);
@@ -133,6 +142,7 @@ void rts_init(int *argc, char ***argv)
         sm_cap_init(&cap_array[i].sm, i);
     trace_init((*argv)[0], n);
     cap_attach(&cap_array[0]);
+    signals_start();
     timer_start(cap_tick);
     stats_mutator_start();
 }

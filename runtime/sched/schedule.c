@@ -362,8 +362,8 @@ void rts_set_interrupt_handler(void (*handler)(Capability *cap, int sig))
 bool sched_interrupt_main(int sig)
 {
     int none = 0;
-    if (!cap_array || !__atomic_compare_exchange_n(&interrupt_pending, &none, sig, false,
-                                                   __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+    if (!__atomic_compare_exchange_n(&interrupt_pending, &none, sig, false,
+                                     __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
         return false;
     Capability *c = &cap_array[0];
     __atomic_store_n(&c->context_switch, 1, __ATOMIC_RELAXED);

@@ -17,7 +17,7 @@ void sched_after_gc(void);
 
 /* Note [Interrupting the main thread] in schedule.c: records signal `sig` for the main thread
  * and makes capability 0 take it soon; false when one is still pending (a second ^C). Called
- * from the runtime's signal thread. */
+ * from the runtime's signal thread, which starts once the capabilities exist. */
 bool sched_interrupt_main(int sig);
 /* mvar.c: takes thread t off the queue of the MVar it waits on, if it is still there (no
  * waker took it first); true if it was. The caller then wakes it. */

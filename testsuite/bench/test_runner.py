@@ -9,6 +9,8 @@
    tiny programs, one of which prints a wrong answer in one configuration: the run must be
    reported as failed, the exit status must be 1, and runs.json / runs.csv / table.txt must
    hold every run with its statistics.
+3. Servers: wrk's output parsed (a fixture), a row per load path, the rps table listing the
+   servers only.
 """
 
 import argparse
@@ -101,6 +103,74 @@ def test_report():
     check(benchlib.METRICS["maxpause"].get(stats) == 0.004, "max pause is the max over gens")
 
 
+# What wrk 4.1 prints with --latency (a real run's text, its figures changed).
+WRK_TEXT = """Running 2s test @ http://127.0.0.1:40001/alloc
+  2 threads and 64 connections
+  Thread Stats   Avg      Stdev     Max   +/- Stdev
+    Latency    19.94ms    4.14ms 393.76ms   93.45%
+    Req/Sec     1.28k   513.49     1.89k    77.50%
+  Latency Distribution
+     50%   19.76ms
+     75%  750.00us
+     90%    1.20s
+     99%  393.76ms
+  5098 requests in 2.01s, 567.55KB read
+  Socket errors: connect 0, read 3, write 0, timeout 2
+  Non-2xx or 3xx responses: 7
+Requests/sec:   2541.07
+Transfer/sec:    282.61KB
+"""
+
+
+def test_servers():
+    sys.path.insert(0, TESTSUITE)
+    import serverload
+    w = serverload.parse_wrk(WRK_TEXT)
+    check(w["requests"] == 5098 and abs(w["seconds"] - 2.01) < 1e-9, f"wrk totals: {w}")
+    check(w["requests_per_second"] == 2541.07, "wrk Requests/sec")
+    check(abs(w["latency_p50"] - 0.01976) < 1e-9 and abs(w["latency_p75"] - 0.00075) < 1e-9
+          and abs(w["latency_p90"] - 1.2) < 1e-9 and abs(w["latency_p99"] - 0.39376) < 1e-9,
+          f"wrk percentiles in seconds, whatever the unit: {w}")
+    check(abs(w["latency_max"] - 0.39376) < 1e-9, "wrk latency max")
+    check(w["errors"] == 12 and w["error_detail"] == {"read": 3, "timeout": 2, "non-2xx": 7},
+          f"wrk socket errors and non-2xx answers count as errors: {w['error_detail']}")
+    clean = serverload.parse_wrk(WRK_TEXT.replace("  Socket errors: connect 0, read 3, write 0, "
+                                                  "timeout 2\n", "")
+                                 .replace("  Non-2xx or 3xx responses: 7\n", ""))
+    check(clean["errors"] == 0, "no error lines: no errors")
+    try:
+        serverload.parse_wrk("unable to connect to 127.0.0.1:1 Connection refused\n")
+        check(False, "wrk output without totals is an error")
+    except ValueError:
+        pass
+    # a server's rows, and tables that only servers have
+    tmp = tempfile.mkdtemp(prefix="rtslab-bench-test-")
+    try:
+        path = os.path.join(tmp, "srv.scm")
+        with open(path, "w") as f:
+            f.write(";; srv: a server\n;; quick: 0\n;; norm: 0\n;; slow: 0\n;; load: / /work\n")
+        rows = benchlib.per_route(benchlib.parse_program("io", path))
+        check([r.id for r in rows] == ["io/srv:/", "io/srv:/work"]
+              and [r.route for r in rows] == ["/", "/work"], "a row per load path")
+        with open(path, "w") as f:
+            f.write(";; srv: a server\n;; quick: 0\n;; norm: 0\n;; slow: 0\n;; load: work\n")
+        try:
+            benchlib.parse_program("io", path)
+            check(False, "a load path without / is a header error")
+        except benchlib.HeaderError:
+            pass
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    runs = [fake_run("g/p1", "A", 1.0, 10), fake_run("io/srv:/", "A", 5.0, 10)]
+    runs[1]["stats"]["load_requests_per_second"] = 1234.0
+    text = "\n".join(benchlib.report(runs, ["g/p1", "io/srv:/"], ["A"], ["elapsed", "rps"]))
+    rps_part = text.split("Requests per second")[1]
+    check("io/srv:/" in rps_part and "g/p1" not in rps_part and "1234" in rps_part,
+          "the rps table lists the servers only:\n" + text)
+    text = "\n".join(benchlib.report(runs[:1], ["g/p1"], ["A"], ["elapsed", "rps"]))
+    check("Requests per second" not in text, "no server, no rps table")
+
+
 PROG = """;; {name}: a test program for the runner
 ;; quick: 20
 ;; norm: 21
@@ -176,6 +246,7 @@ def main():
     ap.add_argument("--build", required=True)
     args = ap.parse_args()
     test_report()
+    test_servers()
     test_runner(os.path.abspath(args.build))
     print(f"{checks} checks, {failures} failed")
     return 1 if failures else 0

@@ -1,0 +1,276 @@
+;; http-server: an HTTP/1.1 request server (seed 004: a server's requests per second), a
+;; thread per connection with keep-alive; the runner loads it with wrk on 127.0.0.1. Routes:
+;; GET / a small fixed page; GET /alloc allocation-heavy work per request (a persistent
+;; search tree of N keys built and walked: short-lived data, so the GC runs under load);
+;; GET /stats the connections open and the requests served. Stresses the IO manager (a
+;; thread blocked per idle connection), thread creation and the nursery.
+;; quick: 127.0.0.1 0 200
+;; norm: 127.0.0.1 0 500
+;; slow: 127.0.0.1 0 500
+;; load: / /alloc
+
+;; Arguments: HOST PORT N (PORT 0: the OS picks one). On standard error it prints
+;; "http-server: listening on HOST PORT" once it accepts; SIGTERM or SIGINT stops it, and it
+;; prints to standard output what it checked (the same at any load, for the runner to
+;; compare) and exits 0, having written -s. A malformed request gets 400, a request head
+;; over 8 KiB gets 431, a body (Content-Length) over 1 MiB 413, Transfer-Encoding 501, a
+;; method other than GET or HEAD 405, any other path 404; after a 4xx/5xx the connection is
+;; closed. Every /alloc answer is compared with one computed at start-up by another
+;; algorithm; a mismatch is a 500 and makes the final report fail.
+
+(define args (command-line))
+(define host (list-ref args 1))
+(define port-arg (string->number (list-ref args 2)))
+(define work-n (string->number (list-ref args 3)))
+
+(define max-head 8192)
+(define max-body 1048576)
+
+;; --- the work of /alloc -------------------------------------------------------------------
+
+;; N pseudo-random keys (a linear congruential generator, the same keys at every request)
+(define (keys n)
+  (let loop ((i 0) (x 12345) (acc '()))
+    (if (= i n)
+        acc
+        (let ((x (modulo (+ (* x 1103515245) 12345) 2147483648)))
+          (loop (+ i 1) x (cons (quotient x 65536) acc))))))
+
+;; a persistent (path-copying) binary search tree: each insert allocates a new path
+(define (tree-insert t k)
+  (cond ((null? t) (vector '() k '()))
+        ((< k (vector-ref t 1)) (vector (tree-insert (vector-ref t 0) k) (vector-ref t 1) (vector-ref t 2)))
+        ((> k (vector-ref t 1)) (vector (vector-ref t 0) (vector-ref t 1) (tree-insert (vector-ref t 2) k)))
+        (else t)))
+
+(define (tree->list t acc)
+  (if (null? t)
+      acc
+      (tree->list (vector-ref t 0) (cons (vector-ref t 1) (tree->list (vector-ref t 2) acc)))))
+
+;; the summary of a sorted list of distinct keys: how many, and a position-weighted checksum
+(define (summary sorted)
+  (let loop ((l sorted) (i 1) (sum 0))
+    (if (null? l)
+        (list (- i 1) sum)
+        (loop (cdr l) (+ i 1) (modulo (+ sum (* i (car l))) 1000000007)))))
+
+(define (alloc-work n)
+  (summary (tree->list (fold-left tree-insert '() (keys n)) '())))
+
+;; the independent answer: the prelude's sort and delete-duplicates, once
+(define expected-work (summary (delete-duplicates (sort (keys work-n) <))))
+
+;; --- responses ------------------------------------------------------------------------------
+
+(define crlf "\r\n")
+
+(define (response status reason type body close?)
+  (let ((b (string->utf8 body)))
+    (bytevector-append
+     (string->utf8
+      (string-append "HTTP/1.1 " (number->string status) " " reason crlf
+                     "Server: rtslab-http" crlf
+                     "Content-Type: " type crlf
+                     "Content-Length: " (number->string (bytevector-length b)) crlf
+                     (if close? (string-append "Connection: close" crlf) "")
+                     crlf))
+     b)))
+
+(define index-page
+  (string-append "<!DOCTYPE html>\n<html><head><title>rtslab</title></head>\n"
+                 "<body><h1>rtslab</h1><p>A request served by a Scheme thread.</p></body></html>\n"))
+
+(define index-ok (response 200 "OK" "text/html" index-page #f))
+(define index-ok-close (response 200 "OK" "text/html" index-page #t))
+
+(define (error-response status reason)
+  (response status reason "text/plain" (string-append (number->string status) " " reason "\n") #t))
+
+;; head-only: the same headers, no body
+(define (head-of bv)
+  (let loop ((i 0))
+    (if (and (= (bytevector-u8-ref bv i) 13) (= (bytevector-u8-ref bv (+ i 1)) 10)
+             (= (bytevector-u8-ref bv (+ i 2)) 13) (= (bytevector-u8-ref bv (+ i 3)) 10))
+        (bytevector-copy bv 0 (+ i 4))
+        (loop (+ i 1)))))
+
+;; --- counters (one MVar each: threads share mutable data only through MVars) ---------------
+
+(define open-conns (make-mvar 0))
+(define served (make-mvar 0))
+(define bad-work (make-mvar 0))
+(define (bump! m d) (mvar-put! m (+ (mvar-take! m) d)))
+
+;; --- reading a request head ------------------------------------------------------------------
+
+;; The index just past the first CRLF CRLF in bv at or after from, or #f.
+(define (head-end bv from)
+  (let ((n (bytevector-length bv)))
+    (let loop ((i (max 0 from)))
+      (cond ((> (+ i 4) n) #f)
+            ((and (= (bytevector-u8-ref bv (+ i 3)) 10) (= (bytevector-u8-ref bv (+ i 2)) 13)
+                  (= (bytevector-u8-ref bv (+ i 1)) 10) (= (bytevector-u8-ref bv i) 13))
+             (+ i 4))
+            (else (loop (+ i 1)))))))
+
+;; Reads until a whole head has arrived. Returns (head-bytes . rest), 'eof (the peer closed
+;; between requests), 'cut (it closed mid-request) or 'too-large.
+(define (read-head c buf)
+  (let loop ((buf buf) (from 0))
+    (let ((end (head-end buf from)))
+      (cond ((if end (> end max-head) (> (bytevector-length buf) max-head)) 'too-large)
+            (end (cons (bytevector-copy buf 0 (- end 4)) (bytevector-copy buf end)))
+            (else
+             (let ((more (read-bytevector 4096 c)))
+               (if (eof-object? more)
+                   (if (= 0 (bytevector-length buf)) 'eof 'cut)
+                   (loop (bytevector-append buf more) (- (bytevector-length buf) 3)))))))))
+
+;; Reads and drops a body of len bytes, of which rest holds the first; returns what follows.
+(define (skip-body c rest len)
+  (let loop ((rest rest) (len len))
+    (cond ((<= len (bytevector-length rest)) (bytevector-copy rest len))
+          (else
+           (let ((more (read-bytevector (min 65536 (- len (bytevector-length rest))) c)))
+             (if (eof-object? more)
+                 #f
+                 (loop more (- len (bytevector-length rest)))))))))
+
+(define (trim-cr s)
+  (let ((n (string-length s)))
+    (if (and (> n 0) (char=? (string-ref s (- n 1)) #\return)) (substring s 0 (- n 1)) s)))
+
+(define (trim-spaces s)
+  (let loop ((i 0) (j (string-length s)))
+    (cond ((and (< i j) (memv (string-ref s i) '(#\space #\tab))) (loop (+ i 1) j))
+          ((and (< i j) (memv (string-ref s (- j 1)) '(#\space #\tab))) (loop i (- j 1)))
+          (else (substring s i j)))))
+
+(define (visible-ascii? ch) (< 32 (char->integer ch) 127))
+
+(define (token-char? ch)
+  (or (char-alphabetic? ch) (char-numeric? ch) (memv ch (string->list "!#$%&'*+-.^_`|~"))))
+
+;; A parsed head: (method target version headers), headers an alist of lower-cased names;
+;; #f when malformed.
+(define (parse-head bytes)
+  (let* ((text (guard (e (#t #f)) (utf8->string bytes)))
+         (lines (and text (map trim-cr (string-split text #\newline))))
+         (parts (and lines (string-split (car lines) #\space))))
+    (and parts (= (length parts) 3)
+         (member (list-ref parts 2) '("HTTP/1.1" "HTTP/1.0"))
+         (> (string-length (car parts)) 0)
+         (every token-char? (string->list (car parts)))
+         (> (string-length (cadr parts)) 0)
+         (every visible-ascii? (string->list (cadr parts)))
+         (let loop ((ls (cdr lines)) (hs '()))
+           (if (null? ls)
+               (list (car parts) (cadr parts) (list-ref parts 2) hs)
+               (let* ((l (car ls)) (colon (string-contains l ":")))
+                 (and colon (> colon 0)
+                      (every token-char? (string->list (substring l 0 colon)))
+                      (loop (cdr ls)
+                            (cons (cons (string-downcase (substring l 0 colon))
+                                        (trim-spaces (substring l (+ colon 1) (string-length l))))
+                                  hs)))))))))
+
+(define (header hs name) (let ((p (assoc name hs))) (and p (cdr p))))
+
+;; --- a connection --------------------------------------------------------------------------
+
+(define (send c bv)
+  (write-bytevector bv c)
+  (flush-output-port c))
+
+;; The response to one parsed request, and whether to close after it.
+(define (answer method target version hs)
+  (let* ((conn (let ((v (header hs "connection"))) (and v (string-downcase v))))
+         (close? (if (string=? version "HTTP/1.0")
+                     (not (equal? conn "keep-alive"))
+                     (equal? conn "close")))
+         (head? (string=? method "HEAD")))
+    (define (reply bv) (values (if head? (head-of bv) bv) close?))
+    (cond ((not (member method '("GET" "HEAD")))
+           (values (error-response 405 "Method Not Allowed") #t))
+          ((string=? target "/")
+           (reply (if close? index-ok-close index-ok)))
+          ((string=? target "/alloc")
+           (let ((got (alloc-work work-n)))
+             (if (equal? got expected-work)
+                 (reply (response 200 "OK" "text/plain"
+                                  (string-append "keys " (number->string (car got))
+                                                 " checksum " (number->string (cadr got)) "\n")
+                                  close?))
+                 (begin (bump! bad-work 1)
+                        (values (error-response 500 "Internal Server Error") #t)))))
+          ((string=? target "/stats")
+           (reply (response 200 "OK" "text/plain"
+                            (string-append "open " (number->string (mvar-read open-conns))
+                                           " served " (number->string (mvar-read served)) "\n")
+                            close?)))
+          (else (values (error-response 404 "Not Found") #t)))))
+
+(define (serve c)
+  (let loop ((buf (bytevector)))
+    (let ((r (read-head c buf)))
+      (cond ((eq? r 'too-large) (send c (error-response 431 "Request Header Fields Too Large")))
+            ((symbol? r) #f)                                 ; the peer went away
+            (else
+             (let ((req (parse-head (car r))))
+               (if (not req)
+                   (send c (error-response 400 "Bad Request"))
+                   (let* ((hs (list-ref req 3))
+                          (len-text (header hs "content-length"))
+                          (len (if len-text (string->number len-text) 0)))
+                     (cond ((header hs "transfer-encoding")
+                            (send c (error-response 501 "Not Implemented")))
+                           ((not (and (exact-integer? len) (>= len 0)))
+                            (send c (error-response 400 "Bad Request")))
+                           ((> len max-body)
+                            (send c (error-response 413 "Content Too Large")))
+                           (else
+                            (let ((next (skip-body c (cdr r) len)))
+                              (when next
+                                (call-with-values
+                                    (lambda () (answer (car req) (cadr req) (list-ref req 2) hs))
+                                  (lambda (bv close?)
+                                    (send c bv)
+                                    (bump! served 1)
+                                    (unless close? (loop next))))))))))))))))
+
+(define (connection c)
+  (bump! open-conns 1)
+  (guard (e (#t #f))                    ; reset, broken pipe: the client has gone
+    (tcp-nodelay! c #t)
+    (serve c))
+  (guard (e (#t #f)) (close-port c))
+  (bump! open-conns -1))
+
+;; --- the listener ------------------------------------------------------------------------------
+
+(define listener (tcp-listen host port-arg 1024))
+
+(define (report)
+  (display "http-server: stopped; /alloc answers checked against ")
+  (display expected-work)
+  (display (if (= 0 (mvar-read bad-work)) ", all equal" ", SOME DIFFERED"))
+  (newline))
+
+(let ((why (guard (e ((error-object? e) (error-object-message e)))
+             (write-string (string-append "http-server: listening on " host " "
+                                          (number->string (tcp-port-number listener)) "\n")
+                           (current-error-port))
+             (flush-output-port (current-error-port))
+             (let accept ()
+               (let ((c (guard (e ((and (error-object? e)
+                                        (string-contains (error-object-message e) "EMFILE"))
+                                   (sleep 0.01) #f))
+                          (tcp-accept listener))))
+                 (when c (fork (lambda () (connection c))))
+                 (accept))))))
+  (close-port listener)
+  (report)
+  (if (and (member why '("terminated (SIGTERM)" "interrupted (SIGINT)")) (= 0 (mvar-read bad-work)))
+      (exit 0)
+      (begin (display why (current-error-port)) (newline (current-error-port)) (exit 1))))

@@ -1,0 +1,324 @@
+#!/usr/bin/env python3
+"""The request server (testsuite/bench/io/http-server.scm) as a test, from Python clients.
+
+    python3 httptest.py BUILD BACKEND 'RTSOPTS' [STAGE...]
+
+starts the server with `+RTS --io-manager=BACKEND RTSOPTS -RTS` and runs the stages (all of them
+when none is named), printing one line `STAGE: ok` per stage that passed, or `STAGE: FAILED
+...` and exit 1. Every stage checks the answers byte for byte, and after the last one the
+server must have no connection open (its /stats) and as many descriptors as before the first
+(/proc/PID/fd); SIGTERM then stops it, and what it printed is checked.
+
+Stages:
+  roundtrip   keep-alive requests on one connection (GET, HEAD, /alloc, /stats), pipelined
+              requests in one write, HTTP/1.0 (closed after) and Connection: close
+  errors      400 (malformed request lines, a header without a colon, a bad
+              Content-Length, bytes that are not UTF-8), 404, 405 (after its body), 413,
+              431 (one long header, many headers), 501 (Transfer-Encoding): each answered
+              and the connection closed
+  slow        a client sending its request one byte at a time, and a 431 head the same way
+  disconnect  clients that go away mid-request: half a head then close, half a head then
+              reset (SO_LINGER 0), a whole request then close before reading, a reset in
+              the middle of a body
+  many        CONNS connections open at once (default 1000), each sending a request and
+              reading its answer while all the others are open
+  wrk         wrk, 64 connections for 2 s on / and on /alloc: no socket error, every answer
+              200 (needs wrk)
+"""
+
+import os
+import selectors
+import socket
+import struct
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+import serverload  # noqa: E402
+
+SERVER = os.path.join(os.path.dirname(HERE), "bench", "io", "http-server.scm")
+WORK = "200"
+INDEX = (b"<!DOCTYPE html>\n<html><head><title>rtslab</title></head>\n"
+         b"<body><h1>rtslab</h1><p>A request served by a Scheme thread.</p></body></html>\n")
+ALLOC = b"keys 199 checksum 435160181\n"          # what /alloc answers for WORK 200
+STOPPED = ("http-server: stopped; /alloc answers checked against (199 435160181), "
+           "all equal\n")
+
+
+class Failed(Exception):
+    pass
+
+
+def expect(cond, what):
+    if not cond:
+        raise Failed(what)
+
+
+def connect(srv, timeout=10.0):
+    s = socket.create_connection((srv.host, srv.port), timeout=timeout)
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return s
+
+
+class Reader:
+    """Responses read off one socket, by Content-Length."""
+
+    def __init__(self, sock):
+        self.sock, self.buf = sock, b""
+
+    def fill(self):
+        data = self.sock.recv(65536)
+        if not data:
+            raise Failed(f"the server closed the connection; unread: {self.buf[:80]!r}")
+        self.buf += data
+
+    def response(self, head_only=False):
+        """(status, headers dict, body)."""
+        while b"\r\n\r\n" not in self.buf:
+            self.fill()
+        head, self.buf = self.buf.split(b"\r\n\r\n", 1)
+        lines = head.decode("latin-1").split("\r\n")
+        parts = lines[0].split(" ", 2)
+        expect(len(parts) == 3 and parts[0] == "HTTP/1.1", f"status line {lines[0]!r}")
+        headers = {}
+        for line in lines[1:]:
+            name, _, value = line.partition(":")
+            headers[name.strip().lower()] = value.strip()
+        n = 0 if head_only else int(headers["content-length"])
+        while len(self.buf) < n:
+            self.fill()
+        body, self.buf = self.buf[:n], self.buf[n:]
+        return int(parts[1]), headers, body
+
+    def closed(self):
+        """Whether the server closes the connection (end of file, nothing more sent)."""
+        try:
+            data = self.sock.recv(65536)
+        except ConnectionResetError:
+            return True
+        return data == b"" and self.buf == b""
+
+
+def request(path, method="GET", extra=""):
+    return f"{method} {path} HTTP/1.1\r\nHost: test\r\n{extra}\r\n".encode()
+
+
+def check_index(r, close=False):
+    status, headers, body = r
+    expect(status == 200 and body == INDEX, f"GET /: status {status}, body {body[:60]!r}")
+    expect(headers.get("content-type") == "text/html", f"GET /: headers {headers}")
+    expect(("connection" in headers) == close, f"GET /: Connection header {headers}")
+
+
+def stage_roundtrip(srv):
+    with connect(srv) as s:
+        rd = Reader(s)
+        for _ in range(50):                                 # keep-alive
+            s.sendall(request("/"))
+            check_index(rd.response())
+        s.sendall(request("/alloc"))
+        status, _, body = rd.response()
+        expect(status == 200 and body == ALLOC, f"GET /alloc: {status} {body!r}")
+        s.sendall(request("/", "HEAD"))
+        status, headers, body = rd.response(head_only=True)
+        expect(status == 200 and headers["content-length"] == str(len(INDEX)),
+               f"HEAD /: {status} {headers}")
+        s.sendall(request("/alloc") + request("/") + request("/alloc"))    # pipelined
+        expect(rd.response()[2] == ALLOC and rd.response()[2] == INDEX
+               and rd.response()[2] == ALLOC, "pipelined answers out of order")
+        s.sendall(request("/stats"))
+        status, _, body = rd.response()
+        expect(status == 200 and body.startswith(b"open "), f"GET /stats: {body!r}")
+    for req, what in ((b"GET / HTTP/1.0\r\n\r\n", "HTTP/1.0"),
+                      (request("/", extra="Connection: close\r\n"), "Connection: close")):
+        with connect(srv) as s:
+            rd = Reader(s)
+            s.sendall(req)
+            check_index(rd.response(), close=True)
+            expect(rd.closed(), f"{what}: the connection stayed open")
+    with connect(srv) as s:                                 # HTTP/1.0 asking to keep alive
+        rd = Reader(s)
+        for _ in range(3):
+            s.sendall(b"GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+            check_index(rd.response())
+
+
+ERRORS = [
+    (b"garbage\r\n\r\n", 400),
+    (b"GET /\r\n\r\n", 400),
+    (b"GET / HTTP/2.0\r\n\r\n", 400),
+    (b"GET  / HTTP/1.1\r\n\r\n", 400),
+    (b"G(T / HTTP/1.1\r\n\r\n", 400),
+    (b"GET / HTTP/1.1\r\nNo colon here\r\n\r\n", 400),
+    (b"GET / HTTP/1.1\r\n: empty name\r\n\r\n", 400),
+    (b"GET / HTTP/1.1\r\nContent-Length: ten\r\n\r\n", 400),
+    (b"GET / HTTP/1.1\r\nContent-Length: -1\r\n\r\n", 400),
+    (b"GET /\xff\xfe HTTP/1.1\r\n\r\n", 400),
+    (b"GET /nothing-here HTTP/1.1\r\n\r\n", 404),
+    (b"POST / HTTP/1.1\r\nContent-Length: 5\r\n\r\nhello", 405),
+    (b"GET / HTTP/1.1\r\nContent-Length: 2000000\r\n\r\n", 413),
+    (b"GET / HTTP/1.1\r\nX-Long: " + b"a" * 9000 + b"\r\n\r\n", 431),
+    (b"GET / HTTP/1.1\r\n" + b"".join(b"X-H%d: value\r\n" % i for i in range(800)) + b"\r\n",
+     431),
+    (b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n", 501),
+]
+
+
+def stage_errors(srv):
+    for req, want in ERRORS:
+        with connect(srv) as s:
+            rd = Reader(s)
+            try:
+                s.sendall(req)
+            except (BrokenPipeError, ConnectionResetError):
+                pass                        # a 431 may close before the last bytes arrive
+            status, headers, body = rd.response()
+            expect(status == want, f"{req[:40]!r}: status {status}, expected {want}")
+            expect(headers.get("connection") == "close" and body.startswith(b"%d " % want),
+                   f"{req[:40]!r}: headers {headers} body {body!r}")
+            expect(rd.closed(), f"{req[:40]!r}: the connection stayed open after {status}")
+
+
+def stage_slow(srv):
+    with connect(srv) as s:
+        rd = Reader(s)
+        for b in request("/", extra="User-Agent: one-byte-at-a-time\r\n"):
+            s.sendall(bytes([b]))
+            time.sleep(0.001)
+        check_index(rd.response())
+        s.sendall(request("/alloc"))                        # and the connection goes on
+        expect(rd.response()[2] == ALLOC, "slow client: second answer")
+    with connect(srv) as s:
+        rd = Reader(s)
+        head = b"GET / HTTP/1.1\r\nX-Long: " + b"b" * 8300
+        for i in range(0, len(head), 7):                    # a 431 in dribbles
+            try:
+                s.sendall(head[i:i + 7])
+            except (BrokenPipeError, ConnectionResetError):
+                break
+            if i % 700 == 0:
+                time.sleep(0.002)
+        status = rd.response()[0]
+        expect(status == 431, f"slow 431: status {status}")
+
+
+def reset(s):
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    s.close()
+
+
+def stage_disconnect(srv):
+    for _ in range(20):
+        s = connect(srv)
+        s.sendall(b"GET / HTTP/1.1\r\nHost: te")            # half a head, then close
+        s.close()
+        s = connect(srv)
+        s.sendall(b"GET /alloc HTTP/1.1\r\n")               # half a head, then reset
+        reset(s)
+        s = connect(srv)
+        s.sendall(request("/alloc") * 5)                    # requests, gone before the answers
+        s.close()
+        s = connect(srv)
+        s.sendall(b"POST / HTTP/1.1\r\nContent-Length: 100000\r\n\r\n" + b"x" * 5000)
+        reset(s)                                            # reset in the middle of a body
+    with connect(srv) as s:                                 # and the server still answers
+        rd = Reader(s)
+        s.sendall(request("/"))
+        check_index(rd.response())
+
+
+def stage_many(srv, conns):
+    sel = selectors.DefaultSelector()
+    socks = [socket.create_connection((srv.host, srv.port), timeout=30) for _ in range(conns)]
+    answers = {}
+    for i, s in enumerate(socks):
+        s.sendall(b"GET %s HTTP/1.1\r\nConnection: close\r\n\r\n" % (b"/alloc" if i % 2 else b"/"))
+        s.setblocking(False)
+        answers[i] = b""
+        sel.register(s, selectors.EVENT_READ, i)
+    pending, deadline = conns, time.time() + 90
+    while pending and time.time() < deadline:
+        for key, _ in sel.select(timeout=1):
+            data = key.fileobj.recv(65536)
+            if data:
+                answers[key.data] += data
+            else:
+                sel.unregister(key.fileobj)
+                pending -= 1
+    for s in socks:
+        s.close()
+    expect(pending == 0, f"{pending} of {conns} connections got no whole answer in 90 s")
+    for i, a in answers.items():
+        body = ALLOC if i % 2 else INDEX
+        expect(a.startswith(b"HTTP/1.1 200 OK\r\n") and a.endswith(b"\r\n\r\n" + body),
+               f"connection {i}: {a[:60]!r}...{a[-40:]!r}")
+
+
+def stage_wrk(srv):
+    if not serverload.have_wrk():
+        raise Failed("wrk is not installed")
+    for path in ("/", "/alloc"):
+        r = serverload.wrk(srv.url(path), connections=64, duration=2)
+        expect(r["requests"] > 0 and r["errors"] == 0,
+               f"wrk {path}: {r['requests']} requests, errors {r['error_detail']}")
+
+
+STAGES = {"roundtrip": stage_roundtrip, "errors": stage_errors, "slow": stage_slow,
+          "disconnect": stage_disconnect, "wrk": stage_wrk}
+
+
+def settle(srv, fds_before):
+    """After the stages: no connection open (but the one asking) and no descriptor leaked;
+    connection threads end when their peers' closes arrive, so wait a little for them."""
+    deadline = time.time() + 20
+    while True:
+        _, body, _ = serverload.get(srv.host, srv.port, "/stats")
+        fds = srv.open_fds()
+        if body.startswith(b"open 1 ") and fds == fds_before:
+            return body.decode().split()
+        if time.time() > deadline:
+            raise Failed(f"after the stages: /stats says {body!r}, descriptors {fds} "
+                         f"(before: {fds_before})")
+        time.sleep(0.1)
+
+
+def main():
+    build, backend, nopt = sys.argv[1], sys.argv[2], sys.argv[3]
+    stages = sys.argv[4:] or ["roundtrip", "errors", "slow", "disconnect", "many"]
+    conns = int(os.environ.get("HTTP_TEST_CONNS", "1000"))
+    cmd = [os.path.join(build, "rtslab"), SERVER, "127.0.0.1", "0", WORK,
+           "+RTS", f"--io-manager={backend}"] + nopt.split() + ["-RTS"]
+    srv = serverload.Server(cmd)
+    status = 0
+    try:
+        time.sleep(0.2)
+        fds_before = srv.open_fds()
+        for name in stages:
+            try:
+                if name == "many":
+                    stage_many(srv, conns)
+                else:
+                    STAGES[name](srv)
+                print(f"{name}: ok", flush=True)
+            except (Failed, OSError) as e:
+                print(f"{name}: FAILED {e}", flush=True)
+                status = 1
+        if status == 0:
+            stats = settle(srv, fds_before)
+            print(f"no leak: open {stats[1]} (this request), descriptors {fds_before} before "
+                  f"and after", flush=True)
+    except (Failed, OSError, serverload.ServerError) as e:
+        print(f"FAILED {e}", flush=True)
+        status = 1
+    code, out = srv.stop()
+    if out != STOPPED or code != 0:
+        print(f"server: exit {code}, printed {out!r}; stderr {srv.stderr_tail()}")
+        status = 1
+    else:
+        print("server: stopped by SIGTERM, exit 0, every /alloc answer checked")
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
