@@ -44,7 +44,10 @@ needs=F       the test is for builds that have F; needs=!F: for builds without i
               has liburing and the kernel lets it set up a ring: the IO manager's uring
               back end can run here), or ipv6 (this machine has an IPv6 loopback, ::1,
               that a socket can bind), or wrk or nginx (that program is installed: the
-              request server's load and its anchor); any other name is a manifest error. May be
+              request server's load and its anchor), or strace (strace is installed and
+              may trace a child here), or mountns (`unshare -m` may make a mount namespace
+              and bind a file over /etc/hosts in it: a test's own host names); any other
+              name is a manifest error. May be
               repeated: all must hold.
               What the build has is read from its `rtslab +RTS --info -RTS` ("Patch F" and
               library lines, YES or NO). A test whose needs do not hold is not run, and is
@@ -119,8 +122,31 @@ def have_command(name):
     return lambda: shutil.which(name) is not None
 
 
+def have_strace():
+    """Whether strace is installed and may trace a child here (the feature strace)."""
+    import subprocess
+    if not shutil.which("strace"):
+        return False
+    try:
+        return subprocess.run(["strace", "-o", os.devnull, "true"], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL, timeout=30).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+def have_mountns():
+    """Whether a file can be bound over /etc/hosts in a mount namespace (the feature mountns)."""
+    import subprocess
+    try:
+        return subprocess.run(["unshare", "-m", "sh", "-c", "mount --bind /etc/hosts /etc/hosts"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              timeout=30).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
 HOST_FEATURES = {"ipv6": have_ipv6_loopback, "wrk": have_command("wrk"),
-                 "nginx": have_command("nginx")}
+                 "nginx": have_command("nginx"), "strace": have_strace, "mountns": have_mountns}
 # Programs of the build that print its --info, the first one found is asked.
 INFO_PROGRAMS = ("rtslab", "tests/gc/err_stack")
 INFO_TIMEOUT = 60.0

@@ -42,6 +42,10 @@ struct RtsIoOp {
                                         * cleared), on the submitting capability's OS thread,
                                         * possibly while it is idle: it must not touch the heap */
     void     *data;                /* the owner's */
+    uint64_t  fd_id;               /* optional: the open descriptor's id (rts_io_fd_id), the
+                                    * same on every op on it until it is closed; lets the epoll
+                                    * back end register it once (Note [Registered once] in
+                                    * runtime/io/iomgr.c); 0: none */
     /* set by the manager */
     void     *tag;                 /* the back end gives it back with the completion */
     int64_t   res;                 /* the result: >= 0, or -errno */
@@ -59,5 +63,8 @@ struct RtsIoOp {
  * The result register is left as it was. */
 struct Capability;
 void rts_io_block(struct Capability *cap, RtsIoOp *op);
+
+/* A new id for an open descriptor (RtsIoOp.fd_id): never 0, never given twice. */
+uint64_t rts_io_fd_id(void);
 
 #endif

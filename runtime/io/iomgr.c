@@ -18,13 +18,21 @@
 
 #define WAKE_TAG   ((uint64_t)1)     /* io_uring: the read of the eventfd */
 #define CANCEL_TAG ((uint64_t)2)     /* io_uring: a cancellation's own completion */
+/* io_uring: the deadline timer of generation g has tag g << 3 | 3 (an op's tag is its
+ * address, a multiple of 8; WAKE_TAG and CANCEL_TAG are below 8) */
+#define TIMER_TAG(g)    ((uint64_t)(g) << 3 | 3)
+#define IS_TIMER_TAG(t) (((t) & 7) == 3)
 #define URING_ENTRIES 256
 #define EPOLL_EVENTS 64
 
 typedef struct FdWaits {
     RtsIoOp *rd, *wr;           /* FIFO lists of the ops waiting to read / write (op->next) */
-    uint32_t ev;                /* the events registered with epoll, 0: not registered */
+    uint64_t id;                /* Note [Registered once]: the descriptor's id (RtsIoOp.fd_id)
+                                 * epoll has it registered under; ANON_ID: an op without one;
+                                 * 0: not registered */
 } FdWaits;
+
+#define ANON_ID UINT64_MAX
 
 struct IoBackend {
     IoKind kind;
@@ -40,6 +48,11 @@ struct IoBackend {
     struct io_uring ring;
     uint64_t wake_buf;
     unsigned unsubmitted;
+    /* the deadline timer (Note [Idle in the ring]): the deadline it is armed for (0: none
+     * armed), its generation (in its tag), and the timespec the kernel reads at submission */
+    uint64_t timer_deadline;
+    uint64_t timer_gen;
+    struct __kernel_timespec timer_ts;
 #endif
 };
 
@@ -137,6 +150,12 @@ void io_wake(IoBackend *b)
 }
 
 unsigned io_inflight(IoBackend *b) { return b->inflight; }
+
+uint64_t rts_io_fd_id(void)
+{
+    static uint64_t last;
+    return __atomic_add_fetch(&last, 1, __ATOMIC_RELAXED);
+}
 IoKind io_backend_kind(IoBackend *b) { return b->kind; }
 
 /* --- epoll ------------------------------------------------------------------------------ */
@@ -195,29 +214,62 @@ static FdWaits *fd_waits(IoBackend *b, int fd)
     return &b->fds[fd];
 }
 
-/* Makes epoll's registration of fd match its waiters; false when epoll refuses the
- * descriptor (a regular file: EPERM). */
-static bool fd_sync(IoBackend *b, int fd)
+/* Note [Registered once]
+ * The epoll back end registers a descriptor once, edge-triggered, for input and output at
+ * once (EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET), the first time an op on it has to wait,
+ * and leaves it registered while it has no waiters: an edge that finds no waiter is
+ * harmless, since an op always tries its descriptor before it waits (epoll_submit), and
+ * every waiter is tried again at every edge (fd_ready) until it would block, so no readiness
+ * is lost. Before, each wait cost an EPOLL_CTL_ADD and, when it ended, an EPOLL_CTL_DEL.
+ * The registration ends with the descriptor: closing it removes it from every epoll set
+ * (the kernel's rule once no other reference to the open file is left). The back end's
+ * table, indexed by descriptor number, cannot see a close, so it keeps the id the owner gave
+ * the open descriptor (RtsIoOp.fd_id, from rts_io_fd_id: both ops of a port carry the
+ * port's) and registers again when an op comes with another id: a descriptor number reused
+ * for a new socket is a new registration, never mistaken for the closed one's. A stale
+ * registration of an open file still alive elsewhere (a forked child's copy) is a different
+ * epoll key (file, fd): at worst it reports an edge that finds no waiter.
+ * The cost: a thread that moves to another capability takes its descriptor's waits with
+ * it, and the registration it leaves behind reports that descriptor's edges here too, for
+ * nothing, until it is closed (an idle capability wakes for them, and sleeps again). It
+ * cannot be dropped then: only the descriptor's user may touch it (an EPOLL_CTL_DEL from
+ * here would race with a close by the port's thread on another capability, and could hit a
+ * new socket that reused the number: ThreadSanitizer reports it), and EPOLLONESHOT, which
+ * would silence it, costs an EPOLL_CTL_MOD at every wait. An op whose owner gives no id
+ * (fd_id 0) is registered as before, and dropped as soon as the descriptor has no waiters
+ * here (while its last waiter is still busy, so the descriptor cannot have been closed).
+ *
+ * Registers fd for op's descriptor, unless it is registered already; false when epoll
+ * refuses the descriptor (a regular file: EPERM). */
+static bool fd_register(IoBackend *b, int fd, uint64_t fd_id)
 {
     FdWaits *w = fd_waits(b, fd);
-    uint32_t want = (w->rd ? EPOLLIN : 0) | (w->wr ? EPOLLOUT : 0);
-    if (want == w->ev)
+    uint64_t id = fd_id ? fd_id : ANON_ID;
+    if (w->id == id)
         return true;
-    struct epoll_event ev = { .events = want | EPOLLRDHUP, .data.fd = fd };
-    int rc;
-    if (!want)
-        rc = epoll_ctl(b->epfd, EPOLL_CTL_DEL, fd, &ev);
-    else if (!w->ev)
-        rc = epoll_ctl(b->epfd, EPOLL_CTL_ADD, fd, &ev);
-    else
+    struct epoll_event ev = { .events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET,
+                              .data.fd = fd };
+    int rc = epoll_ctl(b->epfd, EPOLL_CTL_ADD, fd, &ev);
+    if (rc != 0 && errno == EEXIST)   /* the same open file, registered under another id */
         rc = epoll_ctl(b->epfd, EPOLL_CTL_MOD, fd, &ev);
-    if (rc != 0 && want) {
+    if (rc != 0) {
         if (errno != EPERM)
             rts_fatal("epoll_ctl(%d): %s", fd, strerror(errno));
         return false;
     }
-    w->ev = want;                /* a DEL of a closed descriptor fails: it is gone anyway */
+    w->id = id;
     return true;
+}
+
+/* Drops fd's registration (only while an op on it is busy: its descriptor is open). */
+static void fd_drop(IoBackend *b, int fd)
+{
+    FdWaits *w = fd_waits(b, fd);
+    if (!w->id)
+        return;
+    struct epoll_event ev = { 0 };
+    (void)epoll_ctl(b->epfd, EPOLL_CTL_DEL, fd, &ev);
+    w->id = 0;
 }
 
 static void list_append(RtsIoOp **hd, RtsIoOp *op)
@@ -237,7 +289,8 @@ static bool list_remove(RtsIoOp **hd, RtsIoOp *op)
     return false;
 }
 
-/* Completes what can be completed of fd's waiters, in order. */
+/* An edge on fd: completes what can be completed of its waiters, in order (Note
+ * [Registered once]). */
 static void fd_ready(IoBackend *b, int fd)
 {
     FdWaits *w = fd_waits(b, fd);
@@ -251,7 +304,8 @@ static void fd_ready(IoBackend *b, int fd)
         w->wr = op->next;
         ready_push(b, op);
     }
-    fd_sync(b, fd);
+    if (w->id == ANON_ID && !w->rd && !w->wr)
+        fd_drop(b, fd);
 }
 
 static void epoll_submit(IoBackend *b, RtsIoOp *op)
@@ -280,7 +334,7 @@ static void epoll_submit(IoBackend *b, RtsIoOp *op)
     FdWaits *w = fd_waits(b, op->fd);
     bool reading = op->kind == RTS_IO_READ || op->kind == RTS_IO_ACCEPT;
     list_append(reading ? &w->rd : &w->wr, op);
-    if (!fd_sync(b, op->fd)) {
+    if (!fd_register(b, op->fd, op->fd_id)) {
         /* A regular file: always ready, never EAGAIN, so try_op above has done it. Only a
          * descriptor that is neither pollable nor ready gets here: fail the op. */
         list_remove(reading ? &w->rd : &w->wr, op);
@@ -298,7 +352,8 @@ static void epoll_cancel(IoBackend *b, RtsIoOp *op)
         if ((size_t)op->fd >= b->nfds) return;
         FdWaits *w = &b->fds[op->fd];
         found = list_remove(&w->rd, op) || list_remove(&w->wr, op);
-        if (found) fd_sync(b, op->fd);
+        if (found && w->id == ANON_ID && !w->rd && !w->wr)
+            fd_drop(b, op->fd);
     }
     if (found) {                 /* else it is done already, on the ready list */
         op->res = -ECANCELED;
@@ -306,17 +361,20 @@ static void epoll_cancel(IoBackend *b, RtsIoOp *op)
     }
 }
 
-static void epoll_poll(IoBackend *b, uint64_t timeout_ns)
+static void epoll_poll(IoBackend *b, uint64_t deadline_ns)
 {
     if (b->ready_hd)
-        timeout_ns = 0;
-    if (b->timers) {
-        uint64_t now = rts_now_ns(), d = b->timers->deadline_ns;
-        uint64_t left = d > now ? d - now : 0;
-        if (left < timeout_ns) timeout_ns = left;
+        deadline_ns = 0;
+    if (b->timers && b->timers->deadline_ns < deadline_ns)
+        deadline_ns = b->timers->deadline_ns;
+    int ms = 0;
+    if (deadline_ns == UINT64_MAX) {
+        ms = -1;
+    } else if (deadline_ns) {    /* rounded up: never wakes before the deadline */
+        uint64_t now = rts_now_ns();
+        uint64_t left = deadline_ns > now ? deadline_ns - now : 0;
+        ms = left / 1000000u > 3600000u ? 3600000 : (int)((left + 999999u) / 1000000u);
     }
-    int ms = timeout_ns == UINT64_MAX ? -1
-           : timeout_ns / 1000000u > 3600000u ? 3600000 : (int)((timeout_ns + 999999u) / 1000000u);
     struct epoll_event evs[EPOLL_EVENTS];
     int n = epoll_wait(b->epfd, evs, EPOLL_EVENTS, ms);
     if (n < 0 && errno != EINTR)
@@ -413,6 +471,11 @@ static bool uring_reap(IoBackend *b)
         }
         if (tag == CANCEL_TAG)
             continue;
+        if (IS_TIMER_TAG(tag)) {     /* the deadline timer fired (or was removed) */
+            if (tag == TIMER_TAG(b->timer_gen))
+                b->timer_deadline = 0;
+            continue;
+        }
         RtsIoOp *op = (RtsIoOp *)(uintptr_t)tag;
         if (op->kind == RTS_IO_TIMEOUT && res == -ETIME)
             res = 0;
@@ -422,16 +485,39 @@ static bool uring_reap(IoBackend *b)
     return woken;
 }
 
+/* Note [Idle in the ring]: keeps one timeout SQE armed for `deadline` (absolute, on the
+ * monotonic clock, as rts_now_ns), replacing the one armed for another deadline. */
+static void uring_arm_timer(IoBackend *b, uint64_t deadline)
+{
+    if (b->timer_deadline == deadline)
+        return;
+    struct io_uring_sqe *sqe;
+    if (b->timer_deadline) {     /* its completion (-ECANCELED, or -ETIME) is ignored */
+        sqe = uring_sqe(b);
+        io_uring_prep_timeout_remove(sqe, TIMER_TAG(b->timer_gen), 0);
+        io_uring_sqe_set_data64(sqe, CANCEL_TAG);
+    }
+    b->timer_gen++;
+    b->timer_ts.tv_sec = (long long)(deadline / 1000000000u);
+    b->timer_ts.tv_nsec = (long long)(deadline % 1000000000u);
+    sqe = uring_sqe(b);
+    io_uring_prep_timeout(sqe, &b->timer_ts, 0, IORING_TIMEOUT_ABS);
+    io_uring_sqe_set_data64(sqe, TIMER_TAG(b->timer_gen));
+    b->timer_deadline = deadline;
+}
+
 /* Note [Wake-ups before the wait]: a wake-up written to the eventfd after the capability
  * decided to sleep (io_sleeping set, idle_mu released) but before this call may already have
  * completed the eventfd's read. Reaping it here consumes the wake-up, so the wait must not
  * begin: without that, the capability slept on with work in its inbox until some other
  * completion came (seen as 1-2 s stalls of the request server under wrk at -N2). */
-static void uring_poll(IoBackend *b, uint64_t timeout_ns)
+static void uring_poll(IoBackend *b, uint64_t deadline_ns)
 {
     if (uring_reap(b) || b->ready_hd)
-        timeout_ns = 0;
-    if (timeout_ns == 0) {
+        deadline_ns = 0;
+    if (deadline_ns != UINT64_MAX && deadline_ns && deadline_ns <= rts_now_ns())
+        deadline_ns = 0;
+    if (deadline_ns == 0) {
         if (b->unsubmitted) {
             io_uring_submit(&b->ring);
             b->unsubmitted = 0;
@@ -439,15 +525,9 @@ static void uring_poll(IoBackend *b, uint64_t timeout_ns)
         }
         return;
     }
-    struct io_uring_cqe *cqe;
-    int rc;
-    if (timeout_ns == UINT64_MAX) {
-        rc = io_uring_submit_and_wait(&b->ring, 1);
-    } else {
-        struct __kernel_timespec ts = { .tv_sec = (long long)(timeout_ns / 1000000000u),
-                                        .tv_nsec = (long long)(timeout_ns % 1000000000u) };
-        rc = io_uring_submit_and_wait_timeout(&b->ring, &cqe, 1, &ts, NULL);
-    }
+    if (deadline_ns != UINT64_MAX)
+        uring_arm_timer(b, deadline_ns);
+    int rc = io_uring_submit_and_wait(&b->ring, 1);
     b->unsubmitted = 0;
     if (rc < 0 && rc != -ETIME && rc != -EINTR && rc != -EAGAIN && rc != -EBUSY)
         rts_fatal("io_uring_enter: %s", strerror(-rc));
@@ -522,16 +602,16 @@ void io_cancel(IoBackend *b, RtsIoOp *op)
     epoll_cancel(b, op);
 }
 
-int io_wait(IoBackend *b, uint64_t timeout_ns, void **tags, int max)
+int io_wait(IoBackend *b, uint64_t deadline_ns, void **tags, int max)
 {
-    if (timeout_ns && test_wait_delay_us)
+    if (deadline_ns && test_wait_delay_us)
         usleep(test_wait_delay_us);
 #if HAVE_LIBURING
     if (b->kind == IO_KIND_URING)
-        uring_poll(b, timeout_ns);
+        uring_poll(b, deadline_ns);
     else
 #endif
-        epoll_poll(b, timeout_ns);
+        epoll_poll(b, deadline_ns);
     int n = 0;
     while (n < max && b->ready_hd) {
         RtsIoOp *op = b->ready_hd;

@@ -34,11 +34,6 @@ static void cap_init(Capability *cap, unsigned no)
     cap->inbox_hd = cap->inbox_tl = RTS_FALSE;
     cap->inbox_lock.name = "inbox";
     pthread_mutex_init(&cap->idle_mu, NULL);
-    pthread_condattr_t attr;                 /* timed waits use the monotonic clock */
-    pthread_condattr_init(&attr);
-    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-    pthread_cond_init(&cap->idle_cv, &attr);
-    pthread_condattr_destroy(&attr);
     /* Reserved, not committed: pages are touched only as the stack of local roots grows. */
     void *lr = mmap(NULL, CAP_LROOTS_MAX * sizeof(Value), PROT_READ | PROT_WRITE,
                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -73,11 +68,14 @@ unsigned rts_n_caps(void) { return cap_count; }
 void cap_wake(Capability *cap)
 {
     pthread_mutex_lock(&cap->idle_mu);
+    /* Note [Idle in the ring] in io/iomgr.h: it sleeps in io_wait. The first wake-up since
+     * it went to sleep writes its eventfd; later ones find wake_pending set (it is cleared
+     * only by the owner, once awake) and write nothing: a capability woken by many others
+     * (an MVar chain across capabilities) cost one write each, 3.6 per wake-up. */
+    bool write = cap->io_sleeping && !cap->wake_pending;
     cap->wake_pending = 1;
-    pthread_cond_signal(&cap->idle_cv);
-    bool in_io = cap->io_sleeping;
     pthread_mutex_unlock(&cap->idle_mu);
-    if (in_io)                 /* Note [IO manager] in io/iomgr.h: it sleeps in io_wait */
+    if (write)
         io_wake(cap->io);
 }
 

@@ -16,7 +16,7 @@
  * to RTS_CACHE_LINE and split by writer: first what its own OS thread writes (SmCap, then
  * the scheduler's hot fields and owner-kept counters), then, each group starting a line of
  * its own, what other capabilities write: the inbox (its lock and queue), and the idle sleep
- * (wake-up flag, mutex, condition variable, the leader's wake-up count). A GC thread's state is laid
+ * (wake-up flag, mutex, whether it sleeps in its IO back end, the leader's wake-up count). A GC thread's state is laid
  * out the same way (sm/gcthread.h), and each stop-the-world member's word has a line of its
  * own (sync/stw.h). The timer and a GC leader store into hplim and context_switch, in the
  * owner's line, as GHC's HpLim is: one store per tick or GC, not worth a line. capability.c
@@ -87,14 +87,14 @@ struct Capability {
     unsigned inbox_n;          /* atomic: threads in the inbox */
 
     /* --- written by other capabilities: the idle sleep ----------------------------------- */
-    /* The OS thread waits on idle_cv until woken (by work, a GC, exit). Whether it is in the
-     * idle wait is its stop-the-world member's state word (stw_state(no) == STW_IDLE: Note
-     * [Capability states] in sync/stw.h), which the leader of a sync reads. */
+    /* The OS thread sleeps in its IO back end's wait until woken (by work, a GC, exit, a
+     * completion, its next sleeper's time: Note [Idle in the ring] in io/iomgr.h). Whether
+     * it is in the idle wait is its stop-the-world member's state word (stw_state(no) ==
+     * STW_IDLE: Note [Capability states] in sync/stw.h), which the leader of a sync reads. */
     _Alignas(RTS_CACHE_LINE) int wake_pending;   /* under idle_mu */
     uint64_t gc_wakeups;       /* times a GC leader woke this capability from idle */
-    int      io_sleeping;      /* under idle_mu: idle in its IO back end's wait (io_wait) */
+    int      io_sleeping;      /* under idle_mu: asleep in its IO back end's wait (io_wait) */
     pthread_mutex_t idle_mu;
-    pthread_cond_t  idle_cv;
 };
 
 extern Capability *cap_array;              /* cap_count capabilities, cache-line aligned */
@@ -106,8 +106,8 @@ extern __thread Capability *cap_self;      /* the capability this OS thread runs
 void cap_init_all(unsigned n);
 /* This OS thread runs capability cap from now on. */
 void cap_attach(Capability *cap);
-/* Wakes the capability's OS thread if it is idle (a syscall; and a write to its IO back
- * end's eventfd when it sleeps there). */
+/* Wakes the capability's OS thread if it is idle: a write to its IO back end's eventfd
+ * when it sleeps there; else wake_pending keeps it from going to sleep. */
 void cap_wake(Capability *cap);
 /* Gives thread t to capability `to` (through its inbox) and wakes it. */
 void cap_send_thread(Capability *from, Capability *to, Value t);

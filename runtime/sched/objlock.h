@@ -4,8 +4,8 @@
  * Never held across a safe point; a capability holds at most one at a time.
  *
  * Note [No wake under a lock]
- * Handing a thread to another capability ends in cap_wake, a mutex and a condition-variable
- * signal: system calls, after which the kernel often runs the woken OS thread at once. Made
+ * Handing a thread to another capability ends in cap_wake, a mutex and a write to the idle
+ * capability's eventfd (Note [Idle in the ring] in io/iomgr.h): system calls, after which the kernel often runs the woken OS thread at once. Made
  * while holding an object lock, that parks the holder with the lock held, and every other
  * capability that wants the MVar spins (the baseline's spinlocks never yield) until the
  * holder runs again: threadring at -N4 on 2 cores spent 97% of its time in obj_lock and

@@ -12,11 +12,10 @@
  * never pushed: it stays on capability 0, whose OS thread called rts_run_main.
  *
  * Note [Idle capabilities and deadlock]
- * A capability with nothing to run sleeps on its condition variable (never busy-waits)
- * until work arrives in its inbox, a sleeper is due, or a leader wakes it for a GC. One
- * with IO ops in flight sleeps in its IO back end's wait instead (idle_wait_io; Note [IO
- * manager] in io/iomgr.h), where the same wake-ups reach it through the back end's eventfd
- * (cap_wake) and the completions of its ops wake it too.
+ * A capability with nothing to run sleeps in its IO back end's wait (never busy-waits;
+ * idle_sleep, Note [Idle in the ring] in io/iomgr.h) until work arrives in its inbox, a
+ * sleeper is due (the wait's deadline), one of its IO ops completes, or a leader wakes it
+ * for a GC (cap_wake writes the back end's eventfd).
  * sched_runnable counts the threads that are runnable or running anywhere: a wake-up counts
  * the thread in before it is queued, and a thread that blocks or ends is counted out only
  * after its step has returned. So when a capability finds nothing to run, sched_runnable is
@@ -309,15 +308,15 @@ static void io_complete(Capability *cap, uintptr_t tag)
     }
 }
 
-/* Takes what io_wait gives back within timeout_ns (0: what is there), as tags only: the
+/* Takes what io_wait gives back by deadline_ns (0: what is there), as tags only: the
  * threads are woken later, by io_poll, when the capability is running. */
-static void io_take(Capability *cap, uint64_t timeout_ns)
+static void io_take(Capability *cap, uint64_t deadline_ns)
 {
     void *tags[CAP_IO_DONE_MAX];
     int room = CAP_IO_DONE_MAX - (int)cap->io_ntags;
     if (room <= 0)
         return;
-    int n = io_wait(cap->io, timeout_ns, tags, room);
+    int n = io_wait(cap->io, deadline_ns, tags, room);
     for (int i = 0; i < n; i++)
         cap->io_tags[cap->io_ntags++] = (uintptr_t)tags[i];
 }
@@ -472,33 +471,23 @@ static void deadlock(void)
     rts_exit(1);
 }
 
-/* Note [Idle capabilities and deadlock], with IO ops in flight (Note [IO manager]): sleeps
- * in the back end's wait, woken by a completion, by cap_wake (its eventfd: set io_sleeping
- * under idle_mu, so a wake-up is either seen here first or written to the eventfd) or at
- * next_wake. The completions are kept as tags and handled once running (io_poll). A sync
- * finds this capability idle and wakes it, as the condition variable's sleeper. */
-static void idle_wait_io(Capability *cap, uint64_t next_wake)
+/* Note [Idle capabilities and deadlock]: one sleep of an idle capability, called and
+ * returning with idle_mu held, which it drops while it sleeps in its IO back end's wait
+ * (io_wait) until a completion, a wake-up (cap_wake: io_sleeping is set under idle_mu, so a
+ * wake-up is either seen by the caller's test of wake_pending or written to the back end's
+ * eventfd) or next_wake, the earliest sleeper's time (0: none; Note [Idle in the ring] in
+ * io/iomgr.h). False, without sleeping, when next_wake has come. Completions are kept as
+ * tags (io_ntags) and handled once running (io_poll): no heap is touched here. */
+static bool idle_sleep(Capability *cap, uint64_t next_wake)
 {
-    pthread_mutex_lock(&cap->idle_mu);
-    stw_set_state(cap->sm.no, STW_IDLE);
-    while (!cap->wake_pending && !stw_pending() && !__atomic_load_n(&cap->inbox_n, __ATOMIC_ACQUIRE)
-           && !cap->io_ntags) {
-        uint64_t timeout = UINT64_MAX;
-        if (next_wake) {
-            uint64_t now = rts_now_ns();
-            if (now >= next_wake)
-                break;
-            timeout = next_wake - now;
-        }
-        cap->io_sleeping = 1;
-        pthread_mutex_unlock(&cap->idle_mu);
-        io_take(cap, timeout);
-        pthread_mutex_lock(&cap->idle_mu);
-        cap->io_sleeping = 0;
-    }
-    cap->wake_pending = 0;
-    stw_set_state(cap->sm.no, STW_RUNNING);
+    if (next_wake && rts_now_ns() >= next_wake)
+        return false;
+    cap->io_sleeping = 1;
     pthread_mutex_unlock(&cap->idle_mu);
+    io_take(cap, next_wake ? next_wake : UINT64_MAX);
+    pthread_mutex_lock(&cap->idle_mu);
+    cap->io_sleeping = 0;
+    return true;
 }
 
 /* Note [Idle capabilities and deadlock]. */
@@ -509,18 +498,10 @@ static void idle_wait(Capability *cap, uint64_t next_wake)
         && !__atomic_load_n(&sched_blocked_io, __ATOMIC_SEQ_CST)
         && !__atomic_load_n(&sched_main_finished, __ATOMIC_SEQ_CST))
         deadlock();
-    if (io_inflight(cap->io)) {
-        trace_begin(SPAN_IDLE, 0);
-        idle_wait_io(cap, next_wake);
-        trace_end(SPAN_IDLE);
-        trace_wake(stw_pending() ? WAKE_FOR_GC : WAKE_FOR_WORK);
-        return;
-    }
 
     trace_begin(SPAN_IDLE, 0);
     pthread_mutex_lock(&cap->idle_mu);
     stw_set_state(cap->sm.no, STW_IDLE);
-    struct timespec ts = { (time_t)(next_wake / 1000000000u), (long)(next_wake % 1000000000u) };
 #if RTS_PATCH_IDLE_OPTOUT
     /* Note [Idle opt-out] in sync/stw.h: a sync that counts on it is followed here, still
      * idle; after -qi<n> of them it opts out, and a sync no longer wakes it. Woken while
@@ -545,11 +526,9 @@ static void idle_wait(Capability *cap, uint64_t next_wake)
                 cap->wake_pending = 0;
             continue;
         }
-        if (cap->wake_pending)
+        if (cap->wake_pending || cap->io_ntags)
             break;
-        if (!next_wake)
-            pthread_cond_wait(&cap->idle_cv, &cap->idle_mu);
-        else if (pthread_cond_timedwait(&cap->idle_cv, &cap->idle_mu, &ts) == ETIMEDOUT)
+        if (!idle_sleep(cap, next_wake))
             break;
     }
     cap->wake_pending = 0;
@@ -560,10 +539,9 @@ static void idle_wait(Capability *cap, uint64_t next_wake)
     if (rejoin)
         stw_rejoin(me);
 #else
-    while (!cap->wake_pending && !stw_pending() && !__atomic_load_n(&cap->inbox_n, __ATOMIC_ACQUIRE)) {
-        if (!next_wake)
-            pthread_cond_wait(&cap->idle_cv, &cap->idle_mu);
-        else if (pthread_cond_timedwait(&cap->idle_cv, &cap->idle_mu, &ts) == ETIMEDOUT)
+    while (!cap->wake_pending && !stw_pending() && !__atomic_load_n(&cap->inbox_n, __ATOMIC_ACQUIRE)
+           && !cap->io_ntags) {
+        if (!idle_sleep(cap, next_wake))
             break;
     }
     cap->wake_pending = 0;

@@ -47,9 +47,9 @@
  *
  * The standard streams are not managed: stdin is shared with the parent (a terminal, a
  * shell's pipe), so it stays a blocking read(2) on the capability's OS thread, and stdout
- * and stderr stay stdio, written in order with the runtime's own messages. The reader (`read`
- * and the REPL) reads a managed port by blocking on poll(2) when its buffer runs dry: it is
- * called from C, which cannot block a thread half-way.
+ * and stderr stay stdio, written in order with the runtime's own messages. `read` reads a
+ * managed port ahead and undoes a parse that runs dry (Note [Reading a datum from a managed
+ * port]); other C callers of the reader block on poll(2) when its buffer runs dry.
  *
  * Closing a socket shuts it down first, which ends an op in flight on it (a read sees the
  * end, an accept an error); if an op is still busy then, the descriptor is closed when the
@@ -109,6 +109,12 @@ struct SchPort {
     bool managed;
     bool eof;                  /* a read returned 0, not yet delivered */
     bool close_deferred;       /* closed with an op busy: port_op_done closes fd */
+    /* Note [Reading a datum from a managed port]: a read in progress that may be undone */
+    bool spec;                 /* the reader reads ahead: nothing is compacted or blocked on */
+    bool dry;                  /* ... and it ran out of input that had come (sticky) */
+    size_t spec_pos;           /* where it began: bpos, peeked, line and col */
+    int32_t spec_peeked;
+    int spec_line, spec_col;
     int rerr;                  /* errno of a failed read not yet raised, or 0 */
     size_t bsize;              /* the size of bytes (managed input: it grows) */
     uint8_t *obuf;             /* output encoded and not yet written */
@@ -252,6 +258,7 @@ static void managed_init(SchPort *p, int fd, bool input)
     p->fd = fd;
     p->managed = true;
     p->io = io_new(p);
+    p->io->rd.fd_id = p->io->wr.fd_id = rts_io_fd_id();   /* Note [Registered once] */
     if (input) {
         p->bsize = FILE_BUF;
         p->bytes = xrealloc(NULL, p->bsize);
@@ -375,9 +382,11 @@ static bool managed_refill(SchPort *p);
 
 static bool refill(SchPort *p)
 {
-    memmove(p->bytes, p->bytes + p->bpos, p->blen - p->bpos);
-    p->blen -= p->bpos;
-    p->bpos = 0;
+    if (!p->spec) {            /* a read ahead keeps every byte where it is */
+        memmove(p->bytes, p->bytes + p->bpos, p->blen - p->bpos);
+        p->blen -= p->bpos;
+        p->bpos = 0;
+    }
     if (p->managed)
         return managed_refill(p);
     for (;;) {
@@ -660,7 +669,7 @@ static void take_read(SchPort *p)
     int64_t r = io->rd.res;
     if (r > 0) {
         if (p->blen + (size_t)r > p->bsize) {
-            if (p->bpos) {
+            if (p->bpos && !p->spec) {
                 memmove(p->bytes, p->bytes + p->bpos, p->blen - p->bpos);
                 p->blen -= p->bpos;
                 p->bpos = 0;
@@ -678,14 +687,17 @@ static void take_read(SchPort *p)
 }
 
 /* The reader's refill (Note [Ports through the IO manager]): what has come, else a read
- * that blocks this OS thread. */
+ * that blocks this OS thread; in a read ahead (Note [Reading a datum from a managed port])
+ * what has come only, else the end, with `dry` set. */
 static bool managed_refill(SchPort *p)
 {
+    if (p->spec && p->dry) return false;
     size_t before = p->blen;
     take_read(p);
     if (p->blen > before) return true;
     if (p->eof) { p->eof = false; return false; }
-    if (p->rerr || p->io->rd_out) return false;
+    if (p->rerr) return false;
+    if (p->io->rd_out) { p->dry = p->spec; return false; }
     for (;;) {
         if (p->blen == p->bsize) {
             p->bsize *= 2;
@@ -695,12 +707,56 @@ static bool managed_refill(SchPort *p)
         if (k > 0) { p->blen += (size_t)k; return true; }
         if (k == 0) return false;
         if (errno == EAGAIN || errno == EWOULDBLOCK) {
+            if (p->spec) { p->dry = true; return false; }
             struct pollfd pfd = { .fd = p->fd, .events = POLLIN };
             poll(&pfd, 1, -1);
             continue;
         }
         if (errno != EINTR) { p->rerr = errno; return false; }
     }
+}
+
+/* Note [Reading a datum from a managed port]
+ * `read` parses with the C reader, which takes characters one by one (sch_port_getc) and
+ * cannot stop half-way to let its thread block. So on a managed port it reads ahead: from
+ * sch_port_read_ahead on, the port neither compacts its buffer nor blocks; when the reader
+ * needs input that has not come, the refill says "end" and marks the port dry, and from then
+ * on every refill says so. sch_port_read_done then tells whether the parse ran dry: if so
+ * whatever it made is thrown away, the port is put back where the read began (position,
+ * character peeked, line and column), and the primitive waits through the IO manager for
+ * more than the bytes there were (SCH_NEED_MORE) and parses again from the start (a datum
+ * that comes in k pieces is parsed k times). A parse that did not run dry is the answer,
+ * the end of file and errors included, as on any port. One thread at a time reads a port
+ * (docs/scheme.md): a second one taking characters during a read ahead would see them
+ * again after it is undone. */
+void sch_port_read_ahead(SchPort *p)
+{
+    pthread_mutex_lock(&p->lock);
+    if (p->open && p->managed) {
+        p->spec = true;
+        p->dry = false;
+        p->spec_pos = p->bpos;
+        p->spec_peeked = p->peeked;
+        p->spec_line = p->line;
+        p->spec_col = p->col;
+    }
+    pthread_mutex_unlock(&p->lock);
+}
+
+bool sch_port_read_done(SchPort *p, size_t *had)
+{
+    pthread_mutex_lock(&p->lock);
+    bool dry = p->spec && p->dry;
+    if (dry) {
+        p->bpos = p->spec_pos;
+        p->peeked = p->spec_peeked;
+        p->line = p->spec_line;
+        p->col = p->spec_col;
+        *had = p->blen - p->bpos;
+    }
+    p->spec = p->dry = false;
+    pthread_mutex_unlock(&p->lock);
+    return dry;
 }
 
 /* Whether what is buffered answers a read of kind `need` (n: characters for SCH_NEED_CHARS). */
@@ -710,6 +766,8 @@ static bool input_ready(SchPort *p, int need, size_t n)
     size_t avail = p->blen - p->bpos, used;
     const uint8_t *b = p->bytes + p->bpos;
     switch (need) {
+    case SCH_NEED_MORE:          /* more than n bytes (and a character held ahead) */
+        return avail > n;
     case SCH_NEED_CHAR:
         return p->peeked != NO_PEEK || (avail && utf8_decode(b, avail, &used) >= 0);
     case SCH_NEED_LINE:

@@ -329,12 +329,27 @@ PRIM(p_flush_output_port)
     return RTS_UNSPEC;
 }
 
+/* (%read [port]): a datum; on a managed port without blocking its OS thread (Note [Reading
+ * a datum from a managed port] in port.c): a parse that runs dry is undone, and the thread
+ * waits for more input through the IO manager (%io-again), or parses again if more came. */
 PRIM(p_read)
 {
     SchPort *p = in_arg(cap, argv, argc, 0, "read");
-    DArena *a = datum_arena_new();
+    Value r;
+    if (!in_step(cap, p, SCH_NEED_CHAR, 0, "read", &r)) return r;
+    DArena *a;
     SchReadError err;
-    Datum *d = sch_read(a, p, &err);
+    Datum *d;
+    for (;;) {
+        a = datum_arena_new();
+        sch_port_read_ahead(p);
+        d = sch_read(a, p, &err);
+        size_t had;
+        if (!sch_port_read_done(p, &had))
+            break;
+        datum_arena_free(a);
+        if (!in_step(cap, p, SCH_NEED_MORE, had, "read", &r)) return r;
+    }
     if (!d) {
         datum_arena_free(a);
         if (!err.msg[0]) return RTS_EOF;
@@ -379,9 +394,12 @@ PRIM(p_write_bytevector)
 
 /* --- TCP sockets (docs/scheme.md, "Sockets") --------------------------------------------------- */
 
-/* The address of host:port (argv[0], argv[1]), as getaddrinfo gives it first. */
-static void resolve(RtsCap *cap, Value *argv, bool passive, const char *who,
-                    struct sockaddr_storage *addr, socklen_t *len, char *name, size_t nlen)
+/* The address number `which` (0: the first) of host:port (argv[0], argv[1]), in the order
+ * getaddrinfo gives them; *more says whether one follows it. A `which` past the last is the
+ * last (tcp-connect never asks for one). */
+static void resolve_nth(RtsCap *cap, Value *argv, bool passive, const char *who, long which,
+                        struct sockaddr_storage *addr, socklen_t *len, char *name, size_t nlen,
+                        bool *more)
 {
     check_string(cap, argv[0], who);
     if (!rts_is_fixnum(argv[1]) || rts_fixnum_val(argv[1]) < 0 || rts_fixnum_val(argv[1]) > 65535)
@@ -399,9 +417,21 @@ static void resolve(RtsCap *cap, Value *argv, bool passive, const char *who,
         snprintf(msg, sizeof msg, "%s: %s", name, gai_strerror(rc));
         sch_error(cap, who, msg, 0);
     }
-    memcpy(addr, res->ai_addr, res->ai_addrlen);
-    *len = res->ai_addrlen;
+    struct addrinfo *a = res;
+    for (long k = 0; k < which && a->ai_next; k++)
+        a = a->ai_next;
+    memcpy(addr, a->ai_addr, a->ai_addrlen);
+    *len = a->ai_addrlen;
+    if (more)
+        *more = a->ai_next != NULL;
     freeaddrinfo(res);
+}
+
+/* The address of host:port (argv[0], argv[1]), as getaddrinfo gives it first. */
+static void resolve(RtsCap *cap, Value *argv, bool passive, const char *who,
+                    struct sockaddr_storage *addr, socklen_t *len, char *name, size_t nlen)
+{
+    resolve_nth(cap, argv, passive, who, 0, addr, len, name, nlen, NULL);
 }
 
 static int new_socket(RtsCap *cap, int family, const char *who, const char *name)
@@ -480,32 +510,48 @@ PRIM(p_tcp_accept)
     return sch_port_value(cap, sch_port_open_fd(fd, false, name));
 }
 
-/* (%tcp-socket host port): an unconnected socket port for tcp-connect. */
+/* The address number argv[i] of tcp-connect (a fixnum >= 0). */
+static long address_no(RtsCap *cap, Value *argv, int i)
+{
+    if (!rts_is_fixnum(argv[i]) || rts_fixnum_val(argv[i]) < 0)
+        sch_type_error(cap, "tcp-connect", "address number", argv[i]);
+    return (long)rts_fixnum_val(argv[i]);
+}
+
+/* (%tcp-socket host port i): an unconnected socket port for tcp-connect, for the family of
+ * host's address number i. */
 PRIM(p_tcp_socket)
 {
     struct sockaddr_storage addr;
     socklen_t len;
     char name[300], pname[320];
-    resolve(cap, argv, false, "tcp-connect", &addr, &len, name, sizeof name);
+    resolve_nth(cap, argv, false, "tcp-connect", address_no(cap, argv, 2), &addr, &len, name,
+                sizeof name, NULL);
     int fd = new_socket(cap, addr.ss_family, "tcp-connect", name);
     snprintf(pname, sizeof pname, "<tcp %s>", name);
     return sch_port_value(cap, sch_port_open_fd(fd, false, pname));
 }
 
-/* (%tcp-connect socket host port): connects the socket of %tcp-socket; returns it. On an
- * error the socket is closed and the error raised. */
+/* (%tcp-connect socket host port i): connects the socket of %tcp-socket to host's address
+ * number i; returns it. On an error the socket is closed; then, if host has another
+ * address, the answer is %tcp-next (tcp-connect tries that one with a new socket: "localhost"
+ * may be ::1 and 127.0.0.1, and a server listen on only one), else the error is raised. */
 PRIM(p_tcp_connect)
 {
     SchPort *p = socket_arg(cap, argv[0], "tcp-connect");
     struct sockaddr_storage addr;
     socklen_t len;
     char name[300];
-    resolve(cap, argv + 1, false, "tcp-connect", &addr, &len, name, sizeof name);
+    bool more = false;
+    resolve_nth(cap, argv + 1, false, "tcp-connect", address_no(cap, argv, 3), &addr, &len,
+                name, sizeof name, &more);
     RtsIoOp *op = NULL;
     int err = 0;
     int step = sch_port_io_connect(p, &addr, len, &op, &err);
     if (step == SCH_IO_ERROR) {
         sch_port_close(p);
+        if (more)
+            return sch_intern(cap, "%tcp-next", 9);
         io_raise(cap, "tcp-connect", name, err);
     }
     if (step != SCH_IO_READY) return io_wait(cap, step, op, RTS_FALSE);
@@ -617,8 +663,8 @@ const SchPrimDef sch_prims_port[] = {
     { "write-bytevector",    p_write_bytevector,    1, 4 },
     { "tcp-listen",          p_tcp_listen,          2, 3 },
     { "%tcp-accept",         p_tcp_accept,          1, 1 },
-    { "%tcp-socket",         p_tcp_socket,          2, 2 },
-    { "%tcp-connect",        p_tcp_connect,         3, 3 },
+    { "%tcp-socket",         p_tcp_socket,          3, 3 },
+    { "%tcp-connect",        p_tcp_connect,         4, 4 },
     { "tcp-nodelay!",        p_tcp_nodelay,         2, 2 },
     { "tcp-port-number",     p_tcp_port_number,     1, 1 },
     { "tcp-listener?",       p_is_tcp_listener,     1, 1 },
@@ -632,7 +678,7 @@ const SchPrimDef sch_prims_port[] = {
     { "write-shared",        p_write,               1, 2 },
     { "write-simple",        p_write,               1, 2 },
     { "%flush-output-port",  p_flush_output_port,   0, 1 },
-    { "read",                p_read,                0, 1 },
+    { "%read",               p_read,                0, 1 },
     { "file-exists?",        p_file_exists,         1, 1 },
     { "delete-file",         p_delete_file,         1, 1 },
     { "number->string",      p_number_to_string,    1, 2 },

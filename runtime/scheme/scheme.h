@@ -244,7 +244,7 @@ void     sch_flush_all(void);          /* flushes stdout and stderr (at exit, be
  * blocked on with rts_io_block, then the step retried), BUSY (another thread's op is in
  * flight: retry a little later) or ERROR (*err: an errno). */
 enum { SCH_IO_READY, SCH_IO_SUBMIT, SCH_IO_BUSY, SCH_IO_ERROR };
-enum { SCH_NEED_CHAR, SCH_NEED_LINE, SCH_NEED_CHARS, SCH_NEED_BYTES };
+enum { SCH_NEED_CHAR, SCH_NEED_LINE, SCH_NEED_CHARS, SCH_NEED_BYTES, SCH_NEED_MORE };
 struct RtsIoOp;
 SchPort *sch_port_open_fd(int fd, bool listener, const char *name);  /* a socket or listener */
 bool     sch_port_is_output(SchPort *p);
@@ -256,6 +256,11 @@ int      sch_port_io_out(SchPort *p, bool all, struct RtsIoOp **op);    /* all: 
 int      sch_port_io_accept(SchPort *p, struct RtsIoOp **op, int *fd, int *err);
 int      sch_port_io_connect(SchPort *p, const void *addr, unsigned len, struct RtsIoOp **op,
                              int *err);
+/* `read` on a managed port (Note [Reading a datum from a managed port] in port.c): a read
+ * ahead begins; read_done ends it, true (with the port put back, and *had the bytes that
+ * were there) when it ran out of input that had come: wait for SCH_NEED_MORE than *had. */
+void     sch_port_read_ahead(SchPort *p);
+bool     sch_port_read_done(SchPort *p, size_t *had);
 /* Bytes from a managed input port's buffer: up to max (malloc'd, *n), NULL at the end. */
 uint8_t *sch_port_read_bytes(SchPort *p, size_t max, size_t *n);
 void     sch_port_put_bytes(SchPort *p, const uint8_t *b, size_t n);
