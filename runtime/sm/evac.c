@@ -12,7 +12,7 @@
 static bdescr *new_todo_block(GCThread *gct, size_t *refused)
 {
     spin_lock(&sm_lock);
-    bdescr *bd = blk_alloc();
+    bdescr *bd = blk_alloc_on(gct->cap->node);   /* Note [NUMA-local heap] in os/numa.h */
     *refused = blk_refused_bytes;
     spin_unlock(&sm_lock);
     if (!bd)
