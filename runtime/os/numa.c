@@ -21,7 +21,8 @@ _Static_assert(TOPO_MAX_NODES % MASK_BITS == 0, "node masks are whole longs");
 /* Set once by numa_init, before any other thread exists; read-only after (but the counts). */
 static unsigned n_nodes = 1;
 static int node_ids[TOPO_MAX_NODES];
-static bool binding, pinned_caps;
+static int bind_ids[TOPO_MAX_NODES];   /* the kernel node each heap node's policy names */
+static bool binding, pinned_caps, for_test, real_machine;
 static unsigned n_caps_planned;
 static unsigned *cap_nodes;            /* n_caps_planned entries; NULL: all on node 0 */
 static uint64_t bound_mblocks, bind_failures;   /* atomic */
@@ -79,13 +80,19 @@ int numa_init(bool on, unsigned long long mask, bool pinned, unsigned n_caps, ch
         return -1;
     }
     const char *force = getenv("RTSLAB_TEST_NUMA_BIND");
+    for_test = force && *force && strcmp(force, "0") != 0;
     node_ids[0] = ids[0];
-    if (n == 1 && !(force && *force && strcmp(force, "0") != 0)) {
+    if (n == 1 && !for_test) {
         free(caps);                     /* one node: nothing to do */
         return 0;
     }
     n_nodes = (unsigned)n;
     memcpy(node_ids, ids, (size_t)n * sizeof *ids);
+    /* Note [NUMA-local heap]: for a test, a fixture machine's nodes may not exist here. */
+    int kernel_nodes = numa_max_node() + 1;
+    for (int k = 0; k < n; k++)
+        bind_ids[k] = for_test && kernel_nodes > 0 ? ids[k] % kernel_nodes : ids[k];
+    real_machine = topo_get()->root[0] == '\0';
     binding = true;
     pinned_caps = pinned;
     free(cap_nodes);
@@ -97,6 +104,7 @@ int numa_init(bool on, unsigned long long mask, bool pinned, unsigned n_caps, ch
 unsigned numa_heap_nodes(void) { return n_nodes; }
 bool numa_binding(void) { return binding; }
 int numa_node_id(unsigned k) { return k < n_nodes ? node_ids[k] : -1; }
+int numa_bind_id(unsigned k) { return k < n_nodes ? bind_ids[k] : -1; }
 
 unsigned numa_cap_node(unsigned cap_no)
 {
@@ -112,7 +120,7 @@ void numa_bind_memory(void *addr, size_t len, unsigned k)
         return;
 #if HAVE_LIBNUMA
     unsigned long nodemask[TOPO_MAX_NODES / MASK_BITS] = {0};
-    int id = node_ids[k];
+    int id = bind_ids[k];
     nodemask[id / MASK_BITS] |= 1ul << (id % MASK_BITS);
     /* maxnode counts one more than the bits the kernel reads (mbind(2); libnuma does so). */
     if (mbind(addr, len, MPOL_PREFERRED, nodemask, TOPO_MAX_NODES + 1, 0) == 0) {
@@ -131,8 +139,8 @@ void numa_bind_memory(void *addr, size_t len, unsigned k)
 
 void numa_bind_self(unsigned cap_no)
 {
-    if (!binding || pinned_caps)
-        return;
+    if (!binding || pinned_caps || !real_machine)
+        return;                          /* a fixture's CPU numbers are not this machine's */
     int id = node_ids[numa_cap_node(cap_no)];
     cpu_set_t set;
     if (topo_node_cpus(topo_get(), id, &set) == 0)
@@ -174,7 +182,7 @@ bool numa_policy_matches(const void *addr, unsigned k)
 #if HAVE_LIBNUMA
     int mode, id;
     return k < n_nodes && numa_policy_of(addr, &mode, &id) == 0 && mode == MPOL_PREFERRED
-        && id == node_ids[k];
+        && id == bind_ids[k];
 #else
     (void)addr;
     return false;
@@ -206,7 +214,7 @@ char *numa_explain(char *buf, size_t len, bool on, unsigned long long mask, bool
         return buf;
     }
     int w = snprintf(buf, len, "%d %s in use (%s)%s; capability -> node:", n,
-                     n == 1 ? "node" : "nodes", list, n == 1 ? ", bound for a test" : "");
+                     n == 1 ? "node" : "nodes", list, for_test ? ", bound for a test" : "");
     for (unsigned i = 0; i < n_caps && w >= 0 && (size_t)w < len; i++) {
         int m = snprintf(buf + w, len - (size_t)w, "%s%d", i ? "," : " ", ids[caps[i]]);
         if (m < 0 || (size_t)m >= len - (size_t)w) {

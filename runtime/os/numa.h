@@ -17,7 +17,12 @@
  * With one node in use (a one-node machine, or a mask naming one node) there is one place
  * for memory to be: no policy is set, no thread is bound, the allocator has one node, and
  * --info and -s say so. RTSLAB_TEST_NUMA_BIND=1 (for the tests on one-node machines) sets
- * the policy there anyway, so that get_mempolicy can show it on a nursery block (numa_policy_of).
+ * the policy there anyway, so that get_mempolicy can show it on a nursery block
+ * (numa_policy_of); and on a fixture machine (RTSLAB_SYSFS_ROOT) whose nodes this machine
+ * lacks, it binds each heap node to kernel node id % (the kernel's nodes), so the whole
+ * heap runs with the fixture's nodes, per-node lists and -DS checks included. Threads are
+ * bound to their node's CPUs on the real machine only (a fixture's CPU numbers mean
+ * nothing here).
  * Without libnuma (configure's --without-libnuma, or none installed) --numa is an error at
  * option parsing that says NUMA support is not built in; where the OS has no NUMA support
  * (numa_available() < 0), the error comes at start-up, as GHC's "OS reports NUMA is not
@@ -41,8 +46,10 @@ int numa_init(bool on, unsigned long long mask, bool pinned, unsigned n_caps, ch
 unsigned numa_heap_nodes(void);
 /* The heap node of capability cap_no (0 when there is one). */
 unsigned numa_cap_node(unsigned cap_no);
-/* The kernel id of heap node k. */
+/* The kernel id of heap node k, and the node its memory policy names (the same but for the
+ * test knob on a fixture machine). */
 int  numa_node_id(unsigned k);
+int  numa_bind_id(unsigned k);
 /* Whether megablocks get a memory policy (more than one node in use, or the test knob). */
 bool numa_binding(void);
 /* Sets the memory policy of [addr, addr+len) (page aligned, not yet touched) to heap node

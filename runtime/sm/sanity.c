@@ -336,7 +336,7 @@ static void check_nodes(SanityWhen when, bool major)
                        (void *)bd->start, blk_node_of(bd->start), c->node);
         if (!numa_policy_matches(c->nursery->start, c->node))
             insane("capability %u: nursery block %p lacks the memory policy of node %d", i,
-                   (void *)c->nursery->start, numa_node_id(c->node));
+                   (void *)c->nursery->start, numa_bind_id(c->node));
     }
     if (when != SANITY_AFTER_GC || !(major || before_gc.valid))
         return;
