@@ -7,12 +7,13 @@
 #include <string.h>
 #include "sm/gc.h"
 #include "base/util.h"
+#include "os/numa.h"
 
 /* NULL when the OS refuses memory, with *refused what it refused. */
 static bdescr *new_todo_block(GCThread *gct, size_t *refused)
 {
     spin_lock(&sm_lock);
-    bdescr *bd = blk_alloc_on(gct->cap->node);   /* Note [NUMA-local heap] in os/numa.h */
+    bdescr *bd = blk_alloc_on(numa_cap_node(gct->cap->no));  /* Note [NUMA-local heap], os/numa.h */
     *refused = blk_refused_bytes;
     spin_unlock(&sm_lock);
     if (!bd)

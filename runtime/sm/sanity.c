@@ -326,17 +326,18 @@ static void check_nodes(SanityWhen when, bool major)
 {
     for (unsigned i = 0; i < sm_n_caps; i++) {
         SmCap *c = sm_caps[i];
+        unsigned node = numa_cap_node(c->no);
         for (bdescr *bd = c->nursery; bd; bd = bd->link)
-            if (blk_node_of(bd->start) != c->node)
+            if (blk_node_of(bd->start) != node)
                 insane("capability %u: nursery block %p on heap node %u, not %u", i,
-                       (void *)bd->start, blk_node_of(bd->start), c->node);
+                       (void *)bd->start, blk_node_of(bd->start), node);
         for (bdescr *bd = c->large_young; bd; bd = bd->link)
-            if (blk_node_of(bd->start) != c->node)
+            if (blk_node_of(bd->start) != node)
                 insane("capability %u: large object %p on heap node %u, not %u", i,
-                       (void *)bd->start, blk_node_of(bd->start), c->node);
-        if (!numa_policy_matches(c->nursery->start, c->node))
+                       (void *)bd->start, blk_node_of(bd->start), node);
+        if (!numa_policy_matches(c->nursery->start, node))
             insane("capability %u: nursery block %p lacks the memory policy of node %d", i,
-                   (void *)c->nursery->start, numa_bind_id(c->node));
+                   (void *)c->nursery->start, numa_bind_id(node));
     }
     if (when != SANITY_AFTER_GC || !(major || before_gc.valid))
         return;
@@ -344,7 +345,7 @@ static void check_nodes(SanityWhen when, bool major)
     for (const bdescr *bd = sm_old_gen.blocks; bd && bd != stop; bd = bd->link) {
         if (bd->owner >= n_gc_threads)
             insane("to-space block %p: owner %u is no GC thread", (void *)bd->start, bd->owner);
-        unsigned want = gc_threads[bd->owner]->cap->node;
+        unsigned want = numa_cap_node(gc_threads[bd->owner]->cap->no);
         if (blk_node_of(bd->start) != want)
             insane("to-space block %p of GC thread %u on heap node %u, not %u",
                    (void *)bd->start, bd->owner, blk_node_of(bd->start), want);

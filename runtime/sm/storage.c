@@ -43,12 +43,15 @@ static void set_block(SmCap *cap, bdescr *bd)
 void sm_cap_init(SmCap *cap, unsigned no)
 {
     cap->no = no;
-    cap->node = numa_cap_node(no);
     sm_caps[no] = cap;
     size_t n = rts_opts.alloc_area / BLOCK_SIZE;
     bdescr *hd = NULL;
+    /* Its heap node (Note [NUMA-local heap] in os/numa.h) is looked up where a block is
+     * allocated, never kept in SmCap: a field added there shifts the layout of every
+     * Capability (one once made a benchmark's GC 40% slower, a layout effect). */
+    unsigned node = numa_cap_node(no);
     for (size_t i = 0; i < n; i++) {
-        bdescr *bd = blk_alloc_on(cap->node);
+        bdescr *bd = blk_alloc_on(node);
         if (!bd) sm_out_of_memory(blk_refused_bytes);
         bd->flags = BF_NURSERY;
         bd->gen = 0;
@@ -128,7 +131,7 @@ static Value *alloc_large(SmCap *cap, size_t words)
             sm_heap_overflow(cap);
     }
     spin_lock(&sm_lock);
-    bdescr *bd = blk_alloc_group_on(nblocks, cap->node);
+    bdescr *bd = blk_alloc_group_on(nblocks, numa_cap_node(cap->no));
     size_t refused = blk_refused_bytes;
     spin_unlock(&sm_lock);
     if (!bd) sm_out_of_memory(refused);

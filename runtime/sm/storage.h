@@ -64,8 +64,6 @@ typedef struct SmCap {
     unsigned no;               /* the capability's number */
     unsigned nsave;
     unsigned stress_allocs;    /* allocations since the last -DG GC */
-    unsigned node;             /* heap node of its nursery, to-space, large objects
-                                  (Note [NUMA-local heap] in os/numa.h; 0 without --numa) */
     Value    save[SM_SAVE_MAX];   /* values an allocating call protects across a GC */
 } SmCap;
 

@@ -44,11 +44,12 @@ static void check_nurseries(void)
 {
     for (unsigned i = 0; i < sm_n_caps; i++) {
         SmCap *c = sm_caps[i];
-        CHECK(c->node < numa_heap_nodes());
+        unsigned node = numa_cap_node(c->no);
+        CHECK(node < numa_heap_nodes());
         for (bdescr *bd = c->nursery; bd; bd = bd->link)
-            check_policy(bd->start, c->node, "nursery block");
+            check_policy(bd->start, node, "nursery block");
         for (bdescr *bd = c->large_young; bd; bd = bd->link)
-            check_policy(bd->start, c->node, "large object");
+            check_policy(bd->start, node, "large object");
     }
 }
 
