@@ -39,6 +39,8 @@ typedef struct RtsOptions {
     RtsStatsMode stats;       /* -s / -S */
     char    *stats_file;      /* -s<file> / -S<file>; NULL = stderr */
     bool     machine_readable;/* --machine-readable */
+    bool     numa;            /* --numa[=<mask>]: Note [NUMA-local heap] in os/numa.h */
+    unsigned long long numa_mask;  /* its nodes: bit i is node i; all bits for --numa alone */
     bool     eventlog;        /* -l */
     char    *eventlog_file;   /* -l<file>; NULL = <prog>.eventlog */
     bool     sanity;          /* -DS: sanity-check the heap before and after every GC */

@@ -635,6 +635,44 @@ const TopoCpu *topo_cpu(const Topology *t, int id)
     return NULL;
 }
 
+int topo_numa_nodes(const Topology *t, unsigned long long mask, int *ids)
+{
+    int n = 0;
+    for (int id = 0; id < TOPO_MAX_NODES; id++) {
+        if (!(mask >> id & 1))
+            continue;
+        for (int k = 0; k < t->n_logical; k++)
+            if (t->cpus[k].node_id == id) {
+                ids[n++] = id;
+                break;
+            }
+    }
+    return n;
+}
+
+int topo_numa_node_for_cap(const Topology *t, const int *ids, int n, unsigned cap_no,
+                           int pinned_cpu)
+{
+    const TopoCpu *c = pinned_cpu >= 0 ? topo_cpu(t, pinned_cpu) : NULL;
+    if (c != NULL)
+        for (int i = 0; i < n; i++)
+            if (ids[i] == c->node_id)
+                return i;
+    return (int)(cap_no % (unsigned)n);
+}
+
+int topo_node_cpus(const Topology *t, int node_id, cpu_set_t *set)
+{
+    CPU_ZERO(set);
+    int n = 0;
+    for (int k = 0; k < t->n_logical; k++)
+        if (t->cpus[k].node_id == node_id) {
+            CPU_SET(t->cpus[k].id, set);
+            n++;
+        }
+    return n;
+}
+
 static const char *plural(int n, const char *one, const char *many)
 {
     return n == 1 ? one : many;

@@ -13,7 +13,7 @@
  *                          logical CPU is its own core, all in one package ("flat").
  *   NUMA nodes             ROOT/sys/devices/system/node/nodeN/cpulist; absent: one node
  *                          (id 0). An online CPU listed in no node goes to the lowest node.
- * libnuma is not used.
+ * libnuma is not used here (os/numa.c uses it to set memory policies).
  *
  * A physical core is identified by (package id, core id). core_id is not unique within a
  * package on every kernel (some arm64 kernels number cores per cluster), so when the sysfs
@@ -113,6 +113,34 @@ const TopoCpu *topo_cpu(const Topology *t, int id);
  * blank list), or -1 for anything else: garbage, reversed ranges, empty items, ids >=
  * TOPO_MAX_CPUS. */
 int topo_parse_cpulist(const char *s, cpu_set_t *set);
+
+/* Note [NUMA placement]
+ * --numa (os/numa.h) gives each capability a NUMA node, its heap's node: the nursery, the
+ * GC's to-space blocks and the large objects it allocates come from megablocks of that node
+ * (Note [Megablocks on NUMA nodes] in sm/block.c). Which node is decided here, from the
+ * topology alone, so that --info and the tests can show it for any machine:
+ *   - the nodes in use are those of t (nodes with an allowed CPU) whose kernel id is a bit of
+ *     the --numa mask (all bits without one; ids of 64 and more cannot be named and are never
+ *     used), by ascending kernel id: topo_numa_nodes;
+ *   - a capability pinned by -qa to a CPU (os/affinity.h's affinity_cpu_for_cap) gets that
+ *     CPU's node, if it is in use, so its memory is where it runs; any other capability (no
+ *     -qa, or a CPU whose node the mask leaves out) gets the nodes in use round-robin, node
+ *     cap_no % n, as GHC's --numa assigns them, and is then bound to the allowed CPUs of that
+ *     node (topo_node_cpus) so that it runs where its memory is.
+ * A machine, or a mask, with one node in use needs nothing of this: there is one place for
+ * memory to be (os/numa.c then sets no policy and binds no thread).
+ */
+#define TOPO_MAX_NODES 64
+
+/* The kernel ids of the nodes in use for `mask` (bit i: node id i), ascending, into
+ * ids[0..TOPO_MAX_NODES-1]; returns how many (0: the mask names no node of t). */
+int topo_numa_nodes(const Topology *t, unsigned long long mask, int *ids);
+/* The node of capability cap_no, an index into ids[0..n-1] (n >= 1): pinned_cpu is the CPU
+ * -qa pins it to, or -1 when it is not pinned. */
+int topo_numa_node_for_cap(const Topology *t, const int *ids, int n, unsigned cap_no,
+                           int pinned_cpu);
+/* The allowed CPUs of the node whose kernel id is node_id into *set; returns how many. */
+int topo_node_cpus(const Topology *t, int node_id, cpu_set_t *set);
 
 /* Write ids[0..n-1] as a cpulist into buf, joining ascending runs ("0-3,8,6"); returns buf.
  * The output is truncated (ending in "...") if it does not fit. */

@@ -38,6 +38,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "base/util.h"          /* rts_opts: what --info shows of the options in force */
+#include "os/affinity.h"        /* --info: the capabilities --numa places */
+#include "os/numa.h"
 #include "io/iomgr.h"
 #if RTS_PATCH_PHYS_CAPS
 #include "os/affinity.h"
@@ -156,6 +158,8 @@ void rts_options_defaults(RtsOptions *o)
     o->stats = RTS_STATS_NONE;
     o->stats_file = NULL;
     o->machine_readable = false;
+    o->numa = false;
+    o->numa_mask = 0;
     o->eventlog = false;
     o->eventlog_file = NULL;
     o->sanity = false;
@@ -329,6 +333,51 @@ static int gen_option(const char *word, const char *arg, bool *flag, unsigned *g
     return 0;
 }
 
+/* --numa, --numa=<mask> (Note [NUMA-local heap] in os/numa.h): the mask in decimal, as
+ * GHC reads it, or in hex after 0x; bit i is node i. Which nodes exist is known only at
+ * start-up (numa_init says when the mask names none of them). */
+static int numa_option(RtsOptions *o, const char *w, char *err, size_t errlen)
+{
+    unsigned long long mask = ~0ull;
+    if (w[6] == '=') {
+        const char *s = w + 7;
+        unsigned base = 10;
+        if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+            base = 16;
+            s += 2;
+        }
+        mask = 0;
+        int ndig = 0;
+        for (; *s; s++, ndig++) {
+            unsigned d = is_digit(*s) ? (unsigned)(*s - '0')
+                       : base == 16 && *s >= 'a' && *s <= 'f' ? (unsigned)(*s - 'a' + 10)
+                       : base == 16 && *s >= 'A' && *s <= 'F' ? (unsigned)(*s - 'A' + 10)
+                       : 99;
+            if (d >= base)
+                return fail(err, errlen, "bad node mask in RTS option %s (a number, decimal or "
+                            "0x hex; bit i is NUMA node i)", w);
+            if (mask > (~0ull - d) / base)
+                return fail(err, errlen, "%s: the node mask must fit in 64 bits (nodes 0..63)", w);
+            mask = mask * base + d;
+        }
+        if (ndig == 0)
+            return fail(err, errlen, "bad node mask in RTS option %s (a number, decimal or "
+                        "0x hex; bit i is NUMA node i)", w);
+        if (mask == 0)
+            return fail(err, errlen, "%s: the node mask names no node", w);
+    }
+#if HAVE_LIBNUMA
+    o->numa = true;
+    o->numa_mask = mask;
+    return 0;
+#else
+    (void)o;
+    (void)mask;
+    return fail(err, errlen, "%s: NUMA support is not built in (configure found no libnuma, "
+                "or was given --without-libnuma)", w);
+#endif
+}
+
 int rts_options_parse_word(RtsOptions *o, const char *w, char *err, size_t errlen)
 {
     if (w[0] != '-') return fail(err, errlen, "unexpected RTS argument: %s", w);
@@ -498,6 +547,8 @@ int rts_options_parse_word(RtsOptions *o, const char *w, char *err, size_t errle
             o->show_info = true;
             return 0;
         }
+        if (strcmp(w, "--numa") == 0 || strncmp(w, "--numa=", 7) == 0)
+            return numa_option(o, w, err, errlen);
         if (strcmp(w, "--machine-readable") == 0) {
             o->machine_readable = true;
             return 0;
@@ -733,6 +784,10 @@ void rts_options_usage(void *file)
         "                is stderr too)\n"
         "  -S[<file>]    like -s, plus one line per GC\n"
         "  --machine-readable  print -s statistics as key/value pairs for tools\n"
+        "  --numa        each capability's nursery and GC to-space on its NUMA node (with\n"
+        "                -qa, the node of its CPU; else nodes round-robin, the thread bound\n"
+        "                to its node); nothing to do on one node. Needs libnuma\n"
+        "  --numa=<mask> the same, on the nodes of <mask> only (bit i: node i; decimal or 0x)\n"
         "  --io-manager=<m>  the IO manager's back end: uring (io_uring, liburing), epoll,\n"
         "                or auto (default: io_uring when the kernel allows it, else epoll)\n"
         "  -l[<file>]    write an eventlog (Perfetto opens it) to <file>\n"
@@ -823,11 +878,24 @@ static void info_patches(FILE *f)
     }
 }
 
+/* What --numa does here, for the options in force (Note [NUMA-local heap] in os/numa.h). */
+static void numa_info(FILE *f)
+{
+    char *buf = malloc(4096);
+    if (buf == NULL)
+        return;
+    unsigned n = rts_opts.n_caps_auto ? affinity_default_caps() : rts_opts.n_caps;
+    put_pair(f, false, "NUMA (--numa)", numa_explain(buf, 4096, rts_opts.numa, rts_opts.numa_mask,
+                                                     rts_opts.pin_caps, n));
+    free(buf);
+}
+
 void rts_options_info(void *file)
 {
     FILE *f = file;
     put_pair(f, true, "RTS name", "rtslab");
     put_pair(f, false, "Version", RTSLAB_VERSION);
+    numa_info(f);
     put_pair(f, false, "Configure args", RTSLAB_CONFIGURE_ARGS);
 #if RTS_PATCH_IDLE_OPTOUT
     char optout[80];

@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include "rts/rts.h"
 #include "os/timer.h"
+#include "os/numa.h"
 #include "os/affinity.h"
 #include "sync/stw.h"
 #if RTS_PATCH_FUTEX_BARRIER
@@ -134,6 +135,8 @@ void rts_init(int *argc, char ***argv)
     if (io_choose((IoChoice)rts_opts.io_manager, io_why, sizeof io_why) != 0)
         rts_die(1, "%s", io_why);
     stw_init(n, &stw_hooks);
+    if (numa_init(rts_opts.numa, rts_opts.numa_mask, rts_opts.pin_caps, n, err, sizeof err) != 0)
+        rts_die(1, "%s", err);           /* Note [NUMA-local heap] in os/numa.h */
     sm_init(n);
     gc_set_client(&gc_client);
     gc_add_root(&sched_main_thread);

@@ -46,6 +46,7 @@
 #include "sync/stw.h"
 #include "base/util.h"
 #include "os/affinity.h"
+#include "os/numa.h"
 #include "trace/eventlog.h"
 
 Value sched_main_thread = RTS_FALSE;
@@ -581,6 +582,7 @@ static void *worker_main(void *arg)
     cap_attach(cap);
     if (rts_opts.pin_caps)
         affinity_pin_self(cap->sm.no);
+    numa_bind_self(cap->sm.no);         /* without -qa: its node's CPUs (os/numa.h) */
     schedule(cap);
     return NULL;
 }
@@ -603,6 +605,7 @@ int rts_run_main(RtsCode code, size_t nslots)
     cap_attach(cap);
     if (rts_opts.pin_caps)
         affinity_pin_self(0);
+    numa_bind_self(0);
     if (!workers_started) {
         /* Before the main thread is made: making it may collect (a -ki stack of more than
          * the nursery does), and a collection stops every capability, so every worker must

@@ -25,9 +25,27 @@
  * - A megablock group of k megablocks has its head at the first usable block of the first
  *   megablock; only that megablock's descriptors exist. Freeing it turns it into k free
  *   megablocks.
+ *
+ * Note [Megablocks on NUMA nodes]
+ * Every megablock belongs to one heap node (0..blk_nodes-1; one, node 0, unless --numa has
+ * more in use: Note [NUMA-local heap] in os/numa.h). A megablock gets its node when it is
+ * mapped (blk_alloc_group_on's node), and with it the node's memory policy (os/numa.c's
+ * numa_bind_memory, before any of its pages is touched, so that the kernel places them on
+ * that node); it keeps the node for life, as its pages stay where they are. The node is
+ * written in the megablock's descriptor 0, which describes the descriptor area itself and
+ * so never belongs to a group (FIRST_USABLE_BLOCK > 0); a megablock group's continuation
+ * megablocks hold payload there, so their node is written again when the group is freed
+ * (it is the group's: a group is mapped on, or made of free megablocks of, one node).
+ * The free lists and the free-megablock list are per node, and a free group goes on the
+ * lists of its megablock's node, so blk_alloc_group_on(n, node) takes only memory of that
+ * node: from its lists, its free megablocks, or a new megablock mapped for it. Memory of one
+ * node is never handed to another (GHC does the same): a node whose capabilities need less
+ * keeps its free megablocks for later. Coalescing never crosses a megablock, so never a
+ * node. With one node all this is the allocator of before, its lists indexed by node 0.
  */
 #include "sm/block.h"
 
+#include "os/numa.h"
 #include <assert.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -38,8 +56,10 @@ _Static_assert(((size_t)1 << NUM_CLASSES) > USABLE_BLOCKS_PER_MBLOCK,
 
 #define MB_CONTINUATION ((uintptr_t)1)  /* hash entry tag: not the first of a megablock group */
 
-static bdescr *free_lists[NUM_CLASSES];
-static bdescr *free_mblocks;          /* sorted by address, linked through the head's link/prev */
+static bdescr *free_lists[BLK_MAX_NODES][NUM_CLASSES];
+static bdescr *free_mblocks[BLK_MAX_NODES];  /* each sorted by address, linked through the
+                                                head's link/prev */
+static unsigned blk_nodes = 1;        /* heap nodes: Note [Megablocks on NUMA nodes] */
 
 static uintptr_t *mb_table;           /* megablock bases (| MB_CONTINUATION); 0 = empty slot */
 static size_t mb_table_cap;           /* a power of two */
@@ -61,6 +81,9 @@ static inline uint8_t *block_addr(const bdescr *bd)
     return (uint8_t *)(mblock_base(bd) + (block_index(bd) << BLOCK_SHIFT));
 }
 static inline bdescr *first_usable(uintptr_t base) { return (bdescr *)base + FIRST_USABLE_BLOCK; }
+/* A megablock's heap node, in its descriptor 0 (Note [Megablocks on NUMA nodes]). */
+static inline unsigned mb_node(uintptr_t base) { return ((bdescr *)base)->owner; }
+static inline void mb_set_node(uintptr_t base, unsigned node) { ((bdescr *)base)->owner = node; }
 
 static inline unsigned log2_floor(size_t n) { return 63u - (unsigned)__builtin_clzll((unsigned long long)n); }
 static inline unsigned log2_ceil(size_t n) { return n <= 1 ? 0 : log2_floor(n - 1) + 1; }
@@ -137,9 +160,9 @@ static size_t map_limit(void)
     return limit;
 }
 
-/* k fresh contiguous megablocks, recorded; 0 when the OS (or malloc) refuses, with the size
- * it refused in blk_refused_bytes. */
-static uintptr_t mb_map(size_t k)
+/* k fresh contiguous megablocks of heap node `node` (its memory policy set), recorded; 0
+ * when the OS (or malloc) refuses, with the size it refused in blk_refused_bytes. */
+static uintptr_t mb_map(size_t k, unsigned node)
 {
     size_t len = k * MBLOCK_SIZE;
     if ((n_mblocks + k) * MBLOCK_SIZE > map_limit()) {
@@ -162,6 +185,9 @@ static uintptr_t mb_map(size_t k)
         munmap((void *)base, len);
         return 0;
     }
+    numa_bind_memory((void *)base, len, node);
+    for (size_t i = 0; i < k; i++)
+        mb_set_node(base + i * MBLOCK_SIZE, node);
     return base;
 }
 
@@ -204,20 +230,21 @@ static void set_free_group(bdescr *bd, size_t n)
 
 static void free_list_insert(bdescr *bd)
 {
-    dlist_push(&free_lists[log2_floor(bd->blocks)], bd);
+    dlist_push(&free_lists[mb_node(mblock_base(bd))][log2_floor(bd->blocks)], bd);
 }
 
 static void free_list_remove(bdescr *bd)
 {
-    dlist_remove(&free_lists[log2_floor(bd->blocks)], bd);
+    dlist_remove(&free_lists[mb_node(mblock_base(bd))][log2_floor(bd->blocks)], bd);
 }
 
-/* Adds the free megablock at base to the sorted free-megablock list. */
+/* Adds the free megablock at base to its node's sorted free-megablock list. */
 static void free_mblock_insert(uintptr_t base)
 {
     bdescr *bd = first_usable(base);
+    bdescr **list = &free_mblocks[mb_node(base)];
     set_free_group(bd, USABLE_BLOCKS_PER_MBLOCK);
-    bdescr *after = NULL, *next = free_mblocks;
+    bdescr *after = NULL, *next = *list;
     while (next && (uintptr_t)next < (uintptr_t)bd) {
         after = next;
         next = next->link;
@@ -227,7 +254,7 @@ static void free_mblock_insert(uintptr_t base)
     if (after)
         after->link = bd;
     else
-        free_mblocks = bd;
+        *list = bd;
     if (next)
         next->prev = bd;
     n_free_mblocks++;
@@ -257,7 +284,7 @@ static void init_alloc_group(bdescr *bd, size_t n, size_t described)
     }
 }
 
-static bdescr *alloc_mbgroup(size_t n)
+static bdescr *alloc_mbgroup(size_t n, unsigned node)
 {
     size_t k = mbgroup_mblocks(n);
     uintptr_t base = 0;
@@ -265,7 +292,7 @@ static bdescr *alloc_mbgroup(size_t n)
     /* k address-contiguous free megablocks are k consecutive entries of the sorted list. */
     bdescr *run = NULL;
     size_t run_len = 0;
-    for (bdescr *bd = free_mblocks; bd; bd = bd->link) {
+    for (bdescr *bd = free_mblocks[node]; bd; bd = bd->link) {
         if (run && mblock_base(bd) == mblock_base(run) + run_len * MBLOCK_SIZE) {
             run_len++;
         } else {
@@ -278,7 +305,7 @@ static bdescr *alloc_mbgroup(size_t n)
             if (before)
                 before->link = after;
             else
-                free_mblocks = after;
+                free_mblocks[node] = after;
             if (after)
                 after->prev = before;
             n_free_mblocks -= k;
@@ -289,7 +316,7 @@ static bdescr *alloc_mbgroup(size_t n)
         }
     }
     if (!base) {
-        base = mb_map(k);
+        base = mb_map(k, node);
         if (!base)
             return NULL;
         for (size_t i = 1; i < k; i++)
@@ -304,30 +331,31 @@ static bdescr *alloc_mbgroup(size_t n)
     return bd;
 }
 
-/* A free group of at least n blocks, taken off its list (or a whole free megablock). */
-static bdescr *take_free_group(size_t n)
+/* A free group of at least n blocks on `node`, taken off its list (or a whole free
+ * megablock). */
+static bdescr *take_free_group(size_t n, unsigned node)
 {
     for (unsigned c = log2_ceil(n); c < NUM_CLASSES; c++) {
-        bdescr *bd = free_lists[c];
+        bdescr *bd = free_lists[node][c];
         if (bd) {
             free_list_remove(bd);
             return bd;
         }
     }
     /* Groups on list floor(log2 n) may fit too (when n is not a power of two). */
-    for (bdescr *bd = free_lists[log2_floor(n)]; bd; bd = bd->link) {
+    for (bdescr *bd = free_lists[node][log2_floor(n)]; bd; bd = bd->link) {
         if (bd->blocks >= n) {
             free_list_remove(bd);
             return bd;
         }
     }
-    if (free_mblocks) {
-        bdescr *bd = free_mblocks;
-        dlist_remove(&free_mblocks, bd);
+    if (free_mblocks[node]) {
+        bdescr *bd = free_mblocks[node];
+        dlist_remove(&free_mblocks[node], bd);
         n_free_mblocks--;
         return bd;
     }
-    uintptr_t base = mb_map(1);
+    uintptr_t base = mb_map(1, node);
     if (!base)
         return NULL;
     bdescr *bd = first_usable(base);
@@ -344,13 +372,23 @@ void blk_init(void)
         abort();
 }
 
-bdescr *blk_alloc_group(size_t n)
+void blk_set_nodes(unsigned n)
 {
-    assert(mb_table && n >= 1);
-    if (n > USABLE_BLOCKS_PER_MBLOCK)
-        return alloc_mbgroup(n);
+    assert(n >= 1 && n <= BLK_MAX_NODES && n >= blk_nodes);
+    blk_nodes = n;
+}
 
-    bdescr *bd = take_free_group(n);
+unsigned blk_heap_nodes(void) { return blk_nodes; }
+
+unsigned blk_node_of(const void *p) { return mb_node(mblock_base(p)); }
+
+bdescr *blk_alloc_group_on(size_t n, unsigned node)
+{
+    assert(mb_table && n >= 1 && node < blk_nodes);
+    if (n > USABLE_BLOCKS_PER_MBLOCK)
+        return alloc_mbgroup(n, node);
+
+    bdescr *bd = take_free_group(n, node);
     if (!bd)
         return NULL;
     size_t rest = bd->blocks - n;
@@ -371,13 +409,16 @@ bdescr *blk_alloc_group(size_t n)
 static void free_mbgroup(bdescr *bd)
 {
     uintptr_t base = mblock_base(bd);
+    unsigned node = mb_node(base);
     size_t k = mbgroup_mblocks(bd->blocks);
     n_mbgroup_mblocks -= k;
     n_mbgroup_blocks -= MBGROUP_BLOCKS(k);
     n_blocks_in_use -= MBGROUP_BLOCKS(k);
     for (size_t i = 0; i < k; i++) {
-        if (i > 0)
+        if (i > 0) {
             mb_set_continuation(base + i * MBLOCK_SIZE, false);
+            mb_set_node(base + i * MBLOCK_SIZE, node);   /* it held payload */
+        }
         free_mblock_insert(base + i * MBLOCK_SIZE);
     }
     n_blocks_free += k * USABLE_BLOCKS_PER_MBLOCK;
@@ -474,28 +515,34 @@ const char *blk_check(void)
     size_t list_groups[NUM_CLASSES] = {0};
     size_t list_mblocks = 0;
 
-    /* Free lists: consistent back links (so no entry repeats), right class, genuine heads. */
+    /* Free lists: consistent back links (so no entry repeats), right class and node, genuine
+     * heads. */
+    for (unsigned node = 0; node < BLK_MAX_NODES; node++)
     for (unsigned c = 0; c < NUM_CLASSES; c++) {
         const bdescr *prev = NULL;
-        for (const bdescr *bd = free_lists[c]; bd; prev = bd, bd = bd->link) {
+        for (const bdescr *bd = free_lists[node][c]; bd; prev = bd, bd = bd->link) {
             if (bd->prev != prev)
                 return "block: free list back link broken";
             if ((err = check_free_head(bd)))
                 return err;
             if (bd->blocks == 0 || bd->blocks >= USABLE_BLOCKS_PER_MBLOCK || log2_floor(bd->blocks) != c)
                 return "block: free group on the wrong size-class list";
+            if (mb_node(mblock_base(bd)) != node)
+                return "block: free group on another node's list";
             list_groups[c]++;
         }
     }
-    {
+    for (unsigned node = 0; node < BLK_MAX_NODES; node++) {
         const bdescr *prev = NULL;
-        for (const bdescr *bd = free_mblocks; bd; prev = bd, bd = bd->link) {
+        for (const bdescr *bd = free_mblocks[node]; bd; prev = bd, bd = bd->link) {
             if (bd->prev != prev)
                 return "block: free-megablock list back link broken";
             if (prev && (uintptr_t)prev >= (uintptr_t)bd)
                 return "block: free-megablock list not sorted";
             if (bd != first_usable(mblock_base(bd)) || bd->blocks != USABLE_BLOCKS_PER_MBLOCK)
                 return "block: free-megablock entry is not a whole megablock";
+            if (mb_node(mblock_base(bd)) != node)
+                return "block: free megablock on another node's list";
             if ((err = check_free_head(bd)))
                 return err;
             list_mblocks++;
@@ -519,6 +566,8 @@ const char *blk_check(void)
         }
         uintptr_t base = e & ~(uintptr_t)MBLOCK_MASK;
         bdescr *bd = first_usable(base);
+        if (mb_node(base) >= blk_nodes)
+            return "block: megablock on no heap node";
         if (bd->blocks > USABLE_BLOCKS_PER_MBLOCK) {
             if (bd->flags & BF_FREE)
                 return "block: free megablock group";

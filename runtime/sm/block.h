@@ -26,6 +26,13 @@
  * Megablocks are never returned to the OS; a freed megablock group becomes k free
  * megablocks, reused for later groups (whole, when k of them are contiguous) or split.
  *
+ * Heap nodes (Note [Megablocks on NUMA nodes] in block.c): every megablock belongs to one
+ * node, 0..blk_heap_nodes()-1, for life; free groups and free megablocks are on their node's
+ * lists, and blk_alloc_group_on(n, node) returns memory of that node only. The node enters
+ * the heap there and nowhere else: the storage manager passes a capability's node
+ * (os/numa.h's numa_cap_node) for its nursery, its GC thread's to-space and its large
+ * objects; everything else allocates on node 0.
+ *
  * Locking: not thread-safe. Callers serialise (the storage manager's lock, sm_lock).
  */
 #ifndef RTS_SM_BLOCK_H
@@ -84,14 +91,23 @@ static inline uint8_t *blk_group_end(const bdescr *bd) { return bd->start + blk_
 /* Blocks in a group of k megablocks. */
 #define MBGROUP_BLOCKS(k) (USABLE_BLOCKS_PER_MBLOCK + ((size_t)(k) - 1) * BLOCKS_PER_MBLOCK)
 
+#define BLK_MAX_NODES 64                     /* heap nodes: os/topology.h's TOPO_MAX_NODES */
+
 void    blk_init(void);
-/* A group of n >= 1 blocks, its head descriptor initialised: start, free = start, blocks = n
- * (MBGROUP_BLOCKS(k) for a megablock group of k megablocks, the least that holds n),
- * link = prev = NULL, gen = 0, flags = 0 (BF_MBGROUP when n > USABLE_BLOCKS_PER_MBLOCK).
- * Returns NULL only when the OS refuses memory. */
-bdescr *blk_alloc_group(size_t n);
+/* Heap nodes 0..n-1 (1 <= n <= BLK_MAX_NODES; never fewer than before); 1 after blk_init. */
+void    blk_set_nodes(unsigned n);
+unsigned blk_heap_nodes(void);
+/* A group of n >= 1 blocks on heap node `node` (< blk_heap_nodes()), its head descriptor
+ * initialised: start, free = start, blocks = n (MBGROUP_BLOCKS(k) for a megablock group of
+ * k megablocks, the least that holds n), link = prev = NULL, gen = 0, flags = 0 (BF_MBGROUP
+ * when n > USABLE_BLOCKS_PER_MBLOCK). Returns NULL only when the OS refuses memory. */
+bdescr *blk_alloc_group_on(size_t n, unsigned node);
+static inline bdescr *blk_alloc_group(size_t n) { return blk_alloc_group_on(n, 0); }
 extern size_t blk_refused_bytes;             /* the request the OS refused last */
-static inline bdescr *blk_alloc(void) { return blk_alloc_group(1); }
+static inline bdescr *blk_alloc(void) { return blk_alloc_group_on(1, 0); }
+static inline bdescr *blk_alloc_on(unsigned node) { return blk_alloc_group_on(1, node); }
+/* The heap node of the megablock holding p (inside the first megablock of a group). */
+unsigned blk_node_of(const void *p);
 void    blk_free_group(bdescr *bd);
 void    blk_free_chain(bdescr *bd);          /* frees every group on a ->link chain */
 

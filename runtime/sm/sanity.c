@@ -66,6 +66,7 @@
 #include <stdlib.h>
 #include "sm/gc.h"
 #include "base/util.h"
+#include "os/numa.h"
 
 static const char *phase;        /* "before", "after" */
 static bool whole_heap;           /* this check walks the whole heap */
@@ -317,6 +318,40 @@ static void check_promoted(void)
     check_objects(before_gc.remembered, before_gc.n_remembered, true);
 }
 
+/* Note [NUMA-local heap] in os/numa.h: each capability's nursery and young large objects
+ * are on its heap node, and its nursery has that node's memory policy; after a GC, the
+ * to-space blocks each GC thread allocated (bd->owner: its index in gc_threads[], still
+ * this GC's) are on its capability's node. With one node all of it holds trivially. */
+static void check_nodes(SanityWhen when, bool major)
+{
+    for (unsigned i = 0; i < sm_n_caps; i++) {
+        SmCap *c = sm_caps[i];
+        unsigned node = numa_cap_node(c->no);
+        for (bdescr *bd = c->nursery; bd; bd = bd->link)
+            if (blk_node_of(bd->start) != node)
+                insane("capability %u: nursery block %p on heap node %u, not %u", i,
+                       (void *)bd->start, blk_node_of(bd->start), node);
+        for (bdescr *bd = c->large_young; bd; bd = bd->link)
+            if (blk_node_of(bd->start) != node)
+                insane("capability %u: large object %p on heap node %u, not %u", i,
+                       (void *)bd->start, blk_node_of(bd->start), node);
+        if (!numa_policy_matches(c->nursery->start, node))
+            insane("capability %u: nursery block %p lacks the memory policy of node %d", i,
+                   (void *)c->nursery->start, numa_bind_id(node));
+    }
+    if (when != SANITY_AFTER_GC || !(major || before_gc.valid))
+        return;
+    const bdescr *stop = major ? NULL : before_gc.blocks;
+    for (const bdescr *bd = sm_old_gen.blocks; bd && bd != stop; bd = bd->link) {
+        if (bd->owner >= n_gc_threads)
+            insane("to-space block %p: owner %u is no GC thread", (void *)bd->start, bd->owner);
+        unsigned want = numa_cap_node(gc_threads[bd->owner]->cap->no);
+        if (blk_node_of(bd->start) != want)
+            insane("to-space block %p of GC thread %u on heap node %u, not %u",
+                   (void *)bd->start, bd->owner, blk_node_of(bd->start), want);
+    }
+}
+
 void sanity_check(SanityWhen when, bool major)
 {
     phase = when == SANITY_BEFORE_GC ? "before" : "after";
@@ -342,6 +377,7 @@ void sanity_check(SanityWhen when, bool major)
             insane("capability %u: nursery not empty after GC", i);
         blocks += nb + check_large(c->large_young, NULL, 0);
     }
+    check_nodes(when, major);
     gc_for_each_root(check_root, NULL);
     if (blocks != blk_blocks_in_use())
         insane("heap holds %zu blocks but the block allocator has %zu in use",

@@ -15,10 +15,12 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include "trace/stats.h"
 #include "base/util.h"
+#include "os/numa.h"
 #include "sm/gc.h"
 #include "sync/stw.h"
 #include "sync/wait.h"
@@ -372,6 +374,22 @@ static void report_placement(FILE *f)
 }
 #endif
 
+/* Note [NUMA-local heap] in os/numa.h: what --numa did. */
+static void report_numa(FILE *f)
+{
+    size_t len = 12 * (size_t)cap_count + 512;
+    char *buf = malloc(len);
+    if (buf == NULL)
+        return;
+    fprintf(f, "  NUMA (--numa): %s; %llu megablocks given a node's policy",
+            numa_explain(buf, len, true, rts_opts.numa_mask, rts_opts.pin_caps, cap_count),
+            (unsigned long long)numa_bound_mblocks());
+    if (numa_bind_failures())
+        fprintf(f, ", %llu refused", (unsigned long long)numa_bind_failures());
+    fprintf(f, "\n\n");
+    free(buf);
+}
+
 /* GHC's report_summary (rts/Stats.c), for the threaded RTS, less what rtslab does not have
  * (maximum slop, sparks); plus the `%GC time` line of GHC's non-threaded RTS. Memory in use
  * is in "MB" as GHC printed it before 9.2 ("MiB" since), which nofib's runstdtest reads. */
@@ -462,6 +480,8 @@ static void report_summary(FILE *f, const Summary *s)
     fprintf(f, "  OS context switches: %llu (%llu voluntary, %llu involuntary)\n\n",
             (unsigned long long)(s->vcsw + s->ivcsw), (unsigned long long)s->vcsw,
             (unsigned long long)s->ivcsw);
+    if (rts_opts.numa)
+        report_numa(f);
     if (rts_opts.sanity) {
         char w[40];
         uint64_t alloc_words = s->alloc / sizeof(Value);
@@ -612,6 +632,11 @@ static void report_machine_readable(FILE *f, const Summary *s)
     mr_u64(f, "rtslab_os_context_switches", s->vcsw + s->ivcsw);
     mr_u64(f, "rtslab_os_voluntary_context_switches", s->vcsw);
     mr_u64(f, "rtslab_os_involuntary_context_switches", s->ivcsw);
+    if (rts_opts.numa) {
+        mr_u64(f, "rtslab_numa_heap_nodes", numa_heap_nodes());
+        mr_u64(f, "rtslab_numa_bound_mblocks", numa_bound_mblocks());
+        mr_u64(f, "rtslab_numa_bind_failures", numa_bind_failures());
+    }
     mr_u64(f, "rtslab_sanity_checks", s->sanity.checks);
     mr_u64(f, "rtslab_sanity_full_checks", s->sanity.full_checks);
     mr_u64(f, "rtslab_sanity_words_walked", s->sanity.words_walked);

@@ -30,6 +30,13 @@ Fixtures (expected results are checked by testsuite/unit/test_topology.c):
   hybrid-2p4e      a hybrid (Alder Lake-like) desktop: 2 P-cores with 2 threads each (cpus
                    0-1 and 2-3, siblings adjacent, core ids 0 and 4) and 4 E-cores without
                    SMT (cpus 4-7, core ids 8-11): SMT on some cores only
+  numa-2n-interleaved  2 sockets x 4 cores, no SMT, 2 NUMA nodes, CPUs numbered round-robin
+                   over the sockets (as some firmware does): even cpus socket/node 0, odd
+                   cpus socket/node 1 (for --numa: -qa's cap i on cpu i is on node i % 2)
+  numa-4n-2s32t    2 sockets, each split in 2 NUMA nodes (sub-NUMA clustering / NPS2), 4
+                   cores x 2 threads per node: node k holds cpus 4k..4k+3 and their siblings
+                   16+4k..16+4k+3, sockets are nodes 0-1 and 2-3; and a node 4 with memory
+                   but no CPU (an HBM or CXL memory node), which --numa never uses
 The "container-narrow" case is desktop-4c8t seen through the mask 2,3,6 (no tree of its own);
 the "mixed-SMT mask" case is vm-2s12c24t through 0-2,6-8,12,18,19 (both threads of cores 0,
 6 and 7, one of the others).
@@ -80,9 +87,10 @@ class Tree:
 
 def sysfs_machine(name, n_cpus, package, core_id, siblings, nodes=None, offline=(),
                   online_files=True, online_file=True, present_file=True,
-                  siblings_file=True):
+                  siblings_file=True, node_ids=None):
     """A sysfs tree. package(c), core_id(c), siblings(c) -> topology of cpu c; nodes: list of
-    cpu lists, one per NUMA node (None: no node directory)."""
+    cpu lists, one per NUMA node (None: no node directory); node_ids: the kernel's id of
+    each (default 0, 1, ...)."""
     t = Tree(name)
     on = [c for c in range(n_cpus) if c not in offline]
     if online_file:
@@ -101,7 +109,8 @@ def sysfs_machine(name, n_cpus, package, core_id, siblings, nodes=None, offline=
             t.write(d + "/topology/thread_siblings_list",
                     cpulist(s for s in siblings(c) if s not in offline))
     for i, cpus in enumerate(nodes or []):
-        t.write("%s/node%d/cpulist" % (NODE, i), cpulist(c for c in cpus if c not in offline))
+        t.write("%s/node%d/cpulist" % (NODE, node_ids[i] if node_ids else i),
+                cpulist(c for c in cpus if c not in offline))
 
 
 def cpuinfo_intel(name, procs):
@@ -141,6 +150,21 @@ def cpuinfo_arm(name, n):
             "CPU revision\t: 1",
             ""]))
     t.write("proc/cpuinfo", "\n".join(blocks).rstrip("\n") + "\n")
+
+
+def numa_fixtures():
+    """The --numa fixtures (Note [NUMA placement] in runtime/os/topology.h)."""
+    sysfs_machine("numa-2n-interleaved", 8, package=lambda c: c % 2,
+                  core_id=lambda c: c // 2, siblings=lambda c: [c],
+                  nodes=[range(0, 8, 2), range(1, 8, 2)])
+
+    def first(c):                             # the first-thread CPU of c's core
+        return c % 16
+    sysfs_machine("numa-4n-2s32t", 32, package=lambda c: first(c) // 8,
+                  core_id=lambda c: first(c) % 8,
+                  siblings=lambda c: [first(c), first(c) + 16],
+                  nodes=[list(range(4 * k, 4 * k + 4)) + list(range(16 + 4 * k, 20 + 4 * k))
+                         for k in range(4)] + [[]])
 
 
 def main():
@@ -190,6 +214,7 @@ def main():
                   core_id=lambda c: 4 * (c // 2) if c < 4 else c + 4,
                   siblings=lambda c: [c - c % 2, c - c % 2 + 1] if c < 4 else [c],
                   nodes=[range(8)])
+    numa_fixtures()
 
     # {{patch:phys-caps
     # cgroup-quota: desktop-4c8t in a cgroup v2 hierarchy whose parent slice allows 2.5 CPUs

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define CHECK_HEAP() do { const char *e_ = blk_check(); if (e_) fprintf(stderr, "%s\n", e_); CHECK(e_ == NULL); } while (0)
 
@@ -286,6 +287,83 @@ static void test_stress(void)
     CHECK_HEAP();
 }
 
+/* Note [Megablocks on NUMA nodes] in sm/block.c: three heap nodes (no memory policy: none
+ * is set without numa_init). Groups come from their node's megablocks only; a freed group
+ * goes back to its node's lists, so the next allocation on that node reuses it and one on
+ * another node never does; megablock groups, freed, become free megablocks of their node. */
+static void test_nodes(void)
+{
+    enum { NODES = 3, PER = 40 };
+    blk_set_nodes(NODES);
+    CHECK_EQ_INT(blk_heap_nodes(), NODES);
+    bdescr *bd[NODES][PER];
+    for (int i = 0; i < PER; i++)
+        for (unsigned node = 0; node < NODES; node++) {
+            size_t n = 1 + (size_t)(next_rand() % 20);
+            bd[node][i] = blk_alloc_group_on(n, node);
+            check_group(bd[node][i], n);
+            CHECK_EQ_INT(blk_node_of(bd[node][i]->start), node);
+            CHECK_EQ_INT(blk_node_of(bd[node][i]->start + n * BLOCK_SIZE - 1), node);
+        }
+    CHECK_HEAP();
+    /* A freed single block on node 1 is what node 1's next single block is (the lists are
+     * LIFO), and node 0 and 2 never get it. */
+    bdescr *one = blk_alloc_on(1);
+    uint8_t *addr = one->start;
+    blk_free_group(one);
+    bdescr *on0 = blk_alloc_on(0), *on2 = blk_alloc_on(2);
+    CHECK(on0->start != addr && on2->start != addr);
+    CHECK_EQ_INT(blk_node_of(on0->start), 0);
+    CHECK_EQ_INT(blk_node_of(on2->start), 2);
+    bdescr *again = blk_alloc_on(1);
+    CHECK(again->start == addr);
+    blk_free_group(on0);
+    blk_free_group(on2);
+    blk_free_group(again);
+    /* Megablock groups on a node; freed, their megablocks serve that node again. */
+    size_t big = 2 * BLOCKS_PER_MBLOCK;
+    bdescr *g2 = blk_alloc_group_on(big, 2);
+    check_group(g2, big);
+    CHECK_EQ_INT(blk_node_of(g2->start), 2);
+    uint8_t *g2addr = g2->start;
+    size_t mb = blk_mblocks();
+    blk_free_group(g2);
+    CHECK_HEAP();
+    bdescr *g0 = blk_alloc_group_on(big, 0);     /* never node 2's free megablocks */
+    CHECK(g0->start != g2addr);
+    CHECK_EQ_INT(blk_node_of(g0->start), 0);
+    mb = blk_mblocks();
+    bdescr *g2b = blk_alloc_group_on(big, 2);    /* node 2's free megablocks, whole again */
+    CHECK(g2b->start == g2addr);
+    CHECK_EQ_INT(blk_mblocks(), mb);
+    /* Each continuation megablock of a freed group is a free megablock of the group's node
+     * (its descriptor 0 held payload): split again, it serves node 2 only. */
+    memset(g2b->start, 0, big * BLOCK_SIZE);     /* scribble over the payload: node 0 */
+    blk_free_group(g2b);
+    blk_free_group(g0);
+    CHECK_HEAP();
+    bdescr *g2c = blk_alloc_group_on(big, 2);    /* both megablocks are node 2's again */
+    CHECK(g2c->start == g2addr);
+    CHECK_EQ_INT(blk_mblocks(), mb);
+    blk_free_group(g2c);
+    for (int i = 0; i < 3 * (int)USABLE_BLOCKS_PER_MBLOCK; i++) {
+        bdescr *b = blk_alloc_on(2);
+        CHECK_EQ_INT(blk_node_of(b->start), 2);
+        b->link = bd[2][0]->link;                /* keep it: a chain off a node-2 group */
+        bd[2][0]->link = b;
+    }
+    CHECK_HEAP();
+    for (unsigned node = 0; node < NODES; node++)
+        for (int i = 0; i < PER; i++) {
+            if (node == 2 && i == 0) {
+                blk_free_chain(bd[2][0]);
+                continue;
+            }
+            blk_free_group(bd[node][i]);
+        }
+    CHECK_HEAP();
+}
+
 int main(void)
 {
     blk_init();
@@ -298,6 +376,7 @@ int main(void)
     test_free_chain();
     test_heap_address();
     test_stress();
+    test_nodes();
 
     /* Everything freed: all blocks free, and a whole megablock needs no new one. */
     CHECK_EQ_INT(blk_blocks_in_use(), 0);

@@ -706,6 +706,56 @@ static void test_usage_info(void)
     free(info);
 }
 
+/* --numa, --numa=<mask> (Note [NUMA-local heap] in os/numa.h): GHC's decimal mask, or hex
+ * after 0x; malformed, zero or wider than 64 bits is an error in every build, and a good
+ * one is an error saying NUMA support is not built in where configure found no libnuma. */
+static void test_numa(void)
+{
+    rts_options_defaults(&o);
+    CHECK(!o.numa);
+#if HAVE_LIBNUMA
+    if (CHECK_EQ_INT(word("--numa"), 0)) {
+        CHECK(o.numa);
+        CHECK(o.numa_mask == ~0ull);
+    }
+    static const struct { const char *w; unsigned long long mask; } good[] = {
+        { "--numa=1", 1 }, { "--numa=3", 3 }, { "--numa=10", 10 }, { "--numa=0x10", 16 },
+        { "--numa=0XaF", 0xaf }, { "--numa=007", 7 },
+        { "--numa=18446744073709551615", ~0ull }, { "--numa=0xffffffffffffffff", ~0ull },
+    };
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
+        if (CHECK_EQ_INT(word(good[i].w), 0)) {
+            CHECK(o.numa);
+            CHECK(o.numa_mask == good[i].mask);
+        }
+#else
+    bad("--numa", "rtslab: --numa: NUMA support is not built in (configure found no libnuma, "
+        "or was given --without-libnuma)");
+    bad("--numa=3", "rtslab: --numa=3: NUMA support is not built in (configure found no "
+        "libnuma, or was given --without-libnuma)");
+#endif
+    static const char *const malformed[] = {
+        "--numa=", "--numa=0x", "--numa=x1", "--numa=1a", "--numa=-1", "--numa=0x1g",
+        "--numa= 1", "--numa=1.5", "--numa=3k",
+    };
+    for (size_t i = 0; i < sizeof malformed / sizeof malformed[0]; i++) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "rtslab: bad node mask in RTS option %s (a number, decimal "
+                 "or 0x hex; bit i is NUMA node i)", malformed[i]);
+        bad(malformed[i], msg);
+    }
+    bad("--numa=0", "rtslab: --numa=0: the node mask names no node");
+    bad("--numa=0x0", "rtslab: --numa=0x0: the node mask names no node");
+    bad("--numa=18446744073709551616",
+        "rtslab: --numa=18446744073709551616: the node mask must fit in 64 bits (nodes 0..63)");
+    bad("--numa=0x10000000000000000",
+        "rtslab: --numa=0x10000000000000000: the node mask must fit in 64 bits (nodes 0..63)");
+    /* GHC once took --numa-debug for --numa (its commit "Error on invalid --numa flags") */
+    bad("--numa-debug", "rtslab: unknown RTS option: --numa-debug");
+    bad("--numax", "rtslab: unknown RTS option: --numax");
+    bad("-numa", "rtslab: unknown RTS option: -numa");
+}
+
 int main(void)
 {
     test_defaults();
@@ -715,6 +765,7 @@ int main(void)
     test_cmdline();
     test_patch_options();
     test_usage_info();
+    test_numa();
     rts_options_free(&o);
     return check_done();
 }

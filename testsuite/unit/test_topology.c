@@ -197,6 +197,13 @@ static void test_fixtures(void)
         /* a mixed-SMT mask: both threads of cores 0, 6 and 7, one of cores 1, 2 and 8 */
         { "vm-2s12c24t", "0-2,6-8,12,18,19", 9, 6, 2, 2, 24, 2,
           "0,1,2,6,7,8,12,18,19", "0,6,1,7,2,8", "sysfs", "sysfs" },
+        /* the --numa fixtures: CPUs numbered round-robin over 2 sockets/nodes */
+        { "numa-2n-interleaved", NULL, 8, 8, 2, 2, 8, 1,
+          "0,1,2,3,4,5,6,7", "0,1,2,3,4,5,6,7", "sysfs", "sysfs" },
+        /* 4 nodes on 2 sockets, and a node without CPUs that counts for nothing */
+        { "numa-4n-2s32t", NULL, 32, 16, 2, 4, 32, 2,
+          "0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,"
+          "30,31", "0,8,4,12,1,9,5,13,2,10,6,14,3,11,7,15", "sysfs", "sysfs" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         check_fixture(&cases[i]);
@@ -409,6 +416,91 @@ static void test_get(void)
     unsetenv("RTSLAB_CPU_MASK");
 }
 
+/* Note [NUMA placement] in os/topology.h: the nodes --numa=<mask> uses, each capability's
+ * node (pinned by -qa or not), and a node's CPUs, on the 2- and 4-node fixtures. */
+static void test_numa(void)
+{
+    Topology t;
+    char err[256];
+    int nd[TOPO_MAX_NODES];
+    cpu_set_t all = all_cpus(), set;
+
+    if (CHECK_EQ_INT(topo_load(&t, fixture("numa-4n-2s32t"), &all, err, sizeof err), 0)) {
+        /* node 4 has no CPU: never in use, even when the mask names it */
+        CHECK_EQ_INT(topo_numa_nodes(&t, ~0ull, nd), 4);
+        CHECK_STR(ids(nd, 4), "0,1,2,3");
+        CHECK_EQ_INT(topo_numa_nodes(&t, 0x1a, nd), 2);       /* nodes 1, 3, 4 */
+        CHECK_STR(ids(nd, 2), "1,3");
+        CHECK_EQ_INT(topo_numa_nodes(&t, 0x10, nd), 0);       /* node 4 alone: none */
+        CHECK_EQ_INT(topo_numa_nodes(&t, 1ull << 63, nd), 0);
+        CHECK_EQ_INT(topo_numa_nodes(&t, 0x4, nd), 1);
+        CHECK_EQ_INT(nd[0], 2);
+
+        /* all four nodes: pinned caps go to their CPU's node, sibling threads included */
+        int n = topo_numa_nodes(&t, ~0ull, nd);
+        CHECK_EQ_INT(topo_numa_node_for_cap(&t, nd, n, 0, 9), 2);
+        CHECK_EQ_INT(topo_numa_node_for_cap(&t, nd, n, 1, 25), 2);
+        CHECK_EQ_INT(topo_numa_node_for_cap(&t, nd, n, 2, 31), 3);
+        CHECK_EQ_INT(topo_numa_node_for_cap(&t, nd, n, 3, 16), 0);
+        /* not pinned: round-robin over the nodes in use, as GHC's --numa */
+        static const int rr[] = { 0, 1, 2, 3, 0, 1, 2, 3, 0 };
+        for (unsigned c = 0; c < 9; c++)
+            CHECK_EQ_INT(topo_numa_node_for_cap(&t, nd, n, c, -1), rr[c]);
+        /* the baseline -qa (cap i on cpu i) and phys-caps' -qa (physical_order first) */
+        for (unsigned c = 0; c < 32; c++)
+            CHECK_EQ_INT(nd[topo_numa_node_for_cap(&t, nd, n, c, t.logical_order[c])],
+                         (int)(c % 16) / 4);
+        static const int phys_nodes[] = { 0, 2, 1, 3, 0, 2, 1, 3, 0, 2, 1, 3, 0, 2, 1, 3 };
+        for (unsigned c = 0; c < 16; c++)
+            CHECK_EQ_INT(topo_numa_node_for_cap(&t, nd, n, c, t.physical_order[c]),
+                         phys_nodes[c]);
+        /* nodes 1 and 3 only: a CPU on node 2 is outside the mask, so round-robin */
+        n = topo_numa_nodes(&t, 0xa, nd);
+        CHECK_EQ_INT(n, 2);
+        CHECK_EQ_INT(topo_numa_node_for_cap(&t, nd, n, 4, 9), 0);
+        CHECK_EQ_INT(topo_numa_node_for_cap(&t, nd, n, 5, 9), 1);
+        CHECK_EQ_INT(topo_numa_node_for_cap(&t, nd, n, 4, 13), 1);
+        CHECK_EQ_INT(topo_numa_node_for_cap(&t, nd, n, 5, 4), 0);
+        CHECK_EQ_INT(topo_numa_node_for_cap(&t, nd, n, 6, 99), 0);   /* a CPU not allowed */
+
+        CHECK_EQ_INT(topo_node_cpus(&t, 2, &set), 8);
+        CHECK(CPU_EQUAL(&set, &(cpu_set_t){0}) == 0);
+        cpu_set_t want = mask_of("8-11,24-27");
+        CHECK(CPU_EQUAL(&set, &want));
+        CHECK_EQ_INT(topo_node_cpus(&t, 4, &set), 0);
+        topo_free(&t);
+    }
+    /* a container given node 0's CPUs only: one node in use */
+    cpu_set_t m = mask_of("0-3,16-19");
+    if (CHECK_EQ_INT(topo_load(&t, fixture("numa-4n-2s32t"), &m, err, sizeof err), 0)) {
+        CHECK_EQ_INT(topo_numa_nodes(&t, ~0ull, nd), 1);
+        CHECK_EQ_INT(nd[0], 0);
+        CHECK_EQ_INT(topo_numa_nodes(&t, 0xe, nd), 0);
+        CHECK_EQ_INT(topo_node_cpus(&t, 1, &set), 0);   /* node 1's CPUs are not allowed */
+        topo_free(&t);
+    }
+    if (CHECK_EQ_INT(topo_load(&t, fixture("numa-2n-interleaved"), &all, err, sizeof err), 0)) {
+        int n = topo_numa_nodes(&t, ~0ull, nd);
+        CHECK_EQ_INT(n, 2);
+        for (unsigned c = 0; c < 8; c++) {
+            CHECK_EQ_INT(topo_numa_node_for_cap(&t, nd, n, c, (int)c), (int)c % 2);
+            CHECK_EQ_INT(topo_numa_node_for_cap(&t, nd, n, c, t.physical_order[c]), (int)c % 2);
+        }
+        CHECK_EQ_INT(topo_node_cpus(&t, 1, &set), 4);
+        cpu_set_t want = mask_of("1,3,5,7");
+        CHECK(CPU_EQUAL(&set, &want));
+        topo_free(&t);
+    }
+    /* the one-node machines: one node in use, whatever the mask names beside it */
+    if (CHECK_EQ_INT(topo_load(&t, fixture("desktop-4c8t"), &all, err, sizeof err), 0)) {
+        CHECK_EQ_INT(topo_numa_nodes(&t, ~0ull, nd), 1);
+        CHECK_EQ_INT(topo_numa_nodes(&t, 0x3, nd), 1);
+        CHECK_EQ_INT(topo_numa_nodes(&t, 0x2, nd), 0);
+        CHECK_EQ_INT(topo_numa_node_for_cap(&t, nd, 1, 7, 5), 0);
+        topo_free(&t);
+    }
+}
+
 int main(int argc, char **argv)
 {
     fixtures = argc > 1 ? argv[1] : getenv("RTSLAB_TOPO_FIXTURES");
@@ -422,5 +514,6 @@ int main(int argc, char **argv)
     test_environment();
     test_real_machine();
     test_get();
+    test_numa();
     return check_done();
 }
