@@ -13,8 +13,8 @@
  * copied): inlined into gc_evacuate, passing the node (Note [NUMA-local heap] in os/numa.h)
  * changed the code around it enough to make gc/deep-stack's GC 35% slower at -N1 (1.57 s
  * against 1.17 s, three runs each, the same bytes copied); out of line it is as before.
- * Not `cold` too: that compiles it for size, wsdeque_push inlined, and with gen0-steal the
- * minor-GC steals of patches/gen0-steal/steal_stress_N2 fell below its floor (2 runs of 3). */
+ * Not `cold` too: that compiles it for size, with wsdeque_push inlined, and a work-stealing
+ * stress test's steals fell below its floor (2 runs of 3). */
 __attribute__((noinline))
 static bdescr *new_todo_block(GCThread *gct, size_t *refused)
 {

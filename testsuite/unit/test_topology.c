@@ -446,7 +446,7 @@ static void test_numa(void)
         static const int rr[] = { 0, 1, 2, 3, 0, 1, 2, 3, 0 };
         for (unsigned c = 0; c < 9; c++)
             CHECK_EQ_INT(topo_numa_node_for_cap(&t, nd, n, c, -1), rr[c]);
-        /* the baseline -qa (cap i on cpu i) and phys-caps' -qa (physical_order first) */
+        /* -qa with cap i on cpu i, and -qa in physical_order (one capability per core first) */
         for (unsigned c = 0; c < 32; c++)
             CHECK_EQ_INT(nd[topo_numa_node_for_cap(&t, nd, n, c, t.logical_order[c])],
                          (int)(c % 16) / 4);
