@@ -169,43 +169,47 @@ def run_once(binary, prog, size, opts, timeout):
     except subprocess.TimeoutExpired as e:
         status, out, err = None, e.stdout or b"", e.stderr or b""
         why = f"timed out after {timeout:.0f} s"
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    timing = (time.perf_counter() - start, before, resource.getrusage(resource.RUSAGE_CHILDREN))
+    return finish_run(prog, size, cmd, stats_path, status,
+                      out.decode("utf-8", errors="replace"), why, timing,
+                      err.decode("utf-8", errors="replace").splitlines())
+
+
+def finish_run(prog, size, cmd, stats_path, status, out, why, timing, stderr_lines, load=None):
+    """A run's record: its -s statistics (the file removed), the checks a run must pass
+    (exit 0, the expected output, statistics written), and wrk's figures for a server."""
+    wall, before, after = timing
     try:
         with open(stats_path, encoding="utf-8", errors="replace") as f:
             stats = benchlib.parse_machine_readable(f.read())
     finally:
         os.unlink(stats_path)
-    out = out.decode("utf-8", errors="replace")
     if why is None and status != 0:
         why = f"exit status {status}"
     if why is None:
-        why = check_stdout(prog, size, out)
+        with open(prog.expected_path(size), encoding="utf-8") as f:
+            expected = f.read()
+        if out != expected:
+            why = "stdout " + benchlib.first_difference(expected, out)
     if why is None and "total_wall_seconds" not in stats:
         why = "no statistics from -s --machine-readable"
-    return {
+    run = {
         "ok": why is None, "why": why, "exit": status,
         "command": cmd, "wall_seconds": wall,
         "user_seconds": after.ru_utime - before.ru_utime,
         "sys_seconds": after.ru_stime - before.ru_stime,
-        "stderr_tail": err.decode("utf-8", errors="replace").splitlines()[-10:] if why else [],
+        "stderr_tail": stderr_lines[-10:] if why else [],
         "stats": stats,
     }
-
-
-def check_stdout(prog, size, out):
-    """None when out is the program's expected output at size, else what differs."""
-    with open(prog.expected_path(size), encoding="utf-8") as f:
-        expected = f.read()
-    if out == expected:
-        return None
-    exp_l, got_l = expected.splitlines(), out.splitlines()
-    for i in range(max(len(exp_l), len(got_l))):
-        e = exp_l[i] if i < len(exp_l) else "<end>"
-        g = got_l[i] if i < len(got_l) else "<end>"
-        if e != g:
-            return f"stdout line {i + 1}: expected {e!r}, got {g!r}"
-    return "stdout differs"
+    if load is not None:
+        for key in ("requests", "requests_per_second", "errors"):
+            if key in load:
+                stats[f"load_{key}"] = float(load[key])
+        for key in ("latency_p50", "latency_p99", "latency_avg", "latency_max"):
+            if key in load:
+                stats[f"load_{key}_seconds"] = load[key]
+        run.update(load_command=load.get("command"), load_output=load.get("text"))
+    return run
 
 
 def run_server_once(binary, prog, size, opts, timeout):
@@ -232,34 +236,9 @@ def run_server_once(binary, prog, size, opts, timeout):
         why = str(e)
         if srv:
             srv.kill()
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    try:
-        with open(stats_path, encoding="utf-8", errors="replace") as f:
-            stats = benchlib.parse_machine_readable(f.read())
-    finally:
-        os.unlink(stats_path)
-    if why is None and status != 0:
-        why = f"exit status {status}"
-    if why is None:
-        why = check_stdout(prog, size, out)
-    if why is None and "total_wall_seconds" not in stats:
-        why = "no statistics from -s --machine-readable"
-    for key in ("requests", "requests_per_second", "errors"):
-        if key in load:
-            stats[f"load_{key}"] = float(load[key])
-    for key in ("latency_p50", "latency_p99", "latency_avg", "latency_max"):
-        if key in load:
-            stats[f"load_{key}_seconds"] = load[key]
-    return {
-        "ok": why is None, "why": why, "exit": status,
-        "command": cmd, "load_command": load.get("command"), "load_output": load.get("text"),
-        "wall_seconds": wall,
-        "user_seconds": after.ru_utime - before.ru_utime,
-        "sys_seconds": after.ru_stime - before.ru_stime,
-        "stderr_tail": srv.stderr_lines[-10:] if (why and srv) else [],
-        "stats": stats,
-    }
+    timing = (time.perf_counter() - start, before, resource.getrusage(resource.RUSAGE_CHILDREN))
+    return finish_run(prog, size, cmd, stats_path, status, out, why, timing,
+                      srv.stderr_lines if srv else [], load)
 
 
 def machine():

@@ -139,6 +139,17 @@ def command(binary, prog, size, rts_opts, stats_file=None):
     return cmd
 
 
+def first_difference(expected, actual):
+    """Where actual output first differs from the expected, as a phrase."""
+    exp_lines, act_lines = expected.splitlines(), actual.splitlines()
+    for i in range(max(len(exp_lines), len(act_lines))):
+        e = exp_lines[i] if i < len(exp_lines) else "<end of output>"
+        a = act_lines[i] if i < len(act_lines) else "<end of output>"
+        if e != a:
+            return f"line {i + 1}: expected {e!r}, got {a!r}"
+    return "outputs differ in line endings or a final newline"
+
+
 # --- statistics -----------------------------------------------------------------------------
 
 _PAIR = re.compile(r'\("([^"]*)",\s*"([^"]*)"\)')

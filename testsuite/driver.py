@@ -483,15 +483,6 @@ def decode(data):
     return data.decode("utf-8", errors="replace")
 
 
-def first_difference(expected, actual):
-    exp_lines, act_lines = expected.splitlines(), actual.splitlines()
-    for i in range(max(len(exp_lines), len(act_lines))):
-        e = exp_lines[i] if i < len(exp_lines) else "<end of output>"
-        a = act_lines[i] if i < len(act_lines) else "<end of output>"
-        if e != a:
-            return f"line {i + 1}: expected {e!r}, got {a!r}"
-    return "outputs differ in line endings or a final newline"
-
 
 class Runner:
     def __init__(self, src, build, timeout_factor):
@@ -556,7 +547,7 @@ class Runner:
                 expected = f.read()
             if out != expected:
                 return "stdout differs from " + os.path.basename(test.stdout_file) + ": " + \
-                       first_difference(decode(expected), stdout), stderr
+                       benchlib.first_difference(decode(expected), stdout), stderr
         m = SANITIZER_REPORT.search(stderr)
         if m:
             return "sanitizer report: " + stderr[m.start():].splitlines()[0].strip(), \
