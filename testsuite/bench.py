@@ -149,16 +149,21 @@ def rtslab_info(binary):
         return f"(--info failed: {e})"
 
 
+def prepare_run(binary, prog, size, opts):
+    """A run's statistics file (the runtime writes -s there), command and environment."""
+    with tempfile.NamedTemporaryFile(prefix="rtslab-bench-", suffix=".stats",
+                                     delete=False) as tf:
+        stats_path = tf.name
+    env = dict(os.environ)
+    env.pop("RTSLAB_RTS", None)
+    return stats_path, benchlib.command(binary, prog, size, opts, stats_path), env
+
+
 def run_once(binary, prog, size, opts, timeout):
     """One run: a dict with ok, why, wall, rusage and the parsed statistics."""
     if prog.route:
         return run_server_once(binary, prog, size, opts, timeout)
-    with tempfile.NamedTemporaryFile(prefix="rtslab-bench-", suffix=".stats",
-                                     delete=False) as tf:
-        stats_path = tf.name
-    cmd = benchlib.command(binary, prog, size, opts, stats_path)
-    env = dict(os.environ)
-    env.pop("RTSLAB_RTS", None)
+    stats_path, cmd, env = prepare_run(binary, prog, size, opts)
     start = time.perf_counter()
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     try:
@@ -216,12 +221,7 @@ def run_server_once(binary, prog, size, opts, timeout):
     """One run of a server (benchlib's `load:`): start it, drive prog.route with wrk for the
     size's LOAD, stop it with SIGTERM; its statistics gain wrk's figures as load_* keys."""
     seconds, connections = benchlib.LOAD[size]
-    with tempfile.NamedTemporaryFile(prefix="rtslab-bench-", suffix=".stats",
-                                     delete=False) as tf:
-        stats_path = tf.name
-    cmd = benchlib.command(binary, prog, size, opts, stats_path)
-    env = dict(os.environ)
-    env.pop("RTSLAB_RTS", None)
+    stats_path, cmd, env = prepare_run(binary, prog, size, opts)
     why, status, out, load, srv = None, None, "", {}, None
     start = time.perf_counter()
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
