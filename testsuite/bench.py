@@ -50,7 +50,6 @@ import datetime
 import json
 import os
 import platform
-import re
 import resource
 import shlex
 import subprocess

@@ -21,11 +21,9 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import threading
-import time
 
 LISTENING = re.compile(r"listening on (\S+) (\d+)")
 
