@@ -3,6 +3,8 @@
 grouped bars, one group per program group of the suite (imaginary, spectral, real, parallel,
 smp, gc), one bar per variant (each patch alone, all patches): the geometric mean over the
 group's programs of elapsed time against the baseline at the same -N, one panel per -N.
+A server's elapsed time is the load's fixed duration, so its bar is the time per request
+(1 / requests per second, from wrk) instead, which is lower-is-better like the others.
 
     /usr/bin/python3 experiments/patch-matrix/plot.py RUNS.json OUT.png
 
@@ -20,6 +22,12 @@ import matplotlib.pyplot as plt  # noqa: E402
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "testsuite"))
 import benchlib  # noqa: E402
+import bench_patches  # noqa: E402
+
+
+def time_per_request(stats):
+    rps = benchlib.METRICS["rps"].get(stats)
+    return 1.0 / rps if isinstance(rps, float) and rps > 0 else None
 
 
 def main():
@@ -38,13 +46,18 @@ def main():
             groups.append(g)
     configs = [c["label"] for c in data["configs"]]
     ns = sorted({c.split(" -N")[1] for c in configs if " -N" in c}, key=int)
-    metric = benchlib.METRICS["elapsed"]
+    servers = {p for p in programs if bench_patches.is_server(runs, p)}
+    elapsed = benchlib.METRICS["elapsed"]
+    per_request = benchlib.Metric("per-request", "Time per request", "s", time_per_request,
+                                  None)
     fig, axes = plt.subplots(len(ns), 1, figsize=(11, 3.6 * len(ns)), squeeze=False)
     for ax, n in zip(axes[:, 0], ns):
         base = f"baseline -N{n}"
         variants = [c for c in configs if c.endswith(f" -N{n}") and c != base
                     and not c.startswith("allbut-")]
-        grid = benchlib.cells(runs, programs, [base] + variants, metric)
+        grid = benchlib.cells(runs, [p for p in programs if p not in servers],
+                              [base] + variants, elapsed)
+        grid.update(benchlib.cells(runs, sorted(servers), [base] + variants, per_request))
         width = 0.8 / max(1, len(variants))
         for i, v in enumerate(variants):
             ys = []
@@ -62,8 +75,9 @@ def main():
             ax.bar(xs, ys, width, label=v.rsplit(" -N", 1)[0])
         ax.axhline(0, color="black", linewidth=0.8)
         ax.set_xticks(range(len(groups)))
-        ax.set_xticklabels(groups)
-        ax.set_ylabel(f"elapsed vs baseline, % (-N{n})")
+        ax.set_xticklabels([g + (" (time per request)" if any(
+            p.startswith(g + "/") for p in servers) else "") for g in groups])
+        ax.set_ylabel(f"time vs baseline, % (-N{n})")
         ax.legend(fontsize=8, ncol=3)
         ax.grid(axis="y", alpha=0.3)
     fig.suptitle(f"rtslab: each patch against the baseline, geometric mean per program group "
