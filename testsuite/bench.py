@@ -70,9 +70,7 @@ TIMEOUT = {"quick": 60.0, "norm": 300.0, "slow": 1800.0}
 def parse_configs(specs, src):
     """[(label, variant, rts_opts)] and {variant: configure flags}; a variant built from a
     git revision is named VARIANT@REV and has the flags of VARIANT."""
-    patches = benchlib.patch_names(src)
-    flags = {"baseline": [], "all-patches": ["--enable-all-patches"]}
-    flags.update({p: [f"--enable-{p}"] for p in patches})
+    flags = variant_tool.variant_flags(src)
     configs = []
     for spec in specs:
         head, _, rts = spec.partition(":")
@@ -105,47 +103,21 @@ def build_variant(src, variant, flags, jobs, log):
     """SRC/_build/VARIANT configured with FLAGS (tools/variant.py: again only when they
     changed) and its `rtslab` built; returns the build directory."""
     try:
-        bdir = variant_tool.prepare(src, variant, flags, log=log)
+        return variant_tool.build(src, variant, flags, jobs=jobs, log=log)
     except variant_tool.VariantError as e:
         sys.exit(f"bench: {e}")
-    logpath = os.path.join(bdir, "bench-build.log")
-    with open(logpath, "w", encoding="utf-8") as logf:
-        step = ["make", f"-j{jobs}", "rtslab"]
-        log(f"  {variant}: {' '.join(shlex.quote(s) for s in step)}   (in {bdir})")
-        r = subprocess.run(step, cwd=bdir, stdout=logf, stderr=subprocess.STDOUT)
-        if r.returncode != 0:
-            with open(logpath, encoding="utf-8", errors="replace") as f:
-                tail = f.read().splitlines()[-30:]
-            sys.exit("\n".join(tail) + f"\nbench: building variant '{variant}' failed; "
-                     f"the log is {logpath}")
-    return bdir
 
 
 def revision_tree(src, rev, log):
     """A git worktree of revision REV of SRC's repository, in SRC/_build/rev-<commit>/:
-    (its directory, the full commit)."""
-    r = subprocess.run(["git", "rev-parse", "--verify", "--quiet", rev + "^{commit}"], cwd=src,
-                       capture_output=True, text=True)
-    if r.returncode:
-        sys.exit(f"bench: '{rev}' is not a git revision of {src}")
-    commit = r.stdout.strip()
-    wt = os.path.join(src, "_build", "rev-" + commit[:12])
-    if not os.path.exists(os.path.join(wt, "configure")):
-        log(f"  @{rev}: git worktree add --detach {wt} {commit[:12]}")
-        r = subprocess.run(["git", "worktree", "add", "--force", "--detach", wt, commit], cwd=src,
-                           capture_output=True, text=True)
-        if r.returncode:
-            sys.exit(f"bench: cannot check out {rev} in {wt}:\n{r.stderr}")
-    return wt, commit
-
-
-def rtslab_info(binary):
+    (its directory, the full commit) (tools/variant.py, Note [Naming a build])."""
     try:
-        r = subprocess.run([binary, "+RTS", "--info", "-RTS"], capture_output=True, text=True,
-                           timeout=30)
-        return r.stdout + r.stderr
-    except (OSError, subprocess.TimeoutExpired) as e:
-        return f"(--info failed: {e})"
+        return variant_tool.revision_tree(src, rev, log)
+    except variant_tool.VariantError as e:
+        sys.exit(f"bench: {e}")
+
+
+rtslab_info = variant_tool.rtslab_info
 
 
 def prepare_run(binary, prog, size, opts):
@@ -257,14 +229,8 @@ def machine():
 
 
 def git_commit(src):
-    try:
-        rev = subprocess.run(["git", "rev-parse", "HEAD"], cwd=src, capture_output=True,
-                             text=True, timeout=10).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
-                               cwd=src, capture_output=True, text=True, timeout=10).stdout
-        return rev + ("+dirty" if dirty.strip() else "") if rev else None
-    except (OSError, subprocess.TimeoutExpired):
-        return None
+    commit, modified = variant_tool.tree_revision(src)
+    return commit + ("+dirty" if modified else "") if commit else None
 
 
 def write_outputs(outdir, data, table_lines):
