@@ -271,6 +271,21 @@ def describe(name, record):
             f", patches {record['patches'] or '?'}")
 
 
+def resolve_or_exit(spec, src, who, targets=("rtslab",), jobs=None):
+    """resolve() for a runner named WHO: its progress on stdout, an error ends the program
+    with WHO's name and status 1."""
+    try:
+        return resolve(spec, src, jobs=jobs or os.cpu_count() or 2, targets=targets,
+                       log=lambda m: print(m, flush=True))
+    except VariantError as e:
+        sys.exit(f"{who}: {e}")
+
+
+SPEC_HELP = ("a build directory, an rtslab binary, or VARIANT[@REV] (baseline, all-patches or "
+             "a patch of configure.ac's table, built in _build/ from the working tree or from "
+             "git revision REV: tools/variant.py)")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--src", default=os.path.dirname(HERE))

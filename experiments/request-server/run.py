@@ -3,12 +3,16 @@
 latency of testsuite/bench/io/http-server.scm, baseline and all patches, at several -N, on
 the fixed page and the allocating route, and nginx serving the same page in the same run.
 
-    python3 experiments/request-server/run.py [--variant NAME=DIR]... [--caps 1,2,0]
+    python3 experiments/request-server/run.py [--variant [NAME=]BUILD]... [--caps 1,2,0]
         [--routes /,/alloc] [--conns 64] [--duration 5] [--reps 3] [--wrk-threads 2]
         [--nginx-workers auto] [--out DIR] [--quick]
 
 Variants default to baseline (the in-tree build, ROOT) and all-patches (_build/all-patches/,
-configured and built by testsuite/bench.py's builder when missing). --caps lists the -N
+configured and built when missing). A BUILD is a build directory, an rtslab binary, or
+VARIANT or VARIANT@REV (`baseline`, `all-patches`, `baseline@v0.1`, `all-patches@my-branch`:
+built in _build/ from the working tree or from that git revision, tools/variant.py); NAME,
+the column's name, defaults to BUILD. The exact revision, configure arguments and patches of
+every variant head the tables and go to results.json ("builds"). --caps lists the -N
 values; 0 means plain `-N` (one capability per CPU the process may use). Every
 configuration (variant x -N x route, and nginx x route /) runs --reps times, interleaved
 (rep 1 of every configuration, then rep 2), each a fresh server started, driven by wrk for
@@ -42,6 +46,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "testsuite"))
 import bench  # noqa: E402
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import variant as variant_tool  # noqa: E402  (tools/variant.py: builds named by VARIANT@REV)
 import benchlib  # noqa: E402
 import serverload  # noqa: E402
 
@@ -175,7 +181,8 @@ def median(xs):
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--variant", action="append", default=[], metavar="NAME=DIR")
+    ap.add_argument("--variant", action="append", default=[], metavar="[NAME=]BUILD",
+                    help="a variant to measure (repeat): BUILD is " + variant_tool.SPEC_HELP)
     ap.add_argument("--caps", default="1,2,0")
     ap.add_argument("--routes", default="/,/alloc")
     ap.add_argument("--conns", type=int, default=64)
@@ -195,16 +202,13 @@ def main():
         sys.exit("request-server: nginx is not installed (Debian: apt-get install nginx), "
                  "or say --no-nginx")
 
-    variants = {}
-    for spec in a.variant or [f"baseline={ROOT}", "all-patches="]:
-        name, _, d = spec.partition("=")
-        if not d:
-            d = bench.build_variant(ROOT, name, bench.parse_configs([f"{name}:"], ROOT)[1][name],
-                                    os.cpu_count() or 2, print)
-        binary = os.path.join(os.path.abspath(d), "rtslab")
-        if not os.access(binary, os.X_OK):
-            sys.exit(f"request-server: no rtslab in {d} (run make there)")
-        variants[name] = binary
+    variants, builds = {}, {}
+    for spec in a.variant or [f"baseline={ROOT}", "all-patches"]:
+        name, eq, build = spec.partition("=")
+        if not eq:
+            build = name
+        _, builds[name] = variant_tool.resolve_or_exit(build or name, ROOT, "request-server")
+        variants[name] = builds[name]["binary"]
     caps = [int(c) for c in a.caps.split(",")]
     routes = [r for r in a.routes.split(",") if r]
     configs = [(v, c, r) for v in variants for c in caps for r in routes]
@@ -247,7 +251,8 @@ def main():
              f"{datetime.datetime.now().astimezone().isoformat(timespec='seconds')}; "
              f"commit {bench.git_commit(ROOT)}",
              f"wrk: {a.conns} connections, {a.wrk_threads} threads, {a.duration} s per run, "
-             f"median of {a.reps} interleaved runs; /alloc: {WORK} keys per request", ""]
+             f"median of {a.reps} interleaved runs; /alloc: {WORK} keys per request"]
+    lines += ["  " + variant_tool.describe(v, builds[v]) for v in variants] + [""]
     if nginx_rps:
         lines.append(f"nginx 1.22 (`worker_processes {a.nginx_workers}`), fixed page: "
                      f"{nginx_rps:.0f} req/s, p50 "
@@ -282,7 +287,8 @@ def main():
     with open(os.path.join(a.out, "tables.md"), "w") as f:
         f.write(text)
     with open(os.path.join(a.out, "results.json"), "w") as f:
-        json.dump({"args": vars(a), "variants": variants, "nginx_rps": nginx_rps,
+        json.dump({"args": vars(a), "variants": variants, "builds": builds,
+                   "nginx_rps": nginx_rps,
                    "machine": bench.machine(), "commit": bench.git_commit(ROOT),
                    "runs": runs}, f, indent=1)
     try:

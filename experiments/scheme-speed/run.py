@@ -1,8 +1,13 @@
 #!/usr/bin/env python3
 """Scheme speed: rtslab against Lua 5.4 and Guile 3.0 (issue 4, "Speed").
 
-    python3 experiments/scheme-speed/run.py [--rtslab PATH] [--rtslab-args ARGS] [--reps K]
+    python3 experiments/scheme-speed/run.py [--rtslab BUILD] [--rtslab-args ARGS] [--reps K]
                                             [--only fib,tak,list] [--out DIR]
+
+BUILD is the rtslab measured: a binary, a build directory, or a variant built for the
+purpose, VARIANT or VARIANT@REV (`baseline`, `all-patches@HEAD~2`, `baseline@v0.1`: from the
+working tree or a git revision, tools/variant.py). Its exact revision, configure arguments
+and patches head the tables and go to results.json ("build").
 
 Runs each program (fib, tak, list) in each implementation K times (default 5), the
 repetitions alternating between implementations (rep 1 of every implementation, then rep 2,
@@ -12,8 +17,8 @@ checks the output and lets Guile auto-compile the program (its .go file goes to 
 cache), so the timed Guile runs execute compiled code.
 
 Exact commands, each run from this directory:
-  rtslab     RTSLAB NAME.scm [ARGS]              (RTSLAB: --rtslab, default ./rtslab in the
-                                                  repository root, copied to a temporary
+  rtslab     RTSLAB NAME.scm [ARGS]              (RTSLAB: --rtslab's binary, default ./rtslab
+                                                  in the repository root, copied to a temporary
                                                   directory first; ARGS: --rtslab-args)
   lua5.4     lua5.4 NAME.lua
   guile-3.0  guile-3.0 NAME.scm                  (with GUILE_AUTO_COMPILE=1: Guile's normal
@@ -46,6 +51,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 TIMEOUT_S = 300
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import variant  # noqa: E402  (tools/variant.py: builds named by directory, binary or VARIANT@REV)
 
 # program -> expected standard output (stripped)
 PROGRAMS = {
@@ -133,8 +140,9 @@ def md_table(header, rows):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--rtslab", default=os.path.join(ROOT, "rtslab"),
-                    help="the rtslab driver (default: ./rtslab in the repository root)")
+    ap.add_argument("--rtslab", default=os.path.join(ROOT, "rtslab"), metavar="BUILD",
+                    help="the rtslab measured: " + variant.SPEC_HELP +
+                    " (default: ./rtslab in the repository root)")
     ap.add_argument("--rtslab-args", default="",
                     help="extra arguments after the program, e.g. '+RTS -N1 -RTS'")
     ap.add_argument("--reps", type=int, default=5, help="timed runs per program and "
@@ -152,10 +160,13 @@ def main():
     rtslab_args = shlex.split(args.rtslab_args)
     # A copy in a temporary directory: a rebuild of the tree during the run cannot change
     # what is measured.
+    build = None
+    if args.rtslab != ap.get_default("rtslab") or os.path.exists(args.rtslab):
+        build = variant.resolve_or_exit(args.rtslab, ROOT, "scheme-speed")[1]
     tmp = tempfile.mkdtemp(prefix="scheme-speed-")
     rtslab = os.path.join(tmp, "rtslab")
     try:
-        shutil.copy2(os.path.abspath(args.rtslab), rtslab)
+        shutil.copy2(build["binary"] if build else args.rtslab, rtslab)
     except OSError:
         rtslab = os.path.abspath(args.rtslab)
 
@@ -182,7 +193,8 @@ def main():
         "cpus": os.cpu_count(),
         "loadavg_before": open("/proc/loadavg").read().strip(),
         "reps": args.reps,
-        "rtslab": os.path.abspath(args.rtslab),
+        "rtslab": build["binary"] if build else os.path.abspath(args.rtslab),
+        "build": build,
         "commands": {impl: " ".join(command(impl, "NAME", "rtslab", rtslab_args))
                      for impl in IMPLS},
         "versions": {
@@ -196,6 +208,8 @@ def main():
         ctx["date"], ctx["cpu"], ctx["cpus"], ctx["loadavg_before"]))
     for impl in impls:
         print("#   %-9s %s   [%s]" % (impl, ctx["commands"][impl], ctx["versions"][impl]))
+    if build:
+        print("#   " + variant.describe("rtslab", build))
 
     rows = ([] if args.no_startup else [None]) + progs     # None: the startup row
     runs = {(impl, prog): [] for impl in impls for prog in rows}
@@ -263,8 +277,9 @@ def main():
 
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "tables.md"), "w") as fh:
-        fh.write("# scheme-speed, %s, %s (%s CPUs)\n\n%s\n" % (
-            ctx["date"], ctx["cpu"], ctx["cpus"], text))
+        fh.write("# scheme-speed, %s, %s (%s CPUs)\n\n%s%s\n" % (
+            ctx["date"], ctx["cpu"], ctx["cpus"],
+            variant.describe("rtslab", build) + "\n\n" if build else "", text))
     with open(os.path.join(args.out, "results.json"), "w") as fh:
         json.dump(results, fh, indent=1)
         fh.write("\n")
