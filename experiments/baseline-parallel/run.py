@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
 """Baseline parallel runtime: the measurements of issue 3 ("Measure").
 
-    python3 experiments/baseline-parallel/run.py [--build DIR] [--reps N] [--quick]
+    python3 experiments/baseline-parallel/run.py [--build BUILD] [--reps N] [--quick]
                                                  [--only a,b,c,d] [--out DIR]
 
-Runs, against the in-tree build (DIR defaults to the repository root; `make` first):
+Runs, against the in-tree build (BUILD defaults to the repository root; `make` first), or
+another: BUILD is a build directory, or VARIANT or VARIANT@REV (`baseline`, `all-patches`,
+`baseline@v0.1`: built in _build/ from the working tree or that git revision,
+tools/variant.py); its exact revision, configure arguments and patches head the tables and
+go to results.json (context.build):
   (a) simple_alloc (fixed total allocation, one worker per capability, worker i on cap i)
       at -N1, -N2, -N4, -N8: elapsed (median of --reps runs), CPU time, and from -s: GC
       count, stop-the-world mean/max, barrier sleeps;
@@ -44,6 +48,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 PROGS = ["simple_alloc", "busy_one", "skewed_live"]
 TIMEOUT_S = 180
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import variant  # noqa: E402  (tools/variant.py: builds named by directory or VARIANT@REV)
 
 # Sizes: (normal, --quick)
 SIMPLE_MB = (4000, 400)
@@ -354,7 +360,8 @@ def sh(cmd, cwd=ROOT):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--build", default=ROOT, help="build directory (default: repository root)")
+    ap.add_argument("--build", default=ROOT, metavar="BUILD",
+                    help=variant.SPEC_HELP + " (default: the repository root)")
     ap.add_argument("--reps", type=int, default=None,
                     help="runs per configuration (default 5 for a and b, 3 for c and d)")
     ap.add_argument("--quick", action="store_true", help="small sizes, for a smoke test")
@@ -362,14 +369,13 @@ def main():
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
     args = ap.parse_args()
 
+    bdir, build = variant.resolve_or_exit(args.build, ROOT, "baseline-parallel",
+                                          ["bench/micro/" + p for p in PROGS])
     tmp = tempfile.mkdtemp(prefix="rtslab-baseline-parallel.")
     bindir = os.path.join(tmp, "bin")
     os.makedirs(bindir)
     for p in PROGS:
-        src = os.path.join(args.build, "bench", "micro", p)
-        if not os.path.exists(src):
-            sys.exit("run.py: %s is missing; run make in %s first" % (src, args.build))
-        shutil.copy2(src, bindir)
+        shutil.copy2(os.path.join(bdir, "bench", "micro", p), bindir)
 
     quick = 1 if args.quick else 0
     ctx = {
@@ -381,11 +387,13 @@ def main():
         "git_head": sh(["git", "rev-parse", "--short", "HEAD"]),
         "git_dirty_runtime": sh(["git", "status", "--short", "runtime"]),
         "rts_info": sh([os.path.join(bindir, "simple_alloc"), "+RTS", "--info"]),
+        "build": build,
         "quick": bool(args.quick),
     }
     print("# baseline-parallel: %s, %s, %d CPUs, HEAD %s%s, load %s"
           % (ctx["date"], ctx["cpu"], ctx["nproc"], ctx["git_head"],
              " (runtime/ modified)" if ctx["git_dirty_runtime"] else "", ctx["loadavg_before"]))
+    print("# " + variant.describe("build", build))
     sys.stdout.flush()
 
     os.makedirs(args.out, exist_ok=True)
@@ -410,8 +418,9 @@ def main():
     with open(os.path.join(args.out, "results.json"), "w") as fh:
         json.dump(results, fh, indent=1)
     with open(os.path.join(args.out, "tables.md"), "w") as fh:
-        fh.write("# baseline-parallel results (%s, %s, %d CPUs, HEAD %s)\n\n"
-                 % (ctx["date"], ctx["cpu"], ctx["nproc"], ctx["git_head"]) + "\n".join(md))
+        fh.write("# baseline-parallel results (%s, %s, %d CPUs, HEAD %s)\n\n%s\n\n"
+                 % (ctx["date"], ctx["cpu"], ctx["nproc"], ctx["git_head"],
+                    variant.describe("build", build)) + "\n".join(md))
     shutil.rmtree(tmp, ignore_errors=True)
     if failures:
         print("%d run(s) failed; see results.json" % len(failures), file=sys.stderr)

@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
 """futex-barrier (issue 12, seed 001): the baseline's polling barriers against futex waits.
 
-    python3 experiments/futex-barrier/run.py --baseline DIR --patch DIR [--reps N] [--quick]
-                                             [--only abcdef] [--out DIR]
+    python3 experiments/futex-barrier/run.py --baseline BUILD --patch BUILD [--reps N]
+                                             [--quick] [--only abcdef] [--out DIR]
 
-DIR are build directories (`make` done): --baseline one configured without patches,
---patch one configured with --enable-futex-barrier (their `rtslab --info` is checked). Their
+BUILD are build directories (`make` done), or variants built for the purpose, VARIANT or
+VARIANT@REV (e.g. `--baseline baseline@main --patch futex-barrier@my-branch`: built in
+_build/ from the working tree or that git revision, tools/variant.py): --baseline one
+configured without patches, --patch one configured with --enable-futex-barrier (their
+`rtslab --info` is checked). The exact revision, configure arguments and patches of both
+head the tables and go to results.json ("builds"). Their
 bench/micro/{simple_alloc,busy_one} are copied to a temporary directory first. Every part runs
 both builds, with the repetitions interleaved (rep 1 of every configuration of both builds,
 then rep 2, ...), so the two see the same machine; figures are medians, and the tables give
@@ -323,14 +327,19 @@ def info(bindir):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--baseline", required=True)
-    ap.add_argument("--patch", required=True)
+    ap.add_argument("--baseline", required=True, metavar="BUILD", help=bp.variant.SPEC_HELP)
+    ap.add_argument("--patch", required=True, metavar="BUILD", help=bp.variant.SPEC_HELP)
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--only", default="abcdef")
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
     a = ap.parse_args()
     quick = 1 if a.quick else 0
+    builds = {}
+    for v in VARIANTS:
+        d, builds[v] = bp.variant.resolve_or_exit(getattr(a, v), ROOT, "futex-barrier",
+                                                  ["bench/micro/" + p for p in PROGS])
+        setattr(a, v, d)
     infos = {"baseline": info(a.baseline), "patch": info(a.patch)}
     if '"Patch futex-barrier","NO"' not in infos["baseline"]:
         sys.exit("run.py: --baseline %s has the futex-barrier patch" % a.baseline)
@@ -362,11 +371,13 @@ def main():
             "%.2f %.2f %.2f, at end %.2f %.2f %.2f.\n" % (
                 started, secs, commit, platform.processor() or platform.machine(),
                 os.cpu_count(), *load0, *os.getloadavg()))
+    head += "".join("  %s\n" % bp.variant.describe(v, builds[v]) for v in VARIANTS)
     os.makedirs(a.out, exist_ok=True)
     with open(os.path.join(a.out, "tables.md"), "w") as fh:
         fh.write(head + "\n" + "\n".join(out_md))
     with open(os.path.join(a.out, "results.json"), "w") as fh:
-        json.dump({"started": started, "seconds": secs, "commit": commit, "info": infos,
+        json.dump({"started": started, "seconds": secs, "commit": commit, "builds": builds,
+                   "info": infos,
                    "argv": sys.argv, "parts": raw, "failures": bp.failures}, fh, indent=1,
                   default=str)
     print(head)

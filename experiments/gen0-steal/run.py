@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """gen0-steal (issue 16): the measurements of the issue's "Measure" section.
 
-    python3 experiments/gen0-steal/run.py --baseline DIR --patch DIR [--reps N] [--quick]
+    python3 experiments/gen0-steal/run.py --baseline BUILD --patch BUILD [--reps N] [--quick]
                                           [--only skewed,synth,suite] [--out DIR]
 
-DIR are build directories: --baseline configured without the patch, --patch with
---enable-gen0-steal (e.g. `git worktree add /tmp/p HEAD && cd /tmp/p && ./configure
---enable-gen0-steal && make`). Parts:
+BUILD are build directories -- --baseline configured without the patch, --patch with
+--enable-gen0-steal -- or variants built for the purpose, VARIANT or VARIANT@REV (e.g.
+`--baseline baseline@main --patch gen0-steal@HEAD`: built in _build/ from the working tree or
+that git revision, tools/variant.py). The exact revision, configure arguments and patches of
+both head tables.md and go to results.json ("builds"). Parts:
   skewed  skewed_live (live data on capability 0, garbage on capability 1) at -N2, default
           and -F100 (minor GCs only after the start): the baseline, the patch with -qb0 (its
           default) and with -qb1. From -S (per-GC lines) for every configuration alike: the
@@ -39,6 +41,8 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 TIMEOUT_S = 300
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import variant  # noqa: E402  (tools/variant.py: builds named by directory or VARIANT@REV)
 failures = []
 
 S_LINE = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\d+)\s+\S+\s+\S+\s+\S+\s+\S+\s+\S+\s+\S+\s+\(Gen:\s*(\d)\)"
@@ -185,8 +189,8 @@ def bench(a, out, name, configs, programs, runs):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--baseline", required=True)
-    ap.add_argument("--patch", required=True)
+    ap.add_argument("--baseline", required=True, metavar="BUILD", help=variant.SPEC_HELP)
+    ap.add_argument("--patch", required=True, metavar="BUILD", help=variant.SPEC_HELP)
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--only", default="skewed,synth,suite")
@@ -195,7 +199,11 @@ def main():
     ap.add_argument("--skew-args", default=None, help="skewed_live's arguments (default 48,128,16)")
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
     a = ap.parse_args()
-    a.baseline, a.patch = os.path.abspath(a.baseline), os.path.abspath(a.patch)
+    builds = {}
+    for v in ("baseline", "patch"):
+        d, builds[v] = variant.resolve_or_exit(getattr(a, v), ROOT, "gen0-steal",
+                                               ["bench/micro/skewed_live"])
+        setattr(a, v, d)
     os.makedirs(a.out, exist_ok=True)
     parts = a.only.split(",")
     tables, results = [], {
@@ -205,7 +213,9 @@ def main():
         "commit": subprocess.run(["git", "-C", ROOT, "rev-parse", "HEAD"], stdout=subprocess.PIPE,
                                  text=True).stdout.strip(),
         "argv": sys.argv,
+        "builds": builds,
     }
+    tables.append("\n".join(variant.describe(v, r) for v, r in builds.items()) + "\n")
     if "skewed" in parts:
         results["skewed"] = part_skewed(a, a.out, tables)
     if "synth" in parts:

@@ -1,7 +1,12 @@
 #!/usr/bin/env python3
 """Wake-ups of idle capabilities, two builds side by side (issue 19, Note [Idle in the ring]).
 
-    run.py BEFORE_BUILD_DIR AFTER_BUILD_DIR [RUNS]
+    run.py BEFORE AFTER [RUNS]
+
+BEFORE and AFTER are build directories, or variants built for the purpose, VARIANT or
+VARIANT@REV (`baseline@HEAD~1 baseline`: built in _build/ from a git revision or the working
+tree, tools/variant.py); the exact revision, configure arguments and patches of both are
+printed first.
 
 Runs pingpong.scm (100,000 round trips between threads on capabilities 0 and 1) and the
 suite's smp/sieve (norm size: an MVar chain across capabilities) at -N2 on both IO back
@@ -16,7 +21,16 @@ import sys
 
 here = os.path.dirname(os.path.abspath(__file__))
 src = os.path.dirname(os.path.dirname(here))
-builds = {"before": os.path.join(sys.argv[1], "rtslab"), "after": os.path.join(sys.argv[2], "rtslab")}
+sys.path.insert(0, os.path.join(src, "tools"))
+import variant  # noqa: E402  (tools/variant.py: builds named by directory or VARIANT@REV)
+
+if len(sys.argv) < 3:
+    sys.exit(__doc__)
+records = {b: variant.resolve_or_exit(spec, src, "idle-in-ring")[1]
+           for b, spec in (("before", sys.argv[1]), ("after", sys.argv[2]))}
+for b, r in records.items():
+    print(variant.describe(b, r))
+builds = {b: r["binary"] for b, r in records.items()}
 runs = int(sys.argv[3]) if len(sys.argv) > 3 else 7
 CASES = [("pingpong", [os.path.join(here, "pingpong.scm"), "100000"]),
          ("smp/sieve", [os.path.join(src, "testsuite/bench/smp/sieve.scm"), "4000"])]

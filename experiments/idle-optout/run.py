@@ -4,7 +4,11 @@
     python3 experiments/idle-optout/run.py --build baseline=DIR --build idle-optout=DIR \
         [--prog busy_one:2000] [-N 1,2,8,16] [--reps 3] [--rts=-qi0] [--out DIR]
 
-Each build DIR holds bench/micro/<prog> (a built tree). The binaries are copied to a
+Each --build is [NAME=]BUILD: a build directory holding bench/micro/<prog> (a built tree), or
+a variant built for the purpose, VARIANT or VARIANT@REV (`--build baseline@main --build
+idle-optout`: built in _build/ from the working tree or that git revision, tools/variant.py);
+NAME defaults to BUILD. The exact revision, configure arguments and patches of every build
+head the table's file and go to the results ("builds"). The binaries are copied to a
 temporary directory first (a rebuild of the tree cannot change them mid-run). For every
 repetition, every (N, build) pair runs once, in turn, so that load on the machine hits all
 configurations alike. Every run gets `+RTS -N<n> -s<file> --machine-readable`; the program's
@@ -14,6 +18,12 @@ OUT/results.json (default: results/ beside this script). A failed run makes it e
 Python stdlib only; RTSLAB_RTS is removed from the environment.
 """
 import argparse, json, os, re, shutil, statistics, subprocess, sys, tempfile, time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), "tools"))
+import variant  # noqa: E402  (tools/variant.py: builds named by directory or VARIANT@REV)
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 KEYS = ["rtslab_idle_gc_wakeups", "rtslab_stw_mean_seconds", "num_GCs", "total_cpu_seconds",
         "rtslab_idle_optout_gcs", "rtslab_idle_optouts", "rtslab_idle_rejoins"]
@@ -47,7 +57,8 @@ def run_one(binary, args, n, extra, tmp):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--build", action="append", required=True, help="NAME=DIR (repeat; the first is the reference)")
+    ap.add_argument("--build", action="append", required=True,
+                    help="[NAME=]BUILD (repeat; the first is the reference); BUILD is " + variant.SPEC_HELP)
     ap.add_argument("--prog", default="busy_one:2000", help="PROG[:ARG,...] from bench/micro")
     ap.add_argument("-N", default="1,2,8,16", help="capability counts")
     ap.add_argument("--reps", type=int, default=3)
@@ -59,9 +70,11 @@ def main():
     pargs = [x for x in pargs.split(",") if x]
     ns = [int(x) for x in a.N.split(",")]
     tmp = tempfile.mkdtemp(prefix="idle-optout-")
-    builds = []
+    builds, records = [], {}
     for b in a.build:
-        name, _, d = b.partition("=")
+        name, eq, spec = b.partition("=")
+        d, records[name] = variant.resolve_or_exit(spec if eq else name, ROOT, "idle-optout",
+                                                   ["bench/micro/" + prog])
         dst = os.path.join(tmp, name + "-" + prog)
         shutil.copy2(os.path.join(d, "bench", "micro", prog), dst)
         extra = [o for o in a.rts if ":" not in o] + [o.split(":", 1)[1] for o in a.rts if o.startswith(name + ":")]
@@ -99,15 +112,18 @@ def main():
                 med(name, n, st("rtslab_stw_mean_seconds")) * 1e6,
                 opt("rtslab_idle_optout_gcs"), opt("rtslab_idle_optouts"), opt("rtslab_idle_rejoins"), e / eb, c / cb))
     table = "\n".join(lines)
+    print("\n".join(variant.describe(n, r) for n, r in records.items()))
     print(table)
     os.makedirs(a.out, exist_ok=True)
     info = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "prog": prog, "args": pargs,
-            "N": ns, "reps": a.reps, "builds": {b[0]: b[3] for b in builds}, "load": os.getloadavg(),
+            "N": ns, "reps": a.reps, "builds": records, "load": os.getloadavg(),
             "uname": " ".join(os.uname())}
     with open(os.path.join(a.out, a.tag + ".json"), "w") as f:
         json.dump({"info": info, "runs": runs}, f, indent=1)
     with open(os.path.join(a.out, a.tag + ".md"), "w") as f:
-        f.write("%s, %s\n\n%s\n" % (info["date"], " ".join(sys.argv[1:]), table))
+        f.write("%s, %s\n\n%s\n\n%s\n" % (info["date"], " ".join(sys.argv[1:]),
+                                          "\n".join(variant.describe(n, r) for n, r in records.items()),
+                                          table))
 
 
 if __name__ == "__main__":

@@ -3,9 +3,17 @@
 
     python3 experiments/phys-caps/run.py [--parts sim,suite,timeline] [-k RUNS]
                                          [--programs REGEX] [--suite-runs RUNS] [--out DIR]
+                                         [--baseline BUILD] [--patch BUILD]
 
-Parts (each calls testsuite/bench.py, which builds _build/baseline and _build/phys-caps,
-interleaves the runs of every configuration and checks every program's output):
+The two builds, --baseline (default `baseline`) and --patch (default `phys-caps`), are build
+directories, or variants built before the parts run, VARIANT or VARIANT@REV (`baseline` and
+`phys-caps` build _build/baseline and _build/phys-caps from the working tree;
+`phys-caps@my-branch` builds a git revision in a worktree, tools/variant.py). Their exact
+revision, configure arguments and patches are printed and go to summary.json (each part's
+meta.builds).
+
+Parts (each calls testsuite/bench.py on the two builds, which interleaves the runs of every
+configuration and checks every program's output):
 
   sim       SIMULATED SMT, labelled so: RTSLAB_SYSFS_ROOT=testsuite/topology/fixtures/sim-2c4t
             (1 package, 2 cores x 2 hardware threads) and RTSLAB_CPU_MASK=0-3, so the runtime
@@ -43,6 +51,9 @@ GOAL = 0.98
 # divide-and-conquer (parfib, queens), flat data parallelism (sumeuler, mandel, matmult) and
 # an allocation-heavy one (nbody).
 DEFAULT_SIM_PROGRAMS = "parallel/(parfib|sumeuler|mandel|queens|nbody|matmult)$"
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import variant  # noqa: E402  (tools/variant.py: builds named by directory or VARIANT@REV)
+BUILDS = {}                                 # bench.py's variant name -> build directory
 
 failed = False
 
@@ -50,6 +61,8 @@ failed = False
 def bench(args, out, env=None, reuse=False):
     global failed
     cmd = [sys.executable, os.path.join(ROOT, "testsuite", "bench.py"), "--out", out] + args
+    for v, d in BUILDS.items():
+        cmd += ["--use-build", f"{v}={d}"]
     if reuse:                                   # --reuse: analyse the saved runs again
         with open(os.path.join(out, "latest", "runs.json")) as f:
             return json.load(f), cmd
@@ -170,10 +183,10 @@ def part_timeline(out):
     env.update({"RTSLAB_SYSFS_ROOT": SIM_ROOT, "RTSLAB_CPU_MASK": SIM_MASK})
     prog = os.path.join(ROOT, "testsuite", "bench", "parallel", "nbody.scm")
     res = {}
-    for variant in ("baseline", "phys-caps"):
-        rtslab = os.path.join(ROOT, "_build", variant, "rtslab")
-        log = os.path.join(out, "nbody-%s.json" % variant)
-        svg = os.path.join(HERE, "timeline-nbody-%s.svg" % variant)
+    for name in BUILDS:
+        rtslab = os.path.join(BUILDS[name], "rtslab")
+        log = os.path.join(out, "nbody-%s.json" % name)
+        svg = os.path.join(HERE, "timeline-nbody-%s.svg" % name)
         cmd = [rtslab, prog, "500", "25", "25", "+RTS", "-N", "-l" + log, "-s" + log + ".stats",
                "-RTS"]
         print("+", " ".join(cmd), flush=True)
@@ -186,9 +199,9 @@ def part_timeline(out):
         subprocess.run([sys.executable, os.path.join(ROOT, "testsuite", "trace", "trace_timeline.py"),
                         log, "-o", svg, "--title",
                         "nbody 500 25 25, %s, default -N on the SIMULATED 2-core x 2-thread "
-                        "machine (2 real cores)" % variant], check=False)
+                        "machine (2 real cores)" % name], check=False)
         with open(log + ".stats") as f:
-            res[variant] = {"command": " ".join(cmd), "svg": os.path.relpath(svg, HERE),
+            res[name] = {"command": " ".join(cmd), "svg": os.path.relpath(svg, HERE),
                             "stats_tail": [l for l in f.read().splitlines()
                                            if "Capabilit" in l or "Stop the world" in l
                                            or "Total   time" in l or "TASKS" in l]}
@@ -205,8 +218,17 @@ def main():
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
     ap.add_argument("--reuse", action="store_true",
                     help="sim, suite: analyse OUT/<part>/latest/runs.json again, run nothing")
+    ap.add_argument("--baseline", default="baseline", metavar="BUILD",
+                    help="the baseline: " + variant.SPEC_HELP + " (default: baseline)")
+    ap.add_argument("--patch", default="phys-caps", metavar="BUILD",
+                    help="the patch: " + variant.SPEC_HELP + " (default: phys-caps)")
     a = ap.parse_args()
     parts = a.parts.split(",")
+    records = {}
+    if not a.reuse or "timeline" in parts:
+        for v, spec in (("baseline", a.baseline), ("phys-caps", a.patch)):
+            BUILDS[v], records[v] = variant.resolve_or_exit(spec, ROOT, "phys-caps")
+            print(variant.describe(v, records[v]), flush=True)
     summary_path = os.path.join(a.out, "summary.json")
     summary = {}
     if os.path.exists(summary_path):
@@ -218,6 +240,7 @@ def main():
                                  capture_output=True, text=True).stdout.strip(),
         "machine": platform.node() + ", " + str(os.cpu_count()) + " CPUs",
         "loadavg_at_start": os.getloadavg(),
+        "builds": records,
     }
     for part, fn in (("sim", lambda: part_sim(os.path.join(a.out, "sim"), a.k, a.programs, a.reuse)),
                      ("suite", lambda: part_suite(os.path.join(a.out, "suite"), a.suite_runs, a.reuse)),

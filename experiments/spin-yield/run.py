@@ -2,13 +2,17 @@
 """spin-yield experiment (seed 003): the baseline against the spin-yield patch, in one run
 with the two interleaved, on the parallel and smp programs of the suite.
 
-    python3 experiments/spin-yield/run.py [--baseline DIR] [--patch DIR] [--reps K]
+    python3 experiments/spin-yield/run.py [--baseline BUILD] [--patch BUILD] [--reps K]
                                           [--size norm] [--settings N4,N8,N2busy,N2,N1]
                                           [-p REGEX]... [--out DIR]
 
-DIR is a build directory holding `rtslab` (defaults: _build/baseline and _build/spin-yield,
-configured with no flag and with --enable-spin-yield). Both binaries are copied to a
-temporary directory first, so a rebuild during the run cannot change them.
+BUILD is a build directory holding `rtslab`, or a variant built for the purpose, VARIANT or
+VARIANT@REV (defaults: `baseline` and `spin-yield`, built in _build/baseline and
+_build/spin-yield from the working tree, configured with no flag and with
+--enable-spin-yield; `spin-yield@my-branch` builds a git revision in a worktree,
+tools/variant.py). The exact revision, configure arguments and patches of both head
+tables.md and go to results.json ("builds"). Both binaries are copied to a temporary
+directory first, so a rebuild during the run cannot change them.
 
 Settings (seed 003's two situations, and the unloaded controls):
   N4, N8    oversubscribed: -N4 / -N8 on this machine's cores
@@ -41,6 +45,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "testsuite"))
 import benchlib  # noqa: E402
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import variant  # noqa: E402  (tools/variant.py: builds named by directory or VARIANT@REV)
 
 SETTINGS = {
     "N4": (["-N4"], False),
@@ -132,8 +138,10 @@ def tables(runs, progs, settings):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--baseline", default=os.path.join(ROOT, "_build", "baseline"))
-    ap.add_argument("--patch", default=os.path.join(ROOT, "_build", "spin-yield"))
+    ap.add_argument("--baseline", default="baseline", metavar="BUILD",
+                    help=variant.SPEC_HELP + " (default: baseline)")
+    ap.add_argument("--patch", default="spin-yield", metavar="BUILD",
+                    help=variant.SPEC_HELP + " (default: spin-yield)")
     ap.add_argument("--reps", type=int, default=2)
     ap.add_argument("--size", default="norm")
     ap.add_argument("--settings", default="N4,N8,N2busy,N2,N1")
@@ -145,13 +153,16 @@ def main():
         if st not in SETTINGS:
             ap.error(f"unknown setting {st}")
     progs = benchlib.select(benchlib.discover(ROOT), a.programs or [r"^parallel/", r"^smp/"])
+    builds = {}
+    for v, spec in (("baseline", a.baseline), ("spin-yield", a.patch)):
+        builds[v] = variant.resolve_or_exit(spec, ROOT, "spin-yield")[1]
     os.makedirs(a.out, exist_ok=True)
     runs = []
     with tempfile.TemporaryDirectory() as tmp:
         bins, infos = {}, {}
-        for v, d in (("baseline", a.baseline), ("spin-yield", a.patch)):
+        for v in VARIANTS:
             bins[v] = os.path.join(tmp, f"rtslab-{v}")
-            shutil.copy(os.path.join(d, "rtslab"), bins[v])
+            shutil.copy(builds[v]["binary"], bins[v])
             infos[v] = subprocess.run([bins[v], "+RTS", "--info", "-RTS"], stdout=subprocess.PIPE,
                                       text=True).stdout
         if "Patch spin-yield\",\"NO" not in infos["baseline"] or \
@@ -179,11 +190,13 @@ def main():
             f"({os.cpu_count()} CPUs), commit {commit}, size {a.size}, {a.reps} reps, "
             f"load average at the end {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}.\n"
             "Elapsed: median over the reps; the ratio is spin-yield against baseline "
-            "(negative = faster).\n")
+            "(negative = faster).\n"
+            + "".join(f"  {variant.describe(v, builds[v])}\n" for v in VARIANTS))
     with open(os.path.join(a.out, "tables.md"), "w", encoding="utf-8") as f:
         f.write(head + "\n" + text + "\n")
     with open(os.path.join(a.out, "results.json"), "w", encoding="utf-8") as f:
-        json.dump({"commit": commit, "size": a.size, "reps": a.reps, "infos": infos,
+        json.dump({"commit": commit, "size": a.size, "reps": a.reps, "builds": builds,
+                   "infos": infos,
                    "geomean_ratio": summary, "runs": runs}, f, indent=1)
     print(head)
     print(text)

@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
 """Stack chunks (issue 17, seed 002): baseline against the stack-chunks patch.
 
-    python3 experiments/stack-chunks/run.py --baseline DIR --patch DIR [--reps K] [--out DIR]
-                                            [--only gc_depth,programs,rss]
+    python3 experiments/stack-chunks/run.py --baseline BUILD --patch BUILD [--reps K]
+                                            [--out DIR] [--only gc_depth,programs,rss]
 
-DIR: a build directory (configure; make) of the baseline and of --enable-stack-chunks.
+BUILD: a build directory (configure; make) of the baseline and of --enable-stack-chunks, or a
+variant built for the purpose, VARIANT or VARIANT@REV (`--baseline baseline@main --patch
+stack-chunks`: built in _build/ from the working tree or that git revision,
+tools/variant.py). The exact revision, configure arguments and patches of both head
+tables.md and go to results.json ("build_records").
 Every measurement alternates the two builds run by run (interleaved), so drift of the shared
 machine spreads over both; the tables give medians and patch/baseline ratios.
 
@@ -33,6 +37,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import variant  # noqa: E402  (tools/variant.py: builds named by directory or VARIANT@REV)
 
 
 def run(argv, cwd=None):
@@ -73,20 +79,24 @@ def med(xs):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--baseline", required=True)
-    ap.add_argument("--patch", required=True)
+    ap.add_argument("--baseline", required=True, metavar="BUILD", help=variant.SPEC_HELP)
+    ap.add_argument("--patch", required=True, metavar="BUILD", help=variant.SPEC_HELP)
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
     ap.add_argument("--only", default="gc_depth,programs,rss")
     a = ap.parse_args()
-    builds = {"baseline": os.path.abspath(a.baseline), "stack-chunks": os.path.abspath(a.patch)}
+    builds, records = {}, {}
+    for b, spec in (("baseline", a.baseline), ("stack-chunks", a.patch)):
+        builds[b], records[b] = variant.resolve_or_exit(spec, ROOT, "stack-chunks",
+                                                        ["bench/micro/deep_stack_gc"])
     only = a.only.split(",")
     os.makedirs(a.out, exist_ok=True)
     commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True,
                             text=True).stdout.strip()
     results = {"date": datetime.datetime.utcnow().isoformat() + "Z", "commit": commit,
                "machine": platform.platform() + ", " + str(os.cpu_count()) + " CPUs",
-               "load_before": os.getloadavg(), "builds": builds, "runs": []}
+               "load_before": os.getloadavg(), "builds": builds, "build_records": records,
+               "runs": []}
     tables = []
 
     def order(r):
@@ -179,7 +189,9 @@ def main():
         json.dump(results, f, indent=1)
     with open(os.path.join(a.out, "tables.md"), "w") as f:
         f.write(f"Commit {commit}, {results['date']}, {results['machine']}, load "
-                f"{results['load_before']} -> {results['load_after']}\n\n" + "\n\n".join(tables) + "\n")
+                f"{results['load_before']} -> {results['load_after']}\n\n"
+                + "".join(variant.describe(b, r) + "\n" for b, r in records.items()) + "\n"
+                + "\n\n".join(tables) + "\n")
     print("\n\n".join(tables))
 
 
