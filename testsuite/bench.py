@@ -21,6 +21,7 @@ one the others are compared against. Variants:
                     REV is checked out in a git worktree, SRC/_build/rev-<commit>/, and the
                     variant is built there; the report records the exact commit of every
                     configuration. Without @REV a variant is built from the working tree.
+                    (tools/variant.py does this, for the experiments' runners too.)
 
 Each variant is configured and built (only the `rtslab` binary) in SRC/_build/VARIANT/;
 it is reconfigured when its flags change and rebuilt incrementally every time.

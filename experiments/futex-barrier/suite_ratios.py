@@ -4,7 +4,8 @@ baseline:-N2, futex-barrier:-N2, baseline:-N4, futex-barrier:-N4:
 
     python3 experiments/futex-barrier/suite_ratios.py _bench/DATE-norm/runs.json > suite.md
 
-Per program and N: the median elapsed (bench.py's own wall clock) and user CPU of each build,
+The header names every configuration's exact revision and configure flags (bench.py's
+`VARIANT@REV` builds one from a git revision). Per program and N: the median elapsed (bench.py's own wall clock) and user CPU of each build,
 and patch/baseline for both; then the geometric means. Runs that failed are left out."""
 import json
 import math
@@ -17,7 +18,11 @@ def main():
     runs = [r for r in d["runs"] if r.get("ok")]
     progs = sorted({r["program"] for r in runs})
     out = ["Suite (`bench.py`, size %s, %s run(s) per configuration, %s; %s)\n"
-           % (d["size"], d["runs_per_config"], d["date"], d["machine"]), ""]
+           % (d["size"], d["runs_per_config"], d["date"], d["machine"])]
+    # the exact revision and configure flags of every column (bench.py records them)
+    out += ["  %s: revision %s, configure %s" % (c["label"], c.get("revision") or "?",
+                                                 " ".join(c.get("configure") or []) or "(none)")
+            for c in d.get("configs", [])] + [""]
     geo = {}
     for n in ("-N2", "-N4"):
         out += ["#### %s" % n, "",
