@@ -136,12 +136,15 @@ def build(src, name, args, jobs=2, targets=("rtslab",), log=None):
 # anything else must be a known variant (its flags: variant_flags()), else the error says
 # which variants there are. The record's configure arguments and patches are the binary's
 # own answer to `rtslab +RTS --info -RTS`, not what was asked for: a build directory given by
-# hand is described by what it holds.
+# hand is described by what it holds, and a patch that REV does not have yet (its configure
+# only warns of the unknown --enable-NAME) shows as missing from the record's patches.
 
 def variant_flags(src):
     """{variant: configure arguments} for the variants known by name: baseline, all-patches
     and every patch of configure.ac's table (testsuite/benchlib.py's patch_names)."""
-    sys.path.insert(0, os.path.join(os.path.dirname(HERE), "testsuite"))
+    testsuite = os.path.join(os.path.dirname(HERE), "testsuite")
+    if testsuite not in sys.path:
+        sys.path.insert(0, testsuite)
     import benchlib                                    # noqa: E402 (testsuite/benchlib.py)
     flags = {"baseline": [], "all-patches": ["--enable-all-patches"]}
     flags.update({p: [f"--enable-{p}"] for p in benchlib.patch_names(src)})
