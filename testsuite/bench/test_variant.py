@@ -18,7 +18,7 @@ they enable and the tree's version -- so that nothing of rtslab is compiled:
    was configured from; the extra targets a runner needs must be there.
 4. Errors: an unknown variant (the known ones listed), a revision that is none, '@' without
    a revision, a path that does not exist, a directory without rtslab, a file that is no
-   program.
+   program; resolve_or_exit(), the runners' call, ends the program naming the runner.
 5. BUILDDIR's own rtslab: its --info answers the record's configure arguments and patches.
 """
 
@@ -199,6 +199,13 @@ def test_fake_repo(tmp):
     check(e is not None and "neither" in e, f"a file that is no program: an error: {e}")
     e = error_of("", repo)
     check(e is not None, "an empty spec: an error")
+    try:
+        variant.resolve_or_exit("gamma@v1", repo, "some-runner")
+        code = None
+    except SystemExit as x:
+        code = x.code
+    check(isinstance(code, str) and code.startswith("some-runner: ") and "gamma" in code,
+          f"resolve_or_exit: the runner's name and the error, status 1: {code!r}")
 
 
 def test_real_build(build):
