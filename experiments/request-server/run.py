@@ -8,7 +8,7 @@ the fixed page and the allocating route, and nginx serving the same page in the 
         [--nginx-workers auto] [--out DIR] [--quick]
 
 Variants default to baseline (the in-tree build, ROOT) and all-patches (_build/all-patches/,
-configured and built when missing). A BUILD is a build directory, an rtslab binary, or
+configured when missing and brought up to date by make). A BUILD is a build directory, an rtslab binary, or
 VARIANT or VARIANT@REV (`baseline`, `all-patches`, `baseline@v0.1`, `all-patches@my-branch`:
 built in _build/ from the working tree or from that git revision, tools/variant.py); NAME,
 the column's name, defaults to BUILD. The exact revision, configure arguments and patches of
