@@ -8,6 +8,9 @@ SRC/_build/<variant>/, and runs the tests in each (testsuite/README "Which runs 
     python3 testsuite/variants.py all      [--src DIR] [-j N]   # all 2^k combinations, smoke
     python3 testsuite/variants.py list     [pairwise|all]       # the combinations, one a line
 
+--only NAME[,NAME...] runs just those variants of the mode (as `list` names them: the
+patches on, joined by `+`), e.g. to run again a combination that `all` reported as failed.
+
 full:     the whole `make check` on each written patch alone (--enable-NAME) and on all of
           them (--enable-all-patches); the baseline is `make check` itself. A patch not
           written yet (no testsuite/patches/NAME/) has no code, so its variant is the
@@ -104,6 +107,8 @@ def main():
     ap.add_argument("which", nargs="?", default="pairwise", help="list: pairwise or all")
     ap.add_argument("--src", default=os.path.dirname(HERE))
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--only", default="", metavar="NAME[,NAME...]",
+                    help="only these variants of the mode (names as `list` prints them)")
     args = ap.parse_args()
     src = os.path.abspath(args.src)
     patches = benchlib.patch_names(src)
@@ -126,6 +131,15 @@ def main():
         else:
             rows = [r for r in itertools.product((0, 1), repeat=k) if any(r)]
         werror, check_args = True, f"--filter {SMOKE}"
+    if args.only:
+        wanted = [n for n in args.only.split(",") if n]
+        names = [name_of(patches, r)[0] for r in rows]
+        unknown = [n for n in wanted if n not in names]
+        if unknown:
+            mode = args.mode if args.mode != "list" else args.which
+            ap.error(f"--only: no variant {', '.join(unknown)} in mode {mode} "
+                     f"(it has {', '.join(names)})")
+        rows = [r for r, n in zip(rows, names) if n in wanted]
     if args.mode == "list":
         for r in rows:
             print(name_of(patches, r)[0])
