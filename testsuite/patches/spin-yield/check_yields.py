@@ -2,12 +2,14 @@
 """Runs a program with `-s<file> --machine-readable` and checks the spin-wait counters it
 reports (docs/stats.md: rtslab_lock_<lock>_{acquisitions,spins,yields,sleeps}).
 
-    check_yields.py [--cpus K] [--stdout TEXT] [--check EXPR]... -- PROGRAM ARGS...
+    check_yields.py [--cpus K] [--stdout TEXT | --stdout-file FILE] [--check EXPR]...
+                    -- PROGRAM ARGS...
 
 --cpus K      run the program on the first K CPUs of this process's affinity mask, so that
               its capabilities outnumber the cores as much as the test wants (with one core,
               a capability that spins is always waiting for one that is not running)
 --stdout TEXT the program's stdout, stripped, must be TEXT
+--stdout-file FILE  the same, TEXT being FILE's contents, stripped (several lines)
 --check EXPR  NAME OP NAME-or-NUMBER, OP one of = > >= <=; a NAME is a lock key's suffix
               (obj_yields, gc_work_spins, ...) or all_<field>, the sum over every lock
               (all_yields, all_spins, ...)
@@ -55,12 +57,18 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cpus", type=int)
     ap.add_argument("--stdout")
+    ap.add_argument("--stdout-file")
     ap.add_argument("--check", action="append", default=[])
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     cmd = a.cmd[1:] if a.cmd[:1] == ["--"] else a.cmd
     if not cmd:
         ap.error("no program")
+    if a.stdout_file is not None:
+        if a.stdout is not None:
+            ap.error("--stdout and --stdout-file: give one")
+        with open(a.stdout_file, encoding="utf-8") as f:
+            a.stdout = f.read().strip()
     checks = []
     for e in a.check:
         m = re.fullmatch(r"\s*(\w+)\s*(>=|<=|=|>)\s*(\w+)\s*", e)
