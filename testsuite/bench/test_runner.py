@@ -26,17 +26,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TESTSUITE = os.path.dirname(HERE)
 sys.path.insert(0, TESTSUITE)
 import benchlib  # noqa: E402
-
-failures = 0
-checks = 0
-
-
-def check(cond, what):
-    global failures, checks
-    checks += 1
-    if not cond:
-        failures += 1
-        print(f"FAIL: {what}")
+sys.path.insert(0, HERE)
+from tally import check, summary  # noqa: E402
 
 
 def fake_run(prog, config, wall, alloc, ok=True, balance=0.0):
@@ -248,8 +239,7 @@ def main():
     test_report()
     test_servers()
     test_runner(os.path.abspath(args.build))
-    print(f"{checks} checks, {failures} failed")
-    return 1 if failures else 0
+    return summary()
 
 
 if __name__ == "__main__":

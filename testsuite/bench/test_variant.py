@@ -33,17 +33,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(SRC, "tools"))
 import variant  # noqa: E402
-
-failures = 0
-checks = 0
-
-
-def check(cond, what):
-    global failures, checks
-    checks += 1
-    if not cond:
-        failures += 1
-        print(f"FAIL: {what}")
+sys.path.insert(0, HERE)
+from tally import check, summary  # noqa: E402
 
 
 CONFIGURE_AC = """\
@@ -230,8 +221,7 @@ def main():
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     test_real_build(os.path.abspath(args.build))
-    print(f"{checks} checks, {failures} failed")
-    return 1 if failures else 0
+    return summary()
 
 
 if __name__ == "__main__":
