@@ -261,7 +261,8 @@ def stage_wrk(srv):
     for path in ("/", "/alloc"):
         r = serverload.wrk(srv.url(path), connections=64, duration=2)
         expect(r["requests"] > 0 and r["errors"] == 0,
-               f"wrk {path}: {r['requests']} requests, errors {r['error_detail']}")
+               f"wrk {path}: {r['requests']} requests, errors {r['error_detail']}, latency "
+               f"p99 {r.get('latency_p99')} s, max {r.get('latency_max')} s")
 
 
 STAGES = {"roundtrip": stage_roundtrip, "errors": stage_errors, "slow": stage_slow,
@@ -290,7 +291,7 @@ def main():
     cmd = [os.path.join(build, "rtslab"), SERVER, "127.0.0.1", "0", WORK,
            "+RTS", f"--io-manager={backend}"] + nopt.split() + ["-RTS"]
     srv = serverload.Server(cmd)
-    status = 0
+    status, failed = 0, []
     try:
         time.sleep(0.2)
         fds_before = srv.open_fds()
@@ -303,6 +304,7 @@ def main():
                 print(f"{name}: ok", flush=True)
             except (Failed, OSError) as e:
                 print(f"{name}: FAILED {e}", flush=True)
+                failed.append(f"{name}: {e}")
                 status = 1
         if status == 0:
             stats = settle(srv, fds_before)
@@ -310,6 +312,7 @@ def main():
                   f"and after", flush=True)
     except (Failed, OSError, serverload.ServerError) as e:
         print(f"FAILED {e}", flush=True)
+        failed.append(str(e))
         status = 1
     code, out = srv.stop()
     if out != STOPPED or code != 0:
@@ -317,6 +320,9 @@ def main():
         status = 1
     else:
         print("server: stopped by SIGTERM, exit 0, every /alloc answer checked")
+    if failed:
+        # last, so that the test driver, which shows a failed test's last line, shows why
+        print("FAILED " + "; ".join(failed)[:600], flush=True)
     return status
 
 
