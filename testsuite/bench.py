@@ -51,8 +51,10 @@ import datetime
 import json
 import os
 import platform
+import random
 import resource
 import shlex
+import signal
 import subprocess
 import sys
 import tempfile
@@ -60,8 +62,11 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchlib  # noqa: E402
+import benchstats  # noqa: E402
+import oscounters  # noqa: E402
 import serverload  # noqa: E402
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tools"))
+import layout as layout_tool  # noqa: E402  (tools/layout.py: seeded code layouts)
 import variant as variant_tool  # noqa: E402  (tools/variant.py: out-of-tree variant builds)
 
 DEFAULT_CONFIGS = ["baseline:-N1", "baseline:-N2", "baseline:-N4"]
@@ -121,46 +126,70 @@ def revision_tree(src, rev, log):
 rtslab_info = variant_tool.rtslab_info
 
 
-def prepare_run(binary, prog, size, opts):
+# Note [The environment's size as a run-level factor]
+# Where the process stack starts depends on the size of the environment (Mytkowicz et al.,
+# ASPLOS 2009, saw 0-300 % swings from it), so a runner whose environment never changes fixes
+# one draw of that factor for every run. Each run gets RTSLAB_BENCH_PAD, 0-4095 bytes drawn
+# from (program, round), the same for every configuration of a round: the factor varies
+# between runs like the others and is recorded with each run (env_pad).
+ENV_PAD_MAX = 4096
+
+
+def env_pad(prog_id, round_no):
+    return random.Random(f"{prog_id}/{round_no}").randrange(ENV_PAD_MAX)
+
+
+def prepare_run(binary, prog, size, opts, pad=0):
     """A run's statistics file (the runtime writes -s there), command and environment."""
     with tempfile.NamedTemporaryFile(prefix="rtslab-bench-", suffix=".stats",
                                      delete=False) as tf:
         stats_path = tf.name
     env = dict(os.environ)
     env.pop("RTSLAB_RTS", None)
+    env["RTSLAB_BENCH_PAD"] = "x" * pad
     return stats_path, benchlib.command(binary, prog, size, opts, stats_path), env
 
 
-def run_once(binary, prog, size, opts, timeout):
-    """One run: a dict with ok, why, wall, rusage and the parsed statistics."""
+def run_once(binary, prog, size, opts, timeout, pad=0, counters="rusage"):
+    """One run: a dict with ok, why, wall, rusage and the parsed statistics, with the OS's
+    counters (oscounters) among them."""
     if prog.route:
-        return run_server_once(binary, prog, size, opts, timeout)
-    stats_path, cmd, env = prepare_run(binary, prog, size, opts)
+        return run_server_once(binary, prog, size, opts, timeout, pad)
+    stats_path, cmd, env = prepare_run(binary, prog, size, opts, pad)
+    argv, read_counters = oscounters.wrap(counters, cmd)
     start = time.perf_counter()
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    # A session of its own, so that a timeout kills the runtime under perf too.
+    p = subprocess.Popen(argv, cwd=os.path.dirname(prog.path), env=env,
+                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, start_new_session=True)
     try:
-        p = subprocess.run(cmd, cwd=os.path.dirname(prog.path), env=env,
-                           stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout)
-        status, out, err = p.returncode, p.stdout, p.stderr
-        why = None
-    except subprocess.TimeoutExpired as e:
-        status, out, err = None, e.stdout or b"", e.stderr or b""
-        why = f"timed out after {timeout:.0f} s"
+        out, err = p.communicate(timeout=timeout)
+        status, why = p.returncode, None
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        out, err = p.communicate()
+        status, why = None, f"timed out after {timeout:.0f} s"
     timing = (time.perf_counter() - start, before, resource.getrusage(resource.RUSAGE_CHILDREN))
     return finish_run(prog, size, cmd, stats_path, status,
                       out.decode("utf-8", errors="replace"), why, timing,
-                      err.decode("utf-8", errors="replace").splitlines())
+                      err.decode("utf-8", errors="replace").splitlines(),
+                      read_counters=read_counters)
 
 
-def finish_run(prog, size, cmd, stats_path, status, out, why, timing, stderr_lines, load=None):
+def finish_run(prog, size, cmd, stats_path, status, out, why, timing, stderr_lines, load=None,
+               read_counters=None):
     """A run's record: its -s statistics (the file removed), the checks a run must pass
-    (exit 0, the expected output, statistics written), and wrk's figures for a server."""
+    (exit 0, the expected output, statistics written), the OS's counters, and wrk's figures
+    for a server."""
     wall, before, after = timing
     try:
         with open(stats_path, encoding="utf-8", errors="replace") as f:
             stats = benchlib.parse_machine_readable(f.read())
     finally:
         os.unlink(stats_path)
+    read_counters = read_counters or oscounters.wrap("rusage", cmd)[1]
+    stats.update(read_counters(oscounters.rusage_delta(before, after)))
     if why is None and status != 0:
         why = f"exit status {status}"
     if why is None:
@@ -189,11 +218,12 @@ def finish_run(prog, size, cmd, stats_path, status, out, why, timing, stderr_lin
     return run
 
 
-def run_server_once(binary, prog, size, opts, timeout):
+def run_server_once(binary, prog, size, opts, timeout, pad=0):
     """One run of a server (benchlib's `load:`): start it, drive prog.route with wrk for the
-    size's LOAD, stop it with SIGTERM; its statistics gain wrk's figures as load_* keys."""
+    size's LOAD, stop it with SIGTERM; its statistics gain wrk's figures as load_* keys. Its
+    OS counters come from rusage (perf is not put between the server and its SIGTERM)."""
     seconds, connections = benchlib.LOAD[size]
-    stats_path, cmd, env = prepare_run(binary, prog, size, opts)
+    stats_path, cmd, env = prepare_run(binary, prog, size, opts, pad)
     why, status, out, load, srv = None, None, "", {}, None
     start = time.perf_counter()
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -266,8 +296,10 @@ def print_report(data, metrics):
         if r["program"] not in progs:
             progs.append(r["program"])
     configs = [c["label"] for c in data["configs"]]
+    how = (f"{data['layouts']} layouts x {data['runs_per_layout']} run(s)"
+           if data.get("layouts") else "one layout (the build's rtslab)")
     head = [f"rtslab nofib-style suite: size {data['size']}, {data['runs_per_config']} "
-            f"run(s) per configuration, {data['date']}",
+            f"run(s) per configuration ({how}), {data['date']}",
             f"machine: {data['machine'].get('cpu', '?')}, {data['machine'].get('cpus')} CPUs; "
             f"commit {data.get('commit') or '?'}"]
     revs = {c["label"]: c.get("revision") for c in data["configs"]}
@@ -275,6 +307,47 @@ def print_report(data, metrics):
         head += [f"  {label}: built from {rev}" for label, rev in revs.items()]
     head.append("")
     return head + benchlib.report(data["runs"], progs, configs, metrics)
+
+
+def plan_report(data, target, link_seconds):
+    """--plan: from the pilot's runs, the layouts x runs per layout that reach a geometric
+    mean of elapsed time within +-TARGET for each configuration against the first, cheapest
+    first (benchstats.plan), with what that costs in time on this machine. Servers run for
+    a fixed time and are left out."""
+    runs = data["runs"]
+    labels = [c["label"] for c in data["configs"]]
+    progs = []
+    for r in runs:
+        if r["program"] not in progs and ":" not in r["program"]:
+            progs.append(r["program"])
+    el = benchlib.METRICS["elapsed"]
+    out = [f"Plan: layouts (K) and runs per layout (R) for a geometric mean of elapsed time "
+           f"within +-{target * 100:g}% (95%),",
+           f"from a pilot of {data['layouts']} layouts x {data['runs_per_layout']} runs; a "
+           f"layout costs {link_seconds:.1f} s to link; the time is for one pair of "
+           f"configurations.", ""]
+    for other in labels[1:]:
+        pilots, secs = {}, {}
+        for p in progs:
+            a = benchlib.sample(runs, p, labels[0], el)
+            b = benchlib.sample(runs, p, other, el)
+            if a and b:
+                pilots[p], secs[p] = (a, b), (benchstats.mean(a), benchstats.mean(b))
+        if not pilots:
+            out.append(f"{labels[0]} vs {other}: no program ran in both")
+            continue
+        now, _ = benchstats.predict(pilots, data["layouts"], data["runs_per_layout"])
+        out.append(f"{labels[0]} vs {other}: the pilot's own half-width {now * 100:.1f}%")
+        choices = benchstats.plan(pilots, target, secs, link_seconds)
+        if not choices:
+            out.append("  no K <= 40, R <= 40 reaches it: the programs vary too much "
+                       "(look at the clusters and layout spreads above)")
+        for c in choices[:6]:
+            w = c["worst_program"]
+            out.append(f"  K={c['k']:2} R={c['r']:2}  +-{c['halfwidth'] * 100:.1f}%  "
+                       f"{c['seconds'] / 60:6.1f} min  (widest: {w[0]} +-{w[1] * 100:.1f}%)")
+        out.append("")
+    return out
 
 
 def main():
@@ -286,7 +359,18 @@ def main():
     ap.add_argument("-c", "--config", action="append", metavar="VARIANT[:OPT,...]",
                     help=f"a configuration; repeat (default: {' '.join(DEFAULT_CONFIGS)})")
     ap.add_argument("--size", choices=benchlib.SIZES, default="quick")
-    ap.add_argument("-k", "--runs", type=int, default=3, help="runs per configuration (3)")
+    ap.add_argument("-k", "--runs", type=int, default=None,
+                    help="runs per configuration (3); with --layouts, runs per layout")
+    ap.add_argument("--layouts", type=int, default=None, metavar="K",
+                    help="link every variant K ways (tools/layout.py, seeds 1..K; a later "
+                         "variant's seeds are 1001.., 2001..) and spread its runs over them; "
+                         "0 (the default) runs the build's own rtslab, one layout")
+    ap.add_argument("--plan", type=float, default=None, metavar="HALFWIDTH",
+                    help="a pilot (--layouts, default 3, x --runs, default 2) then the layouts "
+                         "and runs that reach a geometric mean within +-HALFWIDTH (e.g. 0.02) "
+                         "for each configuration against the first, and how long they take")
+    ap.add_argument("--no-perf", action="store_true",
+                    help="take the OS counters from rusage even where perf could count")
     ap.add_argument("-p", "--programs", action="append", metavar="REGEX",
                     help="only programs whose GROUP/NAME matches; repeat or comma-separate")
     ap.add_argument("--metrics", default=",".join(benchlib.DEFAULT_METRICS),
@@ -335,8 +419,22 @@ def main():
                   f"{' '.join(p.args['norm']):14} slow: {' '.join(p.args['slow']):14} "
                   f"{' '.join(p.rts)}")
         return 0
+    if args.plan is not None:
+        if not 0 < args.plan < 1:
+            ap.error("--plan wants a relative half-width between 0 and 1, e.g. 0.02")
+        args.layouts = 3 if args.layouts is None else args.layouts
+        args.runs = 2 if args.runs is None else args.runs
+        if args.layouts < 2:
+            ap.error("--plan needs a pilot of at least 2 layouts (--layouts): one layout "
+                     "cannot show how much layouts vary")
+        if len(args.config or DEFAULT_CONFIGS) < 2:
+            ap.error("--plan compares configurations: give at least two (-c)")
+    args.layouts = args.layouts or 0
+    args.runs = 3 if args.runs is None else args.runs
     if args.runs < 1:
         ap.error("--runs must be at least 1")
+    if args.layouts < 0:
+        ap.error("--layouts must be 0 or more")
     for p in progs:
         if not os.path.exists(p.expected_path(args.size)):
             sys.exit(f"bench: {p.id} has no expected output {p.expected_path(args.size)}")
@@ -352,10 +450,12 @@ def main():
     def log(msg):
         print(msg, flush=True)
 
-    log(f"bench: {len(progs)} programs, size {args.size}, {args.runs} run(s) x "
+    per = f"{args.layouts} layout(s) x {args.runs} run(s)" if args.layouts else f"{args.runs} run(s)"
+    log(f"bench: {len(progs)} programs, size {args.size}, {per} x "
         f"{len(configs)} configuration(s): {'; '.join(c[0] for c in configs)}")
-    binaries, infos, revisions = {}, {}, {}
-    for variant, flags in variant_flags.items():
+    binaries, infos, revisions, seeds = {}, {}, {}, {}
+    link_seconds = 1.0
+    for vi, (variant, flags) in enumerate(variant_flags.items()):
         base, at, rev = variant.partition("@")
         if variant in use:
             bdir = use[variant]
@@ -365,22 +465,45 @@ def main():
             bdir = build_variant(tree, base, flags, args.jobs, log)
         else:
             bdir = build_variant(src, variant, flags, args.jobs, log)
-        binaries[variant] = os.path.join(bdir, "rtslab")
-        if not os.access(binaries[variant], os.X_OK):
+        rtslab = os.path.join(bdir, "rtslab")
+        if not os.access(rtslab, os.X_OK):
             sys.exit(f"bench: no rtslab binary in {bdir}")
-        infos[variant] = rtslab_info(binaries[variant])
+        infos[variant] = rtslab_info(rtslab)
+        if args.layouts:
+            seeds[variant] = [1000 * vi + j for j in range(1, args.layouts + 1)]
+            t0 = time.perf_counter()
+            try:
+                binaries[variant] = layout_tool.binaries(bdir, seeds[variant])
+            except layout_tool.LayoutError as e:
+                sys.exit(f"bench: {variant}: {e}")
+            link_seconds = (time.perf_counter() - t0) / args.layouts
+            log(f"  {variant}: layouts {seeds[variant][0]}..{seeds[variant][-1]} in "
+                f"{bdir}/layouts/")
+        else:
+            seeds[variant] = [0]
+            binaries[variant] = {0: rtslab}
+    counters = "rusage" if args.no_perf else oscounters.probe()
+    log(f"  OS counters from {counters}" + ("" if counters == "perf" else
+                                           " (perf stat cannot count here, or --no-perf)"))
 
     timeout = args.timeout or TIMEOUT[args.size]
     runs, failures = [], []
     start = time.time()
+    nlayouts = max(args.layouts, 1)
     for i, prog in enumerate(progs, 1):
         line = f"[{i:2}/{len(progs)}] {prog.id:24}"
         print(line, end="", flush=True)
         per_config = {c[0]: [] for c in configs}
-        for k in range(1, args.runs + 1):
+        # Interleaved: every configuration's run of a round and layout, then the next layout,
+        # then the next round, so drift spreads over all of them.
+        for k, j in ((k, j) for k in range(1, args.runs + 1) for j in range(nlayouts)):
+            pad = env_pad(prog.id, (k - 1) * nlayouts + j)
             for label, variant, opts in configs:
-                r = run_once(binaries[variant], prog, args.size, opts, timeout)
-                r.update(program=prog.id, config=label, variant=variant, rts=opts, run=k)
+                seed = seeds[variant][j]
+                r = run_once(binaries[variant][seed], prog, args.size, opts, timeout, pad,
+                             counters)
+                r.update(program=prog.id, config=label, variant=variant, rts=opts, run=k,
+                         layout=seed, env_pad=pad)
                 runs.append(r)
                 if r["ok"]:
                     per_config[label].append(r["stats"]["load_requests_per_second"]
@@ -396,7 +519,9 @@ def main():
     elapsed = time.time() - start
 
     data = {
-        "size": args.size, "runs_per_config": args.runs,
+        "size": args.size, "runs_per_config": args.runs * nlayouts,
+        "layouts": args.layouts, "runs_per_layout": args.runs, "os_counters": counters,
+        "layout_seeds": seeds,
         "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
         "machine": machine(), "commit": git_commit(src),
         "configs": [{"label": l, "variant": v, "rts": o, "configure": variant_flags[v],
@@ -407,6 +532,8 @@ def main():
         "runs": runs,
     }
     table_lines = print_report(data, metrics)
+    if args.plan is not None:
+        table_lines += plan_report(data, args.plan, link_seconds)
     print()
     print("\n".join(table_lines))
     out = args.out or os.path.join(src, "_bench")

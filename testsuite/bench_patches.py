@@ -6,14 +6,17 @@ in ONE interleaved bench.py run, and prints a summary table with a row per patch
     alone      the patch alone against the baseline
     last       all patches against all patches but this one (its effect as the last added)
 
-for elapsed time and GC time: the geometric mean of the per-program ratios, the worst program
-(the largest ratio) and how many programs moved beyond the noise (their runs' ranges do not
-overlap; benchlib's rule). A cell is marked `~` when no program moved beyond the noise.
+for elapsed time and GC time: the geometric mean of the per-program ratios with its 95 %
+interval, the worst program (the largest ratio) and how many programs moved (their own
+interval excludes 1.0). The intervals come from benchstats: every configuration is linked
+--layouts ways (tools/layout.py) and each program runs -k times on each layout, so an
+effect of code layout is part of the noise, not of a patch (testsuite/bench/README.md).
 The servers (a `;; load:` line) run for the load's fixed duration, so their elapsed and GC
 times say nothing of speed: they are left out of those two and summarized by requests per
 second instead, where the worst row is the lowest ratio.
 
-    python3 testsuite/bench_patches.py [--size norm] [-k 3] [-N 2,4] [-p REGEX] [--out DIR]
+    python3 testsuite/bench_patches.py [--size norm] [--layouts 3] [-k 1] [-N 2,4] [-p REGEX]
+                                       [--out DIR]
     python3 testsuite/bench_patches.py --summary RUNS.json
 
 A patch is written once testsuite/patches/NAME/ exists (the others have no code, so their
@@ -30,6 +33,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import benchlib  # noqa: E402
+import benchstats  # noqa: E402
 
 METRICS = ("elapsed", "gc")       # over the programs that are not servers
 SERVER_METRICS = ("rps",)         # over the servers' routes; higher is better
@@ -72,21 +76,33 @@ def config_specs(src, ns):
 
 
 def effect(runs, programs, a, b, metric, higher_better=False):
-    """b against a over the programs: (geomean ratio, (worst program, ratio), moved, n).
-    The worst program has the largest ratio, or the smallest when higher is better."""
+    """b against a over the programs: {geomean, lo, hi, worst: (program, ratio), moved,
+    programs}. geomean's interval [lo, hi] and each program's (for moved: its interval
+    excludes 1.0) come from benchstats (layouts, then runs); lo and hi are None when a
+    program has a single run. The worst program has the largest ratio, or the smallest when
+    higher is better."""
     grid = benchlib.cells(runs, programs, [a, b], metric)
-    ratios, worst, moved = [], None, 0
+    ratios, pairs, worst, moved = [], [], None, 0
+    intervals = True
     for p in programs:
         ca, cb = grid[(p, a)], grid[(p, b)]
-        if not ca or not cb or ca.median is None or cb.median is None or not ca.median:
+        if not benchlib.comparable(ca, cb):
             continue
-        r = cb.median / ca.median
+        r = cb.center / ca.center
         ratios.append(r)
+        pairs.append((ca.sample, cb.sample))
         if worst is None or (r < worst[1] if higher_better else r > worst[1]):
             worst = (p, r)
-        if not ca.overlaps(cb):
-            moved += 1
-    return benchlib.geomean(ratios), worst, moved, len(ratios)
+        if len(ca.values) < 2 or len(cb.values) < 2:
+            intervals = False
+            continue
+        _, lo, hi = benchstats.ratio_ci(ca.sample, cb.sample, resamples=benchlib.RESAMPLES)
+        moved += benchstats.moved(lo, hi)
+    g, lo, hi = benchlib.geomean(ratios), None, None
+    if pairs and intervals:
+        g, lo, hi = benchstats.geomean_ci(pairs, resamples=benchlib.RESAMPLES)
+    return {"geomean": g, "lo": lo, "hi": hi, "worst": worst, "moved": moved,
+            "programs": len(ratios)}
 
 
 def is_server(runs, program):
@@ -111,10 +127,9 @@ def summarize(data, labels, ws, ns):
                                ("last", labels[("allbut", p, n)], labels[("all", None, n)])):
                 for m, progs, higher in ([(m, programs, False) for m in METRICS]
                                          + [(m, servers, True) for m in SERVER_METRICS]):
-                    g, worst, moved, count = effect(runs, progs, a, b, benchlib.METRICS[m],
-                                                    higher)
-                    row[f"{role}_{m}"] = {"geomean": g, "worst": worst, "moved": moved,
-                                          "programs": count, "against": a, "config": b}
+                    cell = effect(runs, progs, a, b, benchlib.METRICS[m], higher)
+                    cell.update(against=a, config=b)
+                    row[f"{role}_{m}"] = cell
             rows.append(row)
     return rows
 
@@ -122,27 +137,34 @@ def summarize(data, labels, ws, ns):
 def fmt(cell):
     if cell["geomean"] is None or cell["worst"] is None:
         return "-----"
-    noise = "~" if cell["moved"] == 0 else ""
     w = cell["worst"]
-    return (f"{(cell['geomean'] - 1) * 100:+6.1f}%{noise:1} worst {w[0].split('/', 1)[-1]} "
+    ci = ""
+    if cell["lo"] is not None:
+        ci = (f" [{(cell['lo'] - 1) * 100:+.1f},{(cell['hi'] - 1) * 100:+.1f}]"
+              + ("" if benchstats.moved(cell["lo"], cell["hi"]) else "~"))
+    return (f"{(cell['geomean'] - 1) * 100:+6.1f}%{ci} worst {w[0].split('/', 1)[-1]} "
             f"{(w[1] - 1) * 100:+.0f}% ({cell['moved']}/{cell['programs']} moved)")
 
 
-def summary_lines(rows):
-    out = ["The effect of each patch: geometric mean of the per-program ratios (median of runs),",
-           "the worst program, and how many programs moved beyond the noise (~: none did).",
+def summary_lines(rows, data):
+    how = (f"{data['layouts']} layouts x {data['runs_per_layout']} run(s)" if data.get("layouts")
+           else f"{data.get('runs_per_config')} run(s) of ONE layout per configuration: a "
+                "difference may be code layout, not the patch (--layouts K)")
+    out = ["The effect of each patch: geometric mean of the per-program ratios (mean of the",
+           "layout means) with its 95% interval ([lo,hi], % change; ~: it holds 0%), the worst",
+           "program, and how many programs moved (their own interval excludes 0%).",
            "alone: the patch against the baseline.  last: all patches against all but it.",
            "Elapsed and GC time leave the servers out; requests per second are the servers'",
-           "routes alone (higher is better; the worst route is the lowest).", ""]
+           f"routes alone (higher is better; the worst route is the lowest).  {how}.", ""]
     for m in METRICS + SERVER_METRICS:
         if all(r[f"alone_{m}"]["programs"] == 0 for r in rows):
             continue            # e.g. no server ran (wrk is not installed)
         title = benchlib.METRICS[m].title
         out.append(f"{title}")
-        out.append(f"{'patch':>14} {'-N':>3}  {'alone':<44}  {'last added':<44}")
+        out.append(f"{'patch':>14} {'-N':>3}  {'alone':<62}  {'last added':<62}")
         for r in rows:
-            out.append(f"{r['patch']:>14} {r['n']:>3}  {fmt(r['alone_' + m]):<44}  "
-                       f"{fmt(r['last_' + m]):<44}")
+            out.append(f"{r['patch']:>14} {r['n']:>3}  {fmt(r['alone_' + m]):<62}  "
+                       f"{fmt(r['last_' + m]):<62}")
         out.append("")
     return out
 
@@ -153,7 +175,9 @@ def main():
                                  epilog=__doc__)
     ap.add_argument("--src", default=os.path.dirname(HERE))
     ap.add_argument("--size", choices=benchlib.SIZES, default="norm")
-    ap.add_argument("-k", "--runs", type=int, default=3)
+    ap.add_argument("-k", "--runs", type=int, default=1, help="runs per layout (1)")
+    ap.add_argument("--layouts", type=int, default=3,
+                    help="layouts of every configuration (3; 0: each build's own rtslab)")
     ap.add_argument("-N", dest="ns", default="2,4", help="capability counts (default 2,4)")
     ap.add_argument("-p", "--programs", action="append", default=[])
     ap.add_argument("--out", default=None)
@@ -171,7 +195,7 @@ def main():
     else:
         out = args.out or os.path.join(src, "_bench", "patches")
         cmd = [sys.executable, os.path.join(HERE, "bench.py"), "--src", src, "--size", args.size,
-               "-k", str(args.runs), "--out", out,
+               "-k", str(args.runs), "--layouts", str(args.layouts), "--out", out,
                "--metrics", ",".join(METRICS + SERVER_METRICS)]
         cmd += [a for s in specs for a in ("-c", s)]
         cmd += [a for p in args.programs for a in ("-p", p)]
@@ -183,7 +207,7 @@ def main():
     with open(runs_json, encoding="utf-8") as f:
         data = json.load(f)
     rows = summarize(data, labels, ws, ns)
-    lines = summary_lines(rows)
+    lines = summary_lines(rows, data)
     print("\n".join(lines))
     d = os.path.dirname(runs_json)
     with open(os.path.join(d, "summary.txt"), "w", encoding="utf-8") as f:

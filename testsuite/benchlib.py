@@ -39,6 +39,8 @@ import math
 import os
 import re
 
+import benchstats
+
 SIZES = ("quick", "norm", "slow")
 HEADER_KEYS = SIZES + ("rts", "load")
 # A server's load at each size: (seconds, connections) of one wrk run per route.
@@ -168,9 +170,16 @@ def parse_machine_readable(text):
 
 
 class Metric:
-    def __init__(self, key, title, unit, get, fmt, absolute_only=False):
+    """A table: what it reads from a run's statistics and how it prints. interval: a timing,
+    shown with its 95 % interval; modes: a headline figure whose runs are checked for
+    clusters (elapsed time, requests per second); a work counter (interval=False)
+    is shown as a plain ratio: it should not move with layout or between runs."""
+
+    def __init__(self, key, title, unit, get, fmt, absolute_only=False, interval=False,
+                 modes=False):
         self.key, self.title, self.unit = key, title, unit
         self.get, self.fmt, self.absolute_only = get, fmt, absolute_only
+        self.interval, self.modes = interval, modes
 
 
 def _stat(name):
@@ -202,6 +211,13 @@ def _bytes(v):
     return f"{v:.0f}"
 
 
+def _count(v):
+    for unit, scale in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if v >= scale:
+            return f"{v / scale:.1f}{unit}"
+    return f"{v:.0f}"
+
+
 def _percent(v):
     return f"{v * 100:.1f}%"
 
@@ -209,42 +225,59 @@ def _percent(v):
 # The metrics a report can show (--metrics), in their default order. Times are wall-clock:
 # with several capabilities, CPU time sums over OS threads and would hide a speed-up.
 METRICS = {m.key: m for m in (
-    Metric("elapsed", "Elapsed", "s", _stat("total_wall_seconds"), _seconds),
-    Metric("mutator", "Mutator time", "s, wall", _stat("mutator_wall_seconds"), _seconds),
-    Metric("gc", "GC time", "s, wall", _stat("GC_wall_seconds"), _seconds),
+    Metric("elapsed", "Elapsed", "s", _stat("total_wall_seconds"), _seconds, interval=True,
+           modes=True),
+    Metric("mutator", "Mutator time", "s, wall", _stat("mutator_wall_seconds"), _seconds,
+           interval=True),
+    Metric("gc", "GC time", "s, wall", _stat("GC_wall_seconds"), _seconds, interval=True),
     Metric("allocs", "Allocations", "bytes", _stat("allocated_bytes"), _bytes),
-    Metric("maxpause", "Max GC pause", "ms", _max_pause, _millis),
+    Metric("maxpause", "Max GC pause", "ms", _max_pause, _millis, interval=True),
     Metric("balance", "Parallel GC work balance", "0% serial, 100% perfect",
            _stat("work_balance"), _percent, absolute_only=True),
-    Metric("cpu", "CPU time", "s, all threads", _stat("total_cpu_seconds"), _seconds),
-    Metric("gcs", "GCs", "count", _stat("num_GCs"), lambda v: f"{v:.0f}"),
+    Metric("cpu", "CPU time", "s, all threads", _stat("total_cpu_seconds"), _seconds,
+           interval=True),
+    Metric("gcs", "GCs", "count", _stat("num_GCs"), _count),
+    Metric("copied", "Bytes copied by the GC", "bytes", _stat("copied_bytes"), _bytes),
+    Metric("syncs", "Stop-the-world syncs", "count", _stat("rtslab_stw_syncs"), _count),
     Metric("maxlive", "Max live", "bytes", _stat("max_live_bytes"), _bytes),
-    Metric("stw", "Stop-the-world sync, max", "ms", _stat("rtslab_stw_max_seconds"), _millis),
+    Metric("stw", "Stop-the-world sync, max", "ms", _stat("rtslab_stw_max_seconds"), _millis,
+           interval=True),
+    Metric("taskclock", "Task clock (OS)", "s, all threads", _stat("os_task_clock_seconds"),
+           _seconds, interval=True),
+    Metric("ctxsw", "Context switches (OS)", "count", _stat("os_context_switches"), _count),
+    Metric("invcsw", "Involuntary context switches (the runtime's getrusage)", "count",
+           _stat("rtslab_os_involuntary_context_switches"), _count),
+    Metric("migrations", "CPU migrations (OS)", "count", _stat("os_cpu_migrations"), _count),
+    Metric("faults", "Page faults (OS)", "count", _stat("os_page_faults"), _count),
+    Metric("instructions", "Instructions (hardware)", "count", _stat("os_instructions"),
+           _count),
     Metric("rps", "Requests per second (servers, wrk)", "requests/s",
-           _stat("load_requests_per_second"), lambda v: f"{v:.0f}"),
+           _stat("load_requests_per_second"), lambda v: f"{v:.0f}", interval=True, modes=True),
     Metric("p50", "Latency, median (servers, wrk)", "ms", _stat("load_latency_p50_seconds"),
-           _millis),
+           _millis, interval=True),
     Metric("p99", "Latency, 99th percentile (servers, wrk)", "ms",
-           _stat("load_latency_p99_seconds"), _millis),
+           _stat("load_latency_p99_seconds"), _millis, interval=True),
 )}
 # Metrics that only some programs have (the servers'): their tables list only those.
-SPARSE_METRICS = ("rps", "p50", "p99")
-DEFAULT_METRICS = ["elapsed", "mutator", "gc", "allocs", "maxpause", "balance", "rps", "p99"]
+SPARSE_METRICS = ("rps", "p50", "p99", "instructions", "migrations")
+DEFAULT_METRICS = ["elapsed", "mutator", "gc", "allocs", "copied", "syncs", "taskclock", "ctxsw",
+                   "maxpause", "balance", "rps", "p99"]
+# Bootstrap resamples behind each interval of a table (benchstats): enough for a 95 %
+# interval's ends to two digits, cheap enough for a matrix of 28 configurations.
+RESAMPLES = 1000
 
 
 # --- the report -----------------------------------------------------------------------------
 
 class Cell:
-    """The runs of one program in one configuration, for one metric."""
+    """The runs of one program in one configuration, for one metric: a sample {layout seed:
+    [values]} (benchstats; a run without a layout counts as layout 0). Its figure, center, is
+    the mean of the layout means (each layout weighs the same, Kalibera and Jones)."""
 
-    def __init__(self, values):
-        self.values = sorted(values)
-        n = len(self.values)
-        self.median = None
-        if n:
-            mid = n // 2
-            self.median = (self.values[mid] if n % 2
-                           else (self.values[mid - 1] + self.values[mid]) / 2)
+    def __init__(self, sample):
+        self.sample = {k: v for k, v in sample.items() if v}
+        self.values = sorted(v for vs in self.sample.values() for v in vs)
+        self.center = benchstats.mean(self.sample) if self.values else None
 
     @property
     def lo(self):
@@ -255,10 +288,28 @@ class Cell:
         return self.values[-1]
 
     def spread(self):
-        """Half the range as a fraction of the median; None with fewer than 2 runs."""
-        if len(self.values) < 2 or not self.median:
+        """Half the range of the runs as a fraction of the center; None with fewer than 2."""
+        if len(self.values) < 2 or not self.center:
             return None
-        return (self.hi - self.lo) / 2 / self.median
+        return (self.hi - self.lo) / 2 / self.center
+
+    def layout_spread(self):
+        """max/min of the layout means (1.0: they agree); None with fewer than 2 layouts."""
+        means = benchstats.layout_means(self.sample)
+        if len(means) < 2 or min(means) <= 0:
+            return None
+        return max(means) / min(means)
+
+    def clusters(self):
+        """The runs' clusters (benchstats.clusters), or None. With several runs of a layout,
+        each run is taken relative to its layout's mean: layouts that differ are the layout
+        effect, which the interval carries; runs of one layout that split are modes. With
+        one run per layout the runs are taken as they are (the clusters' layouts tell)."""
+        runs = {k: v for k, v in self.sample.items() if len(v) > 1}
+        if not runs:
+            return benchstats.clusters(self.values)
+        rel = [v / (sum(vs) / len(vs)) * self.center for vs in runs.values() for v in vs]
+        return benchstats.clusters(rel) and benchstats.clusters(self.values)
 
     def overlaps(self, other):
         return self.lo <= other.hi and other.lo <= self.hi
@@ -271,16 +322,27 @@ def geomean(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs))
 
 
+def sample(runs, program, config, metric):
+    """{layout: [values]} of the successful runs, or None when any run failed."""
+    out = {}
+    for r in runs:
+        if r["program"] != program or r["config"] != config:
+            continue
+        if not r["ok"]:
+            return None
+        v = metric.get(r["stats"])
+        if isinstance(v, float):
+            out.setdefault(r.get("layout", 0), []).append(v)
+    return dict(sorted(out.items()))
+
+
 def cells(runs, programs, configs, metric):
-    """{(program, config): Cell} over the successful runs."""
+    """{(program, config): Cell} over the successful runs; None where a run failed."""
     out = {}
     for p in programs:
         for c in configs:
-            vals = [metric.get(r["stats"]) for r in runs
-                    if r["program"] == p and r["config"] == c and r["ok"]]
-            vals = [v for v in vals if isinstance(v, float)]
-            failed = any(r["program"] == p and r["config"] == c and not r["ok"] for r in runs)
-            out[(p, c)] = None if failed else Cell(vals)
+            s = sample(runs, p, c, metric)
+            out[(p, c)] = None if s is None else Cell(s)
     return out
 
 
@@ -291,12 +353,26 @@ def _spread_text(cell):
     return f"±{s * 100:.0f}%"
 
 
-def table(runs, programs, configs, metric):
-    """One metric's table as a list of lines."""
+def _interval_text(lo, hi):
+    return f"[{(lo - 1) * 100:+.1f},{(hi - 1) * 100:+.1f}]"
+
+
+def comparable(a, b):
+    """Both cells have a positive figure, so b/a is a ratio."""
+    return (a is not None and b is not None and a.center is not None and b.center is not None
+            and a.center > 0 and b.center > 0)
+
+
+def table(runs, programs, configs, metric, modes=None):
+    """One metric's table as a list of lines. For a metric with intervals, each ratio comes
+    with its 95 % interval (benchstats.ratio_ci: layouts, then runs) and `~` when the
+    interval holds 1.0 (not moved). A configuration whose runs fall into clusters shows
+    `N modes` instead of a figure; MODES, a list, gets (program, config, clusters) for each."""
     grid = cells(runs, programs, configs, metric)
     base = configs[0]
     rows = []           # [program, [(figure, spread)]]
     ratios = {c: [] for c in configs[1:]}
+    pairs = {c: [] for c in configs[1:]}
     firsts = []
     for p in programs:
         row = []
@@ -305,29 +381,44 @@ def table(runs, programs, configs, metric):
             if cell is None:
                 row.append(("FAIL", ""))
                 continue
-            if cell.median is None:
+            if cell.center is None:
                 row.append(("-----", ""))
                 continue
+            if metric.modes:
+                groups = cell.clusters()
+                if groups:
+                    if modes is not None:
+                        modes.append((p, c, groups, cell))
+                    row.append((f"{len(groups)} modes", ""))
+                    continue
             b = grid[(p, base)]
             if c == base or metric.absolute_only:
-                if c == base and cell.median > 0:
-                    firsts.append(cell.median)
-                elif c != base and cell.median > 0:
-                    ratios[c].append(cell.median)
-                row.append((metric.fmt(cell.median), _spread_text(cell)))
+                if c == base and cell.center > 0:
+                    firsts.append(cell.center)
+                elif c != base and cell.center > 0:
+                    ratios[c].append(cell.center)
+                row.append((metric.fmt(cell.center), _spread_text(cell)))
                 continue
-            if b is None or b.median is None or b.median == 0:
-                row.append(("=" if cell.median == 0 and b is not None and b.median == 0
+            if b is None or b.center is None or b.center == 0:
+                row.append(("=" if cell.center == 0 and b is not None and b.center == 0
                             else "-----", ""))
                 continue
-            ratio = cell.median / b.median
-            if cell.median > 0:
+            ratio = cell.center / b.center
+            if cell.center > 0:
                 ratios[c].append(ratio)
-            noise = "~" if b.overlaps(cell) and (len(b.values) > 1 or len(cell.values) > 1) else ""
-            row.append((f"{(ratio - 1) * 100:+.1f}%{noise}", _spread_text(cell)))
+                pairs[c].append((b.sample, cell.sample))
+            if not metric.interval:
+                row.append((f"{(ratio - 1) * 100:+.1f}%", ""))
+                continue
+            if len(b.values) < 2 or len(cell.values) < 2:
+                row.append((f"{(ratio - 1) * 100:+.1f}%", "(1 run)"))
+                continue
+            _, lo, hi = benchstats.ratio_ci(b.sample, cell.sample, resamples=RESAMPLES)
+            noise = "" if benchstats.moved(lo, hi) else "~"
+            row.append((f"{(ratio - 1) * 100:+.1f}%{noise}", _interval_text(lo, hi)))
         rows.append((p, row))
 
-    def summary(fn):
+    def summary(fn, with_ci=False):
         out = []
         for i, c in enumerate(configs):
             vals = firsts if i == 0 else ratios[c]
@@ -336,32 +427,37 @@ def table(runs, programs, configs, metric):
                 out.append(("-----", ""))
             elif i == 0 or metric.absolute_only:
                 out.append((metric.fmt(v), ""))
+            elif with_ci and metric.interval and pairs[c] and all(
+                    sum(map(len, a.values())) > 1 and sum(map(len, b.values())) > 1
+                    for a, b in pairs[c]):
+                g, lo, hi = benchstats.geomean_ci(pairs[c], resamples=RESAMPLES)
+                noise = "" if benchstats.moved(lo, hi) else "~"
+                out.append((f"{(g - 1) * 100:+.1f}%{noise}", _interval_text(lo, hi)))
             else:
                 out.append((f"{(v - 1) * 100:+.1f}%", ""))
         return out
 
     summaries = [("Min", summary(min)), ("Max", summary(max)),
-                 ("Geometric Mean", summary(geomean))]
+                 ("Geometric Mean", summary(geomean, with_ci=True))]
 
     name_w = max([len(p) for p in programs] + [len("Geometric Mean"), len("Program")])
-    col_w = [max(len(c), 16) for c in configs]
+    spr_w = max([len(spr) for _, row in rows + summaries for _, spr in row] + [5])
+    col_w = [max(len(c), 10 + spr_w) for c in configs]
 
     def fmt_cell(fig, spr, w):
-        text = f"{fig:>9} {spr:<5}" if spr else f"{fig:>9}"
+        text = f"{fig:>9} {spr:<{spr_w}}" if spr else f"{fig:>9}"
         return f"{text:<{w}}"
 
     def line(name, cols):
         return f"{name:>{name_w}}  " + "  ".join(
             fmt_cell(fig, spr, col_w[i]) for i, (fig, spr) in enumerate(cols)).rstrip()
 
-    def header_cell(c, w):
-        return f"{c:<{w}}"
-
     rule = "-" * (name_w + 2 + sum(col_w) + 2 * (len(configs) - 1))
     how = ("absolute in every column" if metric.absolute_only
-           else f"{configs[0]} absolute, others % change against it")
-    out = [f"{metric.title} ({metric.unit}; median of runs; {how})", rule,
-           f"{'Program':>{name_w}}  " + "  ".join(header_cell(c, col_w[i])
+           else f"{configs[0]} absolute, others % change against it"
+           + (" [95% interval]" if metric.interval else ""))
+    out = [f"{metric.title} ({metric.unit}; mean of runs; {how})", rule,
+           f"{'Program':>{name_w}}  " + "  ".join(f"{c:<{col_w[i]}}"
                                                    for i, c in enumerate(configs)).rstrip(),
            rule]
     out += [line(p, row) for p, row in rows]
@@ -371,8 +467,56 @@ def table(runs, programs, configs, metric):
     return out
 
 
+def layout_table(runs, programs, configs, metric):
+    """The spread between layouts: per program and configuration, max/min of the layout
+    means as a % (0 %: every layout gave the same mean). Lines, or [] with one layout."""
+    grid = cells(runs, programs, configs, metric)
+    if not any(c is not None and len(c.sample) > 1 for c in grid.values()):
+        return []
+    name_w = max([len(p) for p in programs] + [len("Program")])
+    col_w = [max(len(c), 12) for c in configs]
+    rule = "-" * (name_w + 2 + sum(col_w) + 2 * (len(configs) - 1))
+    out = [f"{metric.title}: spread between layouts (max/min of the layout means - 1)", rule,
+           f"{'Program':>{name_w}}  " + "  ".join(f"{c:<{col_w[i]}}"
+                                                   for i, c in enumerate(configs)).rstrip(),
+           rule]
+    for p in programs:
+        cols = []
+        for i, c in enumerate(configs):
+            cell = grid[(p, c)]
+            s = cell.layout_spread() if cell else None
+            cols.append(f"{'-----' if s is None else f'{(s - 1) * 100:.1f}%':>9}"
+                        .ljust(col_w[i]))
+        out.append(f"{p:>{name_w}}  " + "  ".join(cols).rstrip())
+    out += [rule, ""]
+    return out
+
+
+def modes_lines(modes, metric):
+    """The configurations whose runs fall into clusters: each cluster's mean, its runs and
+    the layouts they came from."""
+    if not modes:
+        return []
+    out = [f"Runs that disagree with themselves ({metric.title.lower()}): clusters, not a "
+           "mean (benchstats.clusters)"]
+    for p, c, groups, cell in modes:
+        where = {}
+        for layout, vs in cell.sample.items():
+            for v in vs:
+                where.setdefault(v, []).append(layout)
+        parts = []
+        for g in groups:
+            layouts = sorted({l for v in set(g) for l in where.get(v, [])})
+            parts.append(f"{metric.fmt(sum(g) / len(g))} ({len(g)} runs; layouts "
+                         f"{','.join(str(l) for l in layouts)})")
+        out.append(f"  {p} [{c}]: " + " | ".join(parts))
+    out.append("")
+    return out
+
+
 def report(runs, programs, configs, metrics):
     lines = []
+    multi_layout = len({r.get("layout", 0) for r in runs}) > 1
     for key in metrics:
         progs = programs
         if key in SPARSE_METRICS:
@@ -381,11 +525,20 @@ def report(runs, programs, configs, metrics):
             progs = [p for p in programs if p in has]
             if not progs:
                 continue
-        lines += table(runs, progs, configs, METRICS[key])
-    lines.append("±N%: half the range of the runs, as % of their median.  ~: within noise "
-                 "(the runs' ranges overlap those of the first column).")
+        modes = []
+        lines += table(runs, progs, configs, METRICS[key], modes)
+        lines += modes_lines(modes, METRICS[key])
+        if key == "elapsed" and multi_layout:
+            lines += layout_table(runs, progs, configs, METRICS[key])
+    lines.append("Figures: the mean of the layout means.  [lo,hi]: the 95% interval of the % "
+                 "change (hierarchical bootstrap over layouts, then runs).")
+    lines.append("~: not moved (the interval holds 0%).  ±N%: half the range of the first "
+                 "column's runs, as % of its mean.  (1 run): no interval.")
     lines.append("-----: no figure (nothing measured, or the first column is 0).  "
-                 "=: 0 in both.  FAIL: a run failed.")
+                 "=: 0 in both.  FAIL: a run failed.  N modes: see the clusters below the table.")
+    if not multi_layout:
+        lines.append("One layout per configuration: a difference between builds may be an "
+                     "artefact of code layout (--layouts K; testsuite/bench/README.md).")
     return lines
 
 

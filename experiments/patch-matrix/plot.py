@@ -67,8 +67,8 @@ def main():
                     if not p.startswith(g + "/"):
                         continue
                     a, b = grid[(p, base)], grid[(p, v)]
-                    if a and b and a.median and b.median:
-                        ratios.append(b.median / a.median)
+                    if a and b and a.center and b.center:
+                        ratios.append(b.center / a.center)
                 gm = benchlib.geomean(ratios)
                 ys.append((gm - 1) * 100 if gm else math.nan)
             xs = [k + (i - (len(variants) - 1) / 2) * width for k in range(len(groups))]

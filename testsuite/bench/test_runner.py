@@ -54,8 +54,8 @@ def test_report():
 
     el = benchlib.METRICS["elapsed"]
     grid = benchlib.cells(runs, ["g/p1", "g/p2", "g/p3"], ["A", "B"], el)
-    check(grid[("g/p1", "A")].median == 1.0, "median of 0.9, 1.0, 1.1")
-    check(abs(grid[("g/p1", "A")].spread() - 0.1) < 1e-12, "spread: half range / median")
+    check(abs(grid[("g/p1", "A")].center - 1.0) < 1e-12, "mean of 0.9, 1.0, 1.1")
+    check(abs(grid[("g/p1", "A")].spread() - 0.1) < 1e-12, "spread: half range / mean")
     check(not grid[("g/p1", "A")].overlaps(grid[("g/p1", "B")]), "disjoint ranges")
     check(grid[("g/p2", "A")].overlaps(grid[("g/p2", "B")]), "overlapping ranges")
     check(grid[("g/p3", "B")] is None, "a failed run makes the cell a failure")
@@ -63,14 +63,20 @@ def test_report():
     lines = benchlib.table(runs, ["g/p1", "g/p2", "g/p3"], ["A", "B"], el)
     text = "\n".join(lines)
     row = {l.split()[0]: l for l in lines if l.strip().startswith("g/")}
-    check("-50.0%" in row["g/p1"] and "~" not in row["g/p1"], "p1: -50.0%, not noise:\n" + text)
-    check("+5.0%~" in row["g/p2"], "p2: +5.0% marked as noise:\n" + text)
+    check("-50.0% [" in row["g/p1"] and "~" not in row["g/p1"],
+          "p1: -50.0% with its interval, moved:\n" + text)
+    r2 = (2.0 + 2.1 + 2.3) / 3 / 2.0
+    check(f"{(r2 - 1) * 100:+.1f}%~ [" in row["g/p2"],
+          "p2: +6.7% (the mean of 2.0, 2.1, 2.3 over that of 1.8, 2.0, 2.2), its interval "
+          "holds 0:\n" + text)
     check("FAIL" in row["g/p3"], "p3: FAIL shown:\n" + text)
     summary = {l.strip().split("  ")[0]: l for l in lines
                if l.strip().startswith(("Min", "Max", "Geometric"))}
-    check("-50.0%" in summary["Min"] and "+5.0%" in summary["Max"], "Min/Max rows:\n" + text)
-    gm = (0.5 * 1.05) ** 0.5 - 1
-    check(f"{gm * 100:+.1f}%" in summary["Geometric Mean"], "geometric mean of ratios:\n" + text)
+    check("-50.0%" in summary["Min"] and f"{(r2 - 1) * 100:+.1f}%" in summary["Max"],
+          "Min/Max rows:\n" + text)
+    gm = (0.5 * r2) ** 0.5 - 1
+    check(f"{gm * 100:+.1f}%" in summary["Geometric Mean"] and "[" in summary["Geometric Mean"],
+          "geometric mean of ratios, with its interval:\n" + text)
     check(f"{(1.0 * 2.0 * 1.0) ** (1 / 3):.3f}" in summary["Geometric Mean"],
           "geometric mean of the first column:\n" + text)
 
@@ -82,6 +88,31 @@ def test_report():
     row = {l.split()[0]: l for l in wb if l.strip().startswith("g/")}
     check("50.0%" in row["g/p1"] and "70.0%" in row["g/p2"], "work balance absolute:\n"
           + "\n".join(wb))
+
+    # Runs that disagree with themselves: 12 runs of one layout at 0.15 s or 0.43 s show as
+    # two modes with their clusters, not as a mean; layouts that differ (each steady) are
+    # the layout effect: a figure with an interval, and a layout spread.
+    bi = []
+    for i, w in enumerate([0.15, 0.151, 0.149, 0.43, 0.152, 0.431, 0.148, 0.429, 0.15, 0.432,
+                           0.151, 0.43]):
+        bi.append(dict(fake_run("g/bi", "A", 0.2, 1.0), layout=1))
+        bi.append(dict(fake_run("g/bi", "B", w, 1.0), layout=1))
+    for layout, w in ((1, 1.0), (2, 1.3), (3, 1.0), (4, 1.3)):
+        for k in range(3):
+            bi.append(dict(fake_run("g/lay", "A", 1.0 + k * 0.001, 1.0), layout=layout))
+            bi.append(dict(fake_run("g/lay", "B", w + k * 0.001, 1.0), layout=layout))
+    text = "\n".join(benchlib.report(bi, ["g/bi", "g/lay"], ["A", "B"], ["elapsed"]))
+    row = {}
+    for l in text.splitlines():                    # the first table's rows
+        if l.strip().startswith("g/"):
+            row.setdefault(l.split()[0], l)
+    check("2 modes" in row["g/bi"], "a bimodal configuration shows its modes:\n" + text)
+    check("g/bi [B]: 0.150 (7 runs; layouts 1) | 0.430 (5 runs; layouts 1)" in text,
+          "the clusters are listed with their runs and layouts:\n" + text)
+    check("modes" not in row["g/lay"] and "+15.0%" in row["g/lay"],
+          "layouts that differ are not modes: g/lay is +15% with an interval:\n" + text)
+    check("spread between layouts" in text and "30.0%" in text,
+          "the layout spread table shows g/lay's 30% between layouts:\n" + text)
 
     check(abs(benchlib.geomean([2.0, 8.0]) - 4.0) < 1e-12, "geomean(2, 8) = 4")
     check(benchlib.geomean([0.0]) is None, "geomean skips zeros")
@@ -190,7 +221,7 @@ def test_runner(build):
         out = os.path.join(tmp, "out")
         cmd = [sys.executable, os.path.join(TESTSUITE, "bench.py"), "--src", tmp,
                "--use-build", f"baseline={build}", "-c", "baseline:-N1", "-c", "baseline:-N2",
-               "-k", "2", "--out", out]
+               "--layouts", "2", "-k", "1", "--out", out]
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
         check(r.returncode == 1, f"exit status 1 when a run fails (got {r.returncode})\n"
               + r.stdout + r.stderr)
@@ -201,7 +232,7 @@ def test_runner(build):
         with open(os.path.join(latest, "runs.json")) as f:
             data = json.load(f)
         runs = data["runs"]
-        check(len(runs) == 8, f"2 programs x 2 configs x 2 runs = 8 runs (got {len(runs)})")
+        check(len(runs) == 8, f"2 programs x 2 configs x 2 layouts = 8 runs (got {len(runs)})")
         bad = [x for x in runs if not x["ok"]]
         check(len(bad) == 2 and all(x["program"] == "t/bad" and x["config"] == "baseline -N2"
                                     for x in bad), "exactly t/bad's -N2 runs failed")
@@ -211,6 +242,18 @@ def test_runner(build):
         check(all(x["stats"].get("n_capabilities") == (1 if x["config"].endswith("-N1") else 2)
                   for x in good), "each run ran with its configuration's -N")
         check(data["configs"][1]["rts"] == ["-N2"] and data["size"] == "quick", "metadata")
+        check(sorted({x["layout"] for x in runs}) == [1, 2] and data["layouts"] == 2
+              and data["runs_per_layout"] == 1,
+              "--layouts 2 -k 1: the runs of each configuration on layouts 1 and 2")
+        check(all(x["command"][0] == os.path.join(build, "layouts", f"rtslab-{x['layout']}")
+                  for x in runs), "each run ran its layout's binary")
+        check(all(0 <= x["env_pad"] < 4096 for x in runs)
+              and len({x["env_pad"] for x in runs if x["config"].endswith("-N1")}) > 1,
+              "each round has its own environment padding")
+        check(all(x["stats"].get("os_task_clock_seconds", -1) >= 0
+                  and x["stats"].get("os_counters_source") in ("perf", "rusage")
+                  and "os_context_switches" in x["stats"] for x in good),
+              "every good run has the OS's counters (task clock, context switches)")
         with open(os.path.join(latest, "runs.csv")) as f:
             rows = list(csv.DictReader(f))
         check(len(rows) == 8 and all("total_wall_seconds" in row for row in rows),

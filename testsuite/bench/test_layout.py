@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""Tests of code layouts (tools/layout.py, Note [Code layout as a factor]) in a build:
+
+    python3 testsuite/bench/test_layout.py --build BUILDDIR
+
+- `make rtslab-layout` without LAYOUT_SEED is a clear error;
+- two seeds link two different layouts: the objects in another order, the GC's entry points
+  at other addresses and other offsets within their cache lines over a few seeds;
+- of the same code: every function has the same size in rtslab and in each layout;
+- that behave the same: deterministic programs at -N1 print the same output and the same
+  work counters of `-s` (allocated and copied bytes, GCs, syncs, live data) with rtslab and
+  with each layout;
+- a seed names one layout: linking a seed again gives the same map.
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.dirname(HERE))
+import benchlib  # noqa: E402
+sys.path.insert(0, HERE)
+from tally import check, summary  # noqa: E402
+
+SEEDS = (1, 2, 3, 4)
+# Counters of work done that must not depend on where the code lies (at -N1, where no
+# scheduling decides who allocates what).
+WORK = ("allocated_bytes", "copied_bytes", "num_GCs", "major_gcs", "max_live_bytes",
+        "cumulative_live_bytes", "rtslab_stw_syncs")
+PROGRAMS = ("gc/gcbench", "gc/deep-stack", "imaginary/queens")
+
+
+def make_layout(build, seed):
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+    # rtslab too: the layouts are compared with it, so it must be linked from the same objects
+    args = ["make", "--no-print-directory", "rtslab", "rtslab-layout"]
+    if seed is not None:
+        args.append(f"LAYOUT_SEED={seed}")
+    return subprocess.run(args, cwd=build, env=env, capture_output=True, text=True, timeout=300)
+
+
+def text_symbols(binary):
+    """[(name, address, size)] of the text symbols of BINARY (a static function's name may
+    be in several objects)."""
+    out = subprocess.run(["nm", "-S", "--defined-only", binary], capture_output=True,
+                         text=True, check=True).stdout
+    return [(f[3], int(f[0], 16), int(f[1], 16)) for f in map(str.split, out.splitlines())
+            if len(f) == 4 and f[2] in ("T", "t")]
+
+
+def symbols(binary):
+    """{name: (address, size)} of the global text symbols of BINARY."""
+    out = subprocess.run(["nm", "-S", "--defined-only", "--extern-only", binary],
+                         capture_output=True, text=True, check=True).stdout
+    return {f[3]: (int(f[0], 16), int(f[1], 16)) for f in map(str.split, out.splitlines())
+            if len(f) == 4 and f[2] == "T"}
+
+
+def sizes_of(binary):
+    return sorted((n, z) for n, _, z in text_symbols(binary))
+
+
+def run_stats(binary, prog):
+    stats_path = os.path.join(os.path.dirname(binary), f".test-layout-{os.getpid()}.stats")
+    cmd = benchlib.command(binary, prog, "quick", ["-N1"], stats_path)
+    env = {k: v for k, v in os.environ.items() if k != "RTSLAB_RTS"}
+    p = subprocess.run(cmd, cwd=os.path.dirname(prog.path), env=env, capture_output=True,
+                       text=True, timeout=120)
+    try:
+        with open(stats_path, encoding="utf-8") as f:
+            stats = benchlib.parse_machine_readable(f.read())
+    finally:
+        if os.path.exists(stats_path):
+            os.unlink(stats_path)
+    return p.returncode, p.stdout, stats
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", required=True)
+    build = os.path.abspath(ap.parse_args().build)
+
+    r = make_layout(build, None)
+    check(r.returncode != 0 and "LAYOUT_SEED" in r.stderr,
+          f"make rtslab-layout without a seed is an error naming LAYOUT_SEED: {r.stderr}")
+
+    binaries = {}
+    for seed in SEEDS:
+        r = make_layout(build, seed)
+        path = os.path.join(build, "layouts", f"rtslab-{seed}")
+        ok = r.returncode == 0 and os.access(path, os.X_OK)
+        check(ok, f"make rtslab-layout LAYOUT_SEED={seed} links {path}: {r.stdout}{r.stderr}")
+        if ok:
+            binaries[seed] = path
+    if len(binaries) != len(SEEDS):
+        return summary()
+
+    maps = {}
+    for seed, path in binaries.items():
+        with open(path + ".map", encoding="utf-8") as f:
+            maps[seed] = [l.split()[-1] for l in f if not l.startswith("#")]
+    check(sorted(maps[1]) == sorted(maps[2]) and maps[1] != maps[2],
+          "seeds 1 and 2 link the same objects in different orders")
+    check(os.path.join("runtime", "sm", "evac.o") in maps[1], "the map names evac.o")
+    with open(binaries[1] + ".map", encoding="utf-8") as f:
+        before = f.read()
+    os.unlink(binaries[1])
+    make_layout(build, 1)
+    with open(binaries[1] + ".map", encoding="utf-8") as f:
+        check(f.read() == before, "linking seed 1 again gives the same layout")
+
+    base = symbols(os.path.join(build, "rtslab"))
+    syms = {seed: symbols(path) for seed, path in binaries.items()}
+    sizes = sizes_of(os.path.join(build, "rtslab"))
+    for seed, path in binaries.items():
+        check(sizes_of(path) == sizes, f"layout {seed}: the same functions with the same "
+              "sizes as rtslab")
+    for fn in ("gc_evacuate", "gc_scavenge_object"):
+        if fn not in base:
+            continue
+        addrs = [syms[seed][fn][0] for seed in SEEDS]
+        check(len(set(addrs)) == len(SEEDS), f"{fn} lies elsewhere in every layout: "
+              + ", ".join(hex(a) for a in addrs))
+        check(len({a % 64 for a in addrs + [base[fn][0]]}) > 1,
+              f"{fn} starts at more than one offset within its 64-byte line over the layouts")
+
+    progs = {p.id: p for p in benchlib.discover(SRC)}
+    for pid in PROGRAMS:
+        prog = progs[pid]
+        with open(prog.expected_path("quick"), encoding="utf-8") as f:
+            expected = f.read()
+        status, out, ref = run_stats(os.path.join(build, "rtslab"), prog)
+        check(status == 0 and out == expected, f"{pid}: rtslab runs it")
+        for seed in SEEDS[:2]:
+            status, out, stats = run_stats(binaries[seed], prog)
+            check(status == 0 and out == expected, f"{pid}: layout {seed} prints the same")
+            diff = {k: (ref.get(k), stats.get(k)) for k in WORK if ref.get(k) != stats.get(k)}
+            check(not diff and all(k in stats for k in WORK),
+                  f"{pid}: layout {seed} does the same work as rtslab (differs: {diff})")
+    return summary()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
