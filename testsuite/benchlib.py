@@ -26,13 +26,14 @@ load_* keys, which the metrics rps, p50 and p99 show.
 The report
 ----------
 `report()` prints one table per metric, nofib-analyse style: a row per program, a column per
-configuration. The first configuration is shown in absolute units, each other one as the %
-change of its median against the first's median. After the figure, `±N%` is the spread of
-the K runs: half their range (max - min) as a percentage of their median. A difference is
-*within noise* when the two configurations' ranges [min, max] overlap; it is marked `~`.
-Min, Max and Geometric Mean rows close each table (the geometric mean of the ratios, shown
-as a % change; of the absolute values in the first column). Work balance is already a
-ratio, so every column of it is absolute.
+configuration. A figure is the mean of the layout means of its runs (Cell; each layout weighs
+the same: testsuite/benchstats.py, testsuite/bench/README.md "The method"). The first
+configuration is shown in absolute units with `±N%`, half its runs' range as a percentage of
+its mean; each other one as the % change against the first, and for a timing with its 95 %
+interval `[lo,hi]` (benchstats.ratio_ci: layouts, then runs) and `~` when that interval holds
+0 % (not moved). Runs that fall into clusters show `N modes`, listed under the table. Min,
+Max and Geometric Mean rows close each table (the geometric mean of the ratios, with its
+interval). Work balance is already a ratio, so every column of it is absolute.
 """
 
 import math

@@ -3,11 +3,13 @@
 (Note [Code layout as a factor]).
 
     make rtslab-layout LAYOUT_SEED=N     # in a build directory: layouts/rtslab-N and .map
+    make rtslab-layout LAYOUT_SEED=N LAYOUT_PROGRAM=bench/micro/NAME   # a microbenchmark
     python3 tools/layout.py link --seed N --out PATH --cc CC --objects OBJ... \
                                  --libs LIBS -- LINK...
 
-`make rtslab-layout` calls `link` with the build's objects (runtime/rts/main.o and every
-object of librtslab.a) and its link command; nothing is compiled again. The runners take
+`make rtslab-layout` calls `link` with the build's objects (the program's own, e.g.
+runtime/rts/main.o, and every object of librtslab.a) and its link command; nothing is
+compiled again. The runners take
 layouts through binaries(): `bench.py --layouts K` links seeds 1..K of every variant.
 
 Note [Code layout as a factor]
@@ -36,6 +38,7 @@ names one layout of a given set of objects.
 import argparse
 import os
 import random
+import re
 import shlex
 import subprocess
 import sys
@@ -77,7 +80,8 @@ def pad_source(pads):
 
 
 def up_to_date(out, objects, cmd_line):
-    """OUT is newer than every object and was linked by the same command (its map says)."""
+    """OUT is newer than every object and was linked by the same command from the same
+    objects (its map says)."""
     try:
         t = os.path.getmtime(out)
         with open(out + ".map", encoding="utf-8") as f:
@@ -86,6 +90,28 @@ def up_to_date(out, objects, cmd_line):
     except OSError:
         return False
     return same and all(os.path.getmtime(o) < t for o in objects)
+
+
+def members_used(link_cmd, own, archive, library_objects, libs, tmp):
+    """The objects of LIBRARY_OBJECTS that the ordinary link of OWN with ARCHIVE pulls in (the
+    linker's map names each archive member it took): a layout links the same code as the
+    program, not every object of the library. All of them when the map says nothing (a
+    linker without -Map)."""
+    mapfile = os.path.join(tmp, "probe.map")
+    cmd = link_cmd + ["-o", os.path.join(tmp, "probe"), *own, archive, *libs,
+                      f"-Wl,-Map={mapfile}"]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode:
+        raise LayoutError(f"the ordinary link failed: {shlex.join(cmd)}\n{r.stderr}")
+    name = re.escape(os.path.basename(archive))
+    try:
+        with open(mapfile, encoding="utf-8", errors="replace") as f:
+            taken = set(re.findall(rf"^{name}\(([^)]+)\)", f.read(), re.M))
+    except OSError:
+        taken = set()
+    if not taken:
+        return list(library_objects)
+    return [o for o in library_objects if os.path.basename(o) in taken]
 
 
 def link(seed, out, cc, objects, link_cmd, libs):
@@ -97,7 +123,7 @@ def link(seed, out, cc, objects, link_cmd, libs):
     missing = [o for o in objects if not os.path.exists(o)]
     if missing:
         raise LayoutError(f"no object {missing[0]} (build the binary first)")
-    cmd_line = shlex.join(link_cmd + ["-o", out, "OBJECTS..."] + libs)
+    cmd_line = shlex.join(link_cmd + ["-o", out] + sorted(objects) + libs)
     if up_to_date(out, objects, cmd_line):
         return out
     layout = plan(seed, objects)
@@ -130,20 +156,34 @@ def link(seed, out, cc, objects, link_cmd, libs):
     return out
 
 
-def path(bdir, seed):
-    return os.path.join(bdir, "layouts", f"rtslab-{seed}")
+def program_objects(table):
+    """{program: [objects]} from 'PROGRAM:OBJ OBJ PROGRAM:OBJ ...' (Makefile.am's
+    LAYOUT_OBJECTS; an object never holds a colon)."""
+    out, current = {}, None
+    for word in table.split():
+        if ":" in word:
+            current, _, obj = word.partition(":")
+            out[current] = [obj] if obj else []
+        elif current:
+            out[current].append(word)
+    return out
 
 
-def binaries(bdir, seeds, log=None):
-    """{seed: binary} for build directory BDIR: each layout linked by `make rtslab-layout`
-    (again only when an object changed since). Raises LayoutError."""
+def path(bdir, seed, program="rtslab"):
+    return os.path.join(bdir, "layouts", f"{program}-{seed}")
+
+
+def binaries(bdir, seeds, log=None, program="rtslab"):
+    """{seed: binary} for build directory BDIR: each layout of PROGRAM (rtslab or
+    bench/micro/NAME) linked by `make rtslab-layout` (again only when an object changed
+    since). Raises LayoutError."""
     env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
     out = {}
     for seed in seeds:
-        target = path(bdir, seed)
+        target = path(bdir, seed, program)
         r = subprocess.run(["make", "--no-print-directory", "rtslab-layout",
-                            f"LAYOUT_SEED={seed}"], cwd=bdir, env=env,
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                            f"LAYOUT_SEED={seed}", f"LAYOUT_PROGRAM={program}"], cwd=bdir,
+                           env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         if r.returncode:
             raise LayoutError(f"`make rtslab-layout LAYOUT_SEED={seed}` failed in {bdir} (a "
                               f"build of a revision older than layouts has no such target):\n"
@@ -163,7 +203,15 @@ def main():
     ln.add_argument("--seed", type=int, required=True)
     ln.add_argument("--out", required=True)
     ln.add_argument("--cc", required=True, help="the compiler that assembles the padding")
-    ln.add_argument("--objects", nargs="+", required=True)
+    ln.add_argument("--objects", nargs="+", required=True,
+                    help="the objects to link (the library's)")
+    ln.add_argument("--program", default=None,
+                    help="the program whose own objects join --objects (--program-objects)")
+    ln.add_argument("--program-objects", default="",
+                    help="'PROGRAM:OBJ... PROGRAM:OBJ...': each program's own objects")
+    ln.add_argument("--archive", default=None,
+                    help="the library the --objects make up: only the members an ordinary "
+                         "link of --program takes are linked")
     ln.add_argument("--libs", default="", help="what the link command takes after the objects")
     ln.add_argument("link", nargs=argparse.REMAINDER,
                     help="-- then the link command (the compiler driver and its flags)")
@@ -182,7 +230,17 @@ def main():
             ap.error("link: give the link command after --")
         if a.seed < 0:
             ap.error("link: --seed must be 0 or more")
-        link(a.seed, a.out, a.cc, a.objects, cmd, shlex.split(a.libs))
+        objects, libs = list(a.objects), shlex.split(a.libs)
+        if a.program:
+            own = program_objects(a.program_objects).get(a.program)
+            if not own:
+                raise LayoutError(f"no program '{a.program}' in the layout table (Makefile.am's "
+                                  f"LAYOUT_OBJECTS: rtslab and bench/micro/NAME)")
+            if a.archive:
+                with tempfile.TemporaryDirectory(prefix="rtslab-layout-") as tmp:
+                    objects = members_used(cmd, own, a.archive, objects, libs, tmp)
+            objects = own + objects
+        link(a.seed, a.out, a.cc, objects, cmd, libs)
     except LayoutError as e:
         print(f"layout: error: {e}", file=sys.stderr)
         return 1

@@ -10,7 +10,8 @@
 - that behave the same: deterministic programs at -N1 print the same output and the same
   work counters of `-s` (allocated and copied bytes, GCs, syncs, live data) with rtslab and
   with each layout;
-- a seed names one layout: linking a seed again gives the same map.
+- a seed names one layout: linking a seed again gives the same map;
+- a microbenchmark (LAYOUT_PROGRAM=bench/micro/NAME) has layouts too.
 """
 import argparse
 import os
@@ -33,12 +34,14 @@ WORK = ("allocated_bytes", "copied_bytes", "num_GCs", "major_gcs", "max_live_byt
 PROGRAMS = ("gc/gcbench", "gc/deep-stack", "imaginary/queens")
 
 
-def make_layout(build, seed):
+def make_layout(build, seed, program=None):
     env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
     # rtslab too: the layouts are compared with it, so it must be linked from the same objects
     args = ["make", "--no-print-directory", "rtslab", "rtslab-layout"]
     if seed is not None:
         args.append(f"LAYOUT_SEED={seed}")
+    if program:
+        args.append(f"LAYOUT_PROGRAM={program}")
     return subprocess.run(args, cwd=build, env=env, capture_output=True, text=True, timeout=300)
 
 
@@ -126,6 +129,16 @@ def main():
               + ", ".join(hex(a) for a in addrs))
         check(len({a % 64 for a in addrs + [base[fn][0]]}) > 1,
               f"{fn} starts at more than one offset within its 64-byte line over the layouts")
+
+    # a microbenchmark's layouts (the experiments run them), and a program the table lacks
+    r = make_layout(build, 7, "bench/micro/busy_one")
+    micro = os.path.join(build, "layouts", "bench", "micro", "busy_one-7")
+    check(r.returncode == 0 and os.access(micro, os.X_OK)
+          and sizes_of(micro) == sizes_of(os.path.join(build, "bench", "micro", "busy_one")),
+          f"LAYOUT_PROGRAM=bench/micro/busy_one links its layout of the same code: {r.stderr}")
+    r = make_layout(build, 7, "tests/unit/test_block")
+    check(r.returncode != 0 and "LAYOUT_OBJECTS" in r.stderr,
+          f"a program missing from LAYOUT_OBJECTS is an error naming it: {r.stderr}")
 
     progs = {p.id: p for p in benchlib.discover(SRC)}
     for pid in PROGRAMS:
