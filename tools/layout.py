@@ -194,6 +194,16 @@ def binaries(bdir, seeds, log=None, program="rtslab"):
     return out
 
 
+def spread(bdir, program, k, log=None):
+    """An experiment's binaries of PROGRAM (rtslab or bench/micro/NAME) in build directory
+    BDIR: [(seed, path)] -- K layouts (seeds 1..K), or with K = 0 the build's own program
+    as seed 0. Repetition i of a configuration runs entry i % len(...), so its repetitions
+    spread evenly over the layouts (Note [Code layout as a factor]). Raises LayoutError."""
+    if k <= 0:
+        return [(0, os.path.join(bdir, program))]
+    return sorted(binaries(bdir, range(1, k + 1), log=log, program=program).items())
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
