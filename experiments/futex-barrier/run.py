@@ -2,7 +2,7 @@
 """futex-barrier (issue 12, seed 001): the baseline's polling barriers against futex waits.
 
     python3 experiments/futex-barrier/run.py --baseline BUILD --patch BUILD [--reps N]
-                                             [--quick] [--only abcdef] [--out DIR]
+                                             [--layouts K] [--quick] [--only abcdef] [--out DIR]
 
 BUILD are build directories (`make` done), or variants built for the purpose, VARIANT or
 VARIANT@REV (e.g. `--baseline baseline@main --patch futex-barrier@my-branch`: built in
@@ -14,6 +14,11 @@ bench/micro/{simple_alloc,busy_one} are copied to a temporary directory first. E
 both builds, with the repetitions interleaved (rep 1 of every configuration of both builds,
 then rep 2, ...), so the two see the same machine; figures are medians, and the tables give
 patch/baseline ratios from the same run.
+With --layouts K (K >= 1) each build's programs are K seeded layouts of its code
+(tools/layout.py, Note [Code layout as a factor]) and rep i runs layout i % K; every run
+records its layout's seed, and the patch/baseline ratios of (a), (b), (c) and (f) add the
+mean ratio with its 95 % interval over layouts and runs (testsuite/benchstats.py). The
+default, 0, measures the build's own binaries, one per build, as before.
   (a) simple_alloc MB (one worker per capability) at -N1 -N2 -N4 -N8: elapsed, CPU, the
       stop-the-world mean and max, barrier sleeps (the baseline's nanosleeps, the patch's
       FUTEX_WAIT calls), the patch's FUTEX_WAKE calls and wakes without a system call;
@@ -55,6 +60,9 @@ _spec = importlib.util.spec_from_file_location(
     "bp_run", os.path.join(ROOT, "experiments", "baseline-parallel", "run.py"))
 bp = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(bp)
+import layout  # noqa: E402  (tools/layout.py, on the path bp set for tools/variant.py)
+sys.path.insert(0, os.path.join(ROOT, "testsuite"))
+import benchstats as bs  # noqa: E402
 
 PROGS = ["simple_alloc", "busy_one"]
 VARIANTS = ["baseline", "patch"]
@@ -85,8 +93,10 @@ def patch_stats(rec):
     return rec.get("futex", {})
 
 
-def run_one(bindir, tmp, prog, args, rts):
-    """bp.run, plus the futex block of the -s text (bp.run drops the text: rerun parse)."""
+def run_one(lay, tmp, prog, args, rts):
+    """bp.run in LAY, a (layout seed, directory) of the build, plus the futex block of the -s
+    text (bp.run drops the text: rerun parse)."""
+    seed, bindir = lay
     sf = os.path.join(tmp, "stats.%d" % time.monotonic_ns())
     t = time.monotonic()
     argv, p = bp.start(bindir, prog, args, rts, sf)
@@ -101,6 +111,7 @@ def run_one(bindir, tmp, prog, args, rts):
     rec = bp.finish(argv, p, sf, t)             # parses the same file, then deletes it
     rec["futex"] = futex_lines(text)
     rec["variant_dir"] = bindir
+    rec["layout"] = seed
     return rec
 
 
@@ -111,14 +122,50 @@ def ratio(a, b):
     return "%.2f" % (a / b) if a and b else "-"
 
 
+def lay(dirs, v, i):
+    """Build V's (layout seed, directory) for rep I: rep i runs layout i % K."""
+    return dirs[v][i % len(dirs[v])]
+
+
+def sample(runs, value):
+    """{layout seed: [value, ...]} of the runs (benchstats' sample), runs without it left out."""
+    out = {}
+    for x in runs:
+        if value(x):
+            out.setdefault(x["layout"], []).append(value(x))
+    return out
+
+
+def mean_ci(base, other, value):
+    """' (mean +3.1% [+1.0, +5.2])', benchstats' mean ratio other/base of VALUE over the runs
+    BASE and OTHER and its 95 % interval over layouts and runs; '' unless each side has 2
+    values or more."""
+    b, o = sample(base, value), sample(other, value)
+    if min(sum(map(len, s.values())) for s in (b, o)) < 2:
+        return ""
+    return " (mean %s)" % bs.fmt_ratio_ci(*bs.ratio_ci(b, o))
+
+
+def layouts_said(dirs, reps):
+    """What a table's ratios rest on, for its title."""
+    k = len(dirs["baseline"])
+    if k <= 1:
+        return ("; one binary per build was measured, so a difference may be a layout "
+                "artefact (an interval is over that binary's runs only)")
+    return ("; %d runs over %d layouts per build; patch/baseline: the ratio of the medians, "
+            "then the mean ratio as a %% change with its 95 %% interval over layouts and runs"
+            % (reps, k))
+
+
 def part_a(dirs, tmp, reps, quick):
     mb = str(SIMPLE_MB[quick])
     ns = [1, 2, 4, 8]
     runs = {(v, n): [] for v in VARIANTS for n in ns}
-    for _ in range(reps):
+    for i in range(reps):
         for n in ns:
             for v in VARIANTS:
-                runs[v, n].append(run_one(dirs[v], tmp, "simple_alloc", [mb], ["-N%d" % n]))
+                runs[v, n].append(run_one(lay(dirs, v, i), tmp, "simple_alloc", [mb],
+                                          ["-N%d" % n]))
     rows = []
     el = {k: med([bp.metric(x, "simple_alloc_elapsed") for x in r]) for k, r in runs.items()}
     for n in ns:
@@ -136,13 +183,16 @@ def part_a(dirs, tmp, reps, quick):
                 f(med([patch_stats(x).get("quiet_wakes") for x in rr])),
             ])
         sm = {v: med([bp.stat(x, "stw_mean_us") for x in runs[v, n]]) for v in VARIANTS}
-        rows.append(["-N%d" % n, "**patch/baseline**", ratio(el["patch", n], el["baseline", n]),
-                     "", "", "", ratio(sm["patch"], sm["baseline"]), "", "", "", ""])
+        rb, rp = runs["baseline", n], runs["patch", n]
+        rows.append(["-N%d" % n, "**patch/baseline**", ratio(el["patch", n], el["baseline", n]) +
+                     mean_ci(rb, rp, lambda x: bp.metric(x, "simple_alloc_elapsed")),
+                     "", "", "", ratio(sm["patch"], sm["baseline"]) +
+                     mean_ci(rb, rp, lambda x: bp.stat(x, "stw_mean_us")), "", "", "", ""])
     table = bp.md_table(["RTS", "build", "elapsed ms", "vs own -N2", "CPU ms", "Gen 0 GCs",
                          "STW mean us", "STW max us", "barrier sleeps", "futex wakes",
                          "wakes w/o syscall"], rows)
-    title = ("(a) simple_alloc %s MiB total, one worker per capability; median of %d runs"
-             % (mb, reps))
+    title = ("(a) simple_alloc %s MiB total, one worker per capability; median of %d runs%s"
+             % (mb, reps, layouts_said(dirs, reps)))
     return title, table, {"%s -N%d" % k: r for k, r in runs.items()}
 
 
@@ -151,13 +201,15 @@ def part_b(dirs, tmp, reps, quick):
     ns = [2, 4, 8]
     procs = {(v, n): [] for v in VARIANTS for n in ns}
     caps = {(v, n): [] for v in VARIANTS for n in ns}
-    for _ in range(reps):
+    for i in range(reps):
         for n in ns:
             for v in VARIANTS:
-                wall, recs = bp.run_concurrent(dirs[v], tmp, [
+                seed, bindir = lay(dirs, v, i)
+                wall, recs = bp.run_concurrent(bindir, tmp, [
                     ("simple_alloc", [str(mb // n), "1"], ["-N1"]) for _ in range(n)])
-                procs[v, n].append({"wall_s": wall, "procs": recs})
-                caps[v, n].append(run_one(dirs[v], tmp, "simple_alloc", [str(mb)], ["-N%d" % n]))
+                procs[v, n].append({"wall_s": wall, "procs": recs, "layout": seed})
+                caps[v, n].append(run_one((seed, bindir), tmp, "simple_alloc", [str(mb)],
+                                          ["-N%d" % n]))
     rows = []
     cp = {}
     for n in ns:
@@ -166,11 +218,16 @@ def part_b(dirs, tmp, reps, quick):
             cw = med([x["wall_s"] * 1e3 for x in caps[v, n]])
             cp[v, n] = cw / pw if cw and pw else None
             rows.append([str(n), v, f(pw), f(cw), "%.2fx" % cp[v, n] if cp[v, n] else "-"])
-        rows.append([str(n), "**patch/baseline**", "", "", ratio(cp["patch", n], cp["baseline", n])])
+        # the interval's sample: each rep's caps / processes, both from that rep's layout
+        each = {v: [{"layout": p["layout"], "cp": c["wall_s"] / p["wall_s"]}
+                    for p, c in zip(procs[v, n], caps[v, n])] for v in VARIANTS}
+        rows.append([str(n), "**patch/baseline**", "", "",
+                     ratio(cp["patch", n], cp["baseline", n]) +
+                     mean_ci(each["baseline"], each["patch"], lambda x: x["cp"])])
     table = bp.md_table(["N", "build", "N processes: wall ms", "N caps: wall ms",
                          "caps / processes"], rows)
     title = ("(b) %d MiB of simple_alloc work as N -N1 processes (each %d/N MiB) vs one -NN "
-             "process; median of %d runs" % (mb, mb, reps))
+             "process; median of %d runs%s" % (mb, mb, reps, layouts_said(dirs, reps)))
     raw = {"procs": {"%s -N%d" % k: r for k, r in procs.items()},
            "caps": {"%s -N%d" % k: r for k, r in caps.items()}}
     return title, table, raw
@@ -180,10 +237,10 @@ def part_c(dirs, tmp, reps, quick):
     mb = str(BUSY_MB[quick])
     ns = [1, 2, 4, 8]
     runs = {(v, n): [] for v in VARIANTS for n in ns}
-    for _ in range(reps):
+    for i in range(reps):
         for n in ns:
             for v in VARIANTS:
-                runs[v, n].append(run_one(dirs[v], tmp, "busy_one", [mb], ["-N%d" % n]))
+                runs[v, n].append(run_one(lay(dirs, v, i), tmp, "busy_one", [mb], ["-N%d" % n]))
     rows = []
     for n in ns:
         el = {}
@@ -196,15 +253,19 @@ def part_c(dirs, tmp, reps, quick):
                          f(med([bp.stat(x, "barrier_sleeps") for x in rr])),
                          f(med([bp.stat(x, "idle_woken") for x in rr])),
                          f(med([patch_stats(x).get("futex_wakes") for x in rr]))])
-        rows.append(["-N%d" % n, "**patch/baseline**", ratio(el["patch"], el["baseline"]),
+        rows.append(["-N%d" % n, "**patch/baseline**", ratio(el["patch"], el["baseline"]) +
+                     mean_ci(runs["baseline", n], runs["patch", n],
+                             lambda x: bp.metric(x, "busy_one_elapsed")),
                      "", "", "", "", "", ""])
     table = bp.md_table(["RTS", "build", "elapsed ms", "CPU ms", "STW mean us", "STW max us",
                          "barrier sleeps", "idle caps woken", "futex wakes"], rows)
-    title = "(c) busy_one %s MiB, one busy thread, the rest idle; median of %d runs" % (mb, reps)
+    title = ("(c) busy_one %s MiB, one busy thread, the rest idle; median of %d runs%s"
+             % (mb, reps, layouts_said(dirs, reps)))
     return title, table, {"%s -N%d" % k: r for k, r in runs.items()}
 
 
-def strace_futex(bindir, prog, args, rts):
+def strace_futex(lay, prog, args, rts):
+    seed, bindir = lay
     out = tempfile.mktemp(prefix="strace.")
     argv = ["strace", "-f", "-c", "-e", "trace=futex,nanosleep,clock_nanosleep", "-o", out,
             os.path.join(bindir, prog)] + args + ["+RTS"] + rts + ["-RTS"]
@@ -227,7 +288,7 @@ def strace_futex(bindir, prog, args, rts):
     if p.returncode != 0:
         bp.failures.append({"argv": argv, "rc": p.returncode, "stderr": p.stderr[-2000:]})
     return {"argv": argv[7:], "futex_calls": calls["futex"], "futex_errors": errors,
-            "sleep_calls": calls["nanosleep"] + calls["clock_nanosleep"]}
+            "sleep_calls": calls["nanosleep"] + calls["clock_nanosleep"], "layout": seed}
 
 
 def part_d(dirs, tmp, reps, quick):
@@ -237,7 +298,7 @@ def part_d(dirs, tmp, reps, quick):
             ("busy_one", [str(BUSY_MB[quick] // 4)], ["-N8"])]
     rows, raw = [], {}
     for prog, args, rts in cfgs:
-        r = {v: strace_futex(dirs[v], prog, args, rts) for v in VARIANTS}
+        r = {v: strace_futex(lay(dirs, v, 0), prog, args, rts) for v in VARIANTS}
         name = "%s %s %s" % (prog, " ".join(args), " ".join(rts))
         raw[name] = r
         tot = {v: r[v]["futex_calls"] + r[v]["sleep_calls"] for v in VARIANTS}
@@ -249,7 +310,7 @@ def part_d(dirs, tmp, reps, quick):
     title = ("(d) system calls of the whole process that wait (`strace -f -c -e "
              "trace=futex,nanosleep,clock_nanosleep`, one run each): the baseline's futex calls "
              "come from its condition variables (idle capabilities), its nanosleeps from the "
-             "barriers' polling")
+             "barriers' polling; with --layouts, each build's first layout")
     return title, table, raw
 
 
@@ -261,12 +322,12 @@ def part_e(dirs, tmp, reps, quick):
     progs = [("simple_alloc", str(SIMPLE_MB[quick])), ("busy_one", str(BUSY_MB[quick]))]
     cols = [("baseline", None)] + [("patch", q) for q in SPIN_COUNTS]
     runs = {(p, n, c): [] for p, _ in progs for n in ns for c in cols}
-    for _ in range(reps):
+    for i in range(reps):
         for p, mb in progs:
             for n in ns:
                 for v, q in cols:
                     rts = ["-N%d" % n] + (["-qw%d" % q] if q is not None else [])
-                    runs[p, n, (v, q)].append(run_one(dirs[v], tmp, p, [mb], rts))
+                    runs[p, n, (v, q)].append(run_one(lay(dirs, v, i), tmp, p, [mb], rts))
     rows = []
     for p, mb in progs:
         for n in ns:
@@ -283,8 +344,8 @@ def part_e(dirs, tmp, reps, quick):
                         ["patch -qw%d" % q if q is not None else "patch, default"
                          for q in SPIN_COUNTS] + ["the default chose"], rows)
     title = ("(e) the spin count: elapsed ms (and its ratio to the patch at -qw1000) of the "
-             "patch at several -qw and its default, against the baseline; median of %d runs"
-             % reps)
+             "patch at several -qw and its default, against the baseline; median of %d runs%s"
+             % (reps, layouts_said(dirs, reps)))
     return title, table, {"%s -N%d %s" % (p, n, c): r for (p, n, c), r in runs.items()}
 
 
@@ -294,10 +355,10 @@ def part_f(dirs, tmp, reps, quick):
     hog = subprocess.Popen(["sh", "-c", "while :; do :; done"])
     try:
         time.sleep(0.5)
-        for _ in range(reps):
+        for i in range(reps):
             for p, mb in progs:
                 for v in VARIANTS:
-                    runs[p, v].append(run_one(dirs[v], tmp, p, [mb], ["-N2"]))
+                    runs[p, v].append(run_one(lay(dirs, v, i), tmp, p, [mb], ["-N2"]))
     finally:
         hog.kill()
         hog.wait()
@@ -311,11 +372,15 @@ def part_f(dirs, tmp, reps, quick):
             rows.append(["%s %s" % (p, mb), v, f(el[v]), f(med([bp.metric(x, p + "_cpu") for x in rr])),
                          f(sm[v], 1), f(med([bp.stat(x, "stw_max_us") for x in rr])),
                          f(med([bp.stat(x, "barrier_sleeps") for x in rr]))])
-        rows.append(["%s %s" % (p, mb), "**patch/baseline**", ratio(el["patch"], el["baseline"]),
-                     "", ratio(sm["patch"], sm["baseline"]), "", ""])
+        rb, rp = runs[p, "baseline"], runs[p, "patch"]
+        rows.append(["%s %s" % (p, mb), "**patch/baseline**", ratio(el["patch"], el["baseline"]) +
+                     mean_ci(rb, rp, lambda x: bp.metric(x, p + "_elapsed")), "",
+                     ratio(sm["patch"], sm["baseline"]) +
+                     mean_ci(rb, rp, lambda x: bp.stat(x, "stw_mean_us")), "", ""])
     table = bp.md_table(["program", "build", "elapsed ms", "CPU ms", "STW mean us",
                          "STW max us", "barrier sleeps"], rows)
-    title = ("(f) -N2 beside one CPU-bound process on the 2 CPUs; median of %d runs" % reps)
+    title = ("(f) -N2 beside one CPU-bound process on the 2 CPUs; median of %d runs%s"
+             % (reps, layouts_said(dirs, reps)))
     return title, table, {"%s %s" % k: r for k, r in runs.items()}
 
 
@@ -330,6 +395,9 @@ def main():
     ap.add_argument("--baseline", required=True, metavar="BUILD", help=bp.variant.SPEC_HELP)
     ap.add_argument("--patch", required=True, metavar="BUILD", help=bp.variant.SPEC_HELP)
     ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--layouts", type=int, default=0, metavar="K",
+                    help="spread each configuration's runs over K seeded layouts of each build "
+                         "(tools/layout.py); 0: the build's own binaries")
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--only", default="abcdef")
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
@@ -346,13 +414,19 @@ def main():
     if '"Patch futex-barrier","YES' not in infos["patch"]:
         sys.exit("run.py: --patch %s lacks the futex-barrier patch" % a.patch)
     tmp = tempfile.mkdtemp(prefix="futex-barrier.")
-    dirs = {}
+    dirs = {}           # {build: [(layout seed, directory of its PROGS)]}
     for v, d in (("baseline", a.baseline), ("patch", a.patch)):
-        dirs[v] = os.path.join(tmp, v)
-        os.makedirs(dirs[v])
-        for p in PROGS:
-            shutil.copy(os.path.join(d, "bench", "micro", p), dirs[v])
-        shutil.copy(os.path.join(d, "rtslab"), dirs[v])
+        try:
+            spread = {p: layout.spread(d, "bench/micro/" + p, a.layouts, log=print)
+                      for p in PROGS}
+        except layout.LayoutError as e:
+            sys.exit("run.py: %s" % e)
+        dirs[v] = []
+        for i, (seed, _) in enumerate(spread[PROGS[0]]):
+            dirs[v].append((seed, os.path.join(tmp, "%s-%d" % (v, seed))))
+            os.makedirs(dirs[v][-1][1])
+            for p in PROGS:
+                shutil.copy(spread[p][i][1], os.path.join(dirs[v][-1][1], p))
     commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
                             capture_output=True, text=True).stdout.strip()
     started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
