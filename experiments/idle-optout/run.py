@@ -2,7 +2,7 @@
 """idle-optout: busy_one (and simple_alloc) on two or more builds, runs interleaved.
 
     python3 experiments/idle-optout/run.py --build baseline=DIR --build idle-optout=DIR \
-        [--prog busy_one:2000] [-N 1,2,8,16] [--reps 3] [--rts=-qi0] [--out DIR]
+        [--prog busy_one:2000] [-N 1,2,8,16] [--reps 3] [--layouts K] [--rts=-qi0] [--out DIR]
 
 Each --build is [NAME=]BUILD: a build directory holding bench/micro/<prog> (a built tree), or
 a variant built for the purpose, VARIANT or VARIANT@REV (`--build baseline@main --build
@@ -11,10 +11,14 @@ NAME defaults to BUILD. The exact revision, configure arguments and patches of e
 head the table's file and go to the results ("builds"). The binaries are copied to a
 temporary directory first (a rebuild of the tree cannot change them mid-run). For every
 repetition, every (N, build) pair runs once, in turn, so that load on the machine hits all
-configurations alike. Every run gets `+RTS -N<n> -s<file> --machine-readable`; the program's
-own `metric` lines (elapsed and CPU time of the work) and the -s keys are kept. Prints a
-table of medians and the ratios of each build to the first, and writes every run to
-OUT/results.json (default: results/ beside this script). A failed run makes it exit 1.
+configurations alike. With --layouts K (K >= 1) each build's binary is K seeded layouts of
+its code (tools/layout.py, Note [Code layout as a factor]), all copied, and rep i runs layout
+i % K; the ratios to the first build gain benchstats' mean ratio with its 95 % interval over
+layouts and runs (testsuite/benchstats.py). The default, 0, runs the build's own binary, one
+per build, as before. Every run gets `+RTS -N<n> -s<file> --machine-readable`; the program's
+own `metric` lines (elapsed and CPU time of the work), the -s keys and the layout's seed
+are kept. Prints a table of medians and the ratios of each build to the first, and writes
+every run to OUT/results.json (default: results/ beside this script). A failed run makes it exit 1.
 Python stdlib only; RTSLAB_RTS is removed from the environment.
 """
 import argparse, json, os, re, shutil, statistics, subprocess, sys, tempfile, time
@@ -22,6 +26,10 @@ import argparse, json, os, re, shutil, statistics, subprocess, sys, tempfile, ti
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))), "tools"))
 import variant  # noqa: E402  (tools/variant.py: builds named by directory or VARIANT@REV)
+import layout  # noqa: E402  (tools/layout.py: an experiment's binaries over K layouts)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), "testsuite"))
+import benchstats  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -62,6 +70,8 @@ def main():
     ap.add_argument("--prog", default="busy_one:2000", help="PROG[:ARG,...] from bench/micro")
     ap.add_argument("-N", default="1,2,8,16", help="capability counts")
     ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--layouts", type=int, default=0, metavar="K",
+                    help="spread each configuration's runs over K seeded layouts of each build (tools/layout.py); 0: the build's own binary")
     ap.add_argument("--rts", action="append", default=[], help="extra RTS option for every run (NAME:OPT for one build)")
     ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "results"))
     ap.add_argument("--tag", default="run")
@@ -75,16 +85,23 @@ def main():
         name, eq, spec = b.partition("=")
         d, records[name] = variant.resolve_or_exit(spec if eq else name, ROOT, "idle-optout",
                                                    ["bench/micro/" + prog])
-        dst = os.path.join(tmp, name + "-" + prog)
-        shutil.copy2(os.path.join(d, "bench", "micro", prog), dst)
+        try:
+            spread = layout.spread(d, "bench/micro/" + prog, a.layouts, log=print)
+        except layout.LayoutError as e:
+            sys.exit("idle-optout: %s" % e)
+        bins = []   # [(layout seed, its copy)]: rep r runs bins[r % K]
+        for seed, binary in spread:
+            bins.append((seed, os.path.join(tmp, "%s-%s-%d" % (name, prog, seed))))
+            shutil.copy2(binary, bins[-1][1])
         extra = [o for o in a.rts if ":" not in o] + [o.split(":", 1)[1] for o in a.rts if o.startswith(name + ":")]
-        builds.append((name, dst, extra, d))
+        builds.append((name, bins, extra, d))
     runs = []
     for r in range(a.reps):
         for n in ns:
-            for name, binary, extra, _ in builds:
+            for name, bins, extra, _ in builds:
+                seed, binary = bins[r % len(bins)]
                 res = run_one(binary, pargs, n, extra, tmp)
-                res.update({"build": name, "N": n, "rep": r, "extra": extra})
+                res.update({"build": name, "N": n, "rep": r, "layout": seed, "extra": extra})
                 runs.append(res)
                 print("rep %d -N%-2d %-12s elapsed %8.1f ms  cpu %8.1f ms  woken %s" % (
                     r, n, name, res["metrics"].get(prog + "_elapsed", 0), res["metrics"].get(prog + "_cpu", 0),
@@ -94,11 +111,27 @@ def main():
     def med(name, n, f):
         return statistics.median(f(x) for x in runs if x["build"] == name and x["N"] == n)
 
+    def interval(name, n, f):
+        """benchstats' mean ratio of f for NAME to the first build at -Nn, with its 95 % interval
+        over layouts and runs ("-" for the first build, or with fewer than 2 runs)."""
+        if name == builds[0][0] or a.reps < 2:
+            return "-"
+        sample = {}
+        for x in runs:
+            if x["N"] == n and x["build"] in (name, builds[0][0]):
+                sample.setdefault(x["build"], {}).setdefault(x["layout"], []).append(f(x))
+        return benchstats.fmt_ratio_ci(*benchstats.ratio_ci(sample[builds[0][0]], sample[name]))
+
     el = lambda x: x["metrics"].get(prog + "_elapsed", 0.0)
     cpu = lambda x: x["metrics"].get(prog + "_cpu", 0.0)
     st = lambda k: (lambda x: float(x["stats"].get(k, "nan")))
-    lines = ["| build | RTS | elapsed ms | vs -N%d | CPU ms | vs -N%d | GCs | idle wake-ups for GC | woken per GC | STW mean us | GCs with caps opted out | opt-outs | rejoins | elapsed vs %s | CPU vs %s |" % (ns[0], ns[0], builds[0][0], builds[0][0]),
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    k = len(builds[0][1])
+    if k <= 1:
+        lines = ["Medians of %d runs of one binary per build, so a difference may be a layout artefact (an interval is over that binary's runs only)." % a.reps]
+    else:
+        lines = ["Medians of %d runs over %d layouts per build; an interval is benchstats' mean ratio to %s and its 95 %% interval over layouts and runs." % (a.reps, k, builds[0][0])]
+    lines += ["", "| build | RTS | elapsed ms | vs -N%d | CPU ms | vs -N%d | GCs | idle wake-ups for GC | woken per GC | STW mean us | GCs with caps opted out | opt-outs | rejoins | elapsed vs %s | mean, 95 %% interval | CPU vs %s | mean, 95 %% interval |" % (ns[0], ns[0], builds[0][0], builds[0][0]),
+              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for n in ns:
         for name, _, extra, _ in builds:
             e, c = med(name, n, el), med(name, n, cpu)
@@ -107,10 +140,11 @@ def main():
             e0, c0 = med(name, ns[0], el), med(name, ns[0], cpu)
             eb, cb = med(builds[0][0], n, el), med(builds[0][0], n, cpu)
             opt = lambda k: ("%d" % med(name, n, st(k))) if any(k in x["stats"] for x in runs if x["build"] == name) else "-"
-            lines.append("| %s | -N%d %s | %s | %.2fx | %s | %.2fx | %d | %d | %.2f | %.1f | %s | %s | %s | %.2fx | %.2fx |" % (
+            lines.append("| %s | -N%d %s | %s | %.2fx | %s | %.2fx | %d | %d | %.2f | %.1f | %s | %s | %s | %.2fx | %s | %.2fx | %s |" % (
                 name, n, " ".join(extra), format(round(e), ","), e / e0, format(round(c), ","), c / c0, g, w, w / g,
                 med(name, n, st("rtslab_stw_mean_seconds")) * 1e6,
-                opt("rtslab_idle_optout_gcs"), opt("rtslab_idle_optouts"), opt("rtslab_idle_rejoins"), e / eb, c / cb))
+                opt("rtslab_idle_optout_gcs"), opt("rtslab_idle_optouts"), opt("rtslab_idle_rejoins"),
+                e / eb, interval(name, n, el), c / cb, interval(name, n, cpu)))
     table = "\n".join(lines)
     print("\n".join(variant.describe(n, r) for n, r in records.items()))
     print(table)
