@@ -147,14 +147,11 @@ def mean_ci(base, other, value):
 
 
 def layouts_said(dirs, reps):
-    """What a table's ratios rest on, for its title."""
+    """What a table's figures rest on, for its title."""
     k = len(dirs["baseline"])
     if k <= 1:
-        return ("; one binary per build was measured, so a difference may be a layout "
-                "artefact (an interval is over that binary's runs only)")
-    return ("; %d runs over %d layouts per build; patch/baseline: the ratio of the medians, "
-            "then the mean ratio as a %% change with its 95 %% interval over layouts and runs"
-            % (reps, k))
+        return "; one binary per build was measured, so a difference may be a layout artefact"
+    return "; %d runs over %d layouts per build" % (reps, k)
 
 
 def part_a(dirs, tmp, reps, quick):
@@ -446,6 +443,9 @@ def main():
                 started, secs, commit, platform.processor() or platform.machine(),
                 os.cpu_count(), *load0, *os.getloadavg()))
     head += "".join("  %s\n" % bp.variant.describe(v, builds[v]) for v in VARIANTS)
+    head += ("patch/baseline: the ratio of the medians, then (mean ...) benchstats' mean ratio as "
+             "a % change with its 95 % interval over layouts and runs (over runs only with one "
+             "layout).\n")
     os.makedirs(a.out, exist_ok=True)
     with open(os.path.join(a.out, "tables.md"), "w") as fh:
         fh.write(head + "\n" + "\n".join(out_md))
