@@ -2,7 +2,7 @@
 """gen0-steal (issue 16): the measurements of the issue's "Measure" section.
 
     python3 experiments/gen0-steal/run.py --baseline BUILD --patch BUILD [--reps N] [--quick]
-                                          [--only skewed,synth,suite] [--out DIR]
+                                          [--only skewed,synth,suite] [--layouts K] [--out DIR]
 
 BUILD are build directories -- --baseline configured without the patch, --patch with
 --enable-gen0-steal -- or variants built for the purpose, VARIANT or VARIANT@REV (e.g.
@@ -21,8 +21,14 @@ both head tables.md and go to results.json ("builds"). Parts:
           testsuite/bench.py.
 Runs are interleaved across configurations (rep 1 of every configuration, then rep 2...),
 so the drift of a shared machine spreads over all of them; report ratios from one run.
-Raw results go to OUT/results.json (skewed) and OUT/bench-*/ (bench.py's runs.json and
-table.txt); tables to OUT/tables.md. OUT defaults to experiments/gen0-steal/results/.
+Code layout is a random factor (Note [Code layout as a factor], tools/layout.py): with
+--layouts K each build is linked K ways (seeds 1..K, layout.spread) and rep i runs layout
+i % K; the skewed table gives the patch/baseline GC elapsed as benchstats' mean ratio with its
+95 % interval over layouts and runs, and synth and suite pass --layouts K to bench.py (with
+-k the runs divided by K, rounded up). Without it (K = 0) each build's own binary is measured.
+Raw results go to OUT/results.json (skewed; each run with its layout's seed) and
+OUT/bench-*/ (bench.py's runs.json and table.txt); tables to OUT/tables.md. OUT defaults to
+experiments/gen0-steal/results/.
 Nothing passes or fails on a timing; the exit status is 1 when a program failed.
 """
 
@@ -43,6 +49,9 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 TIMEOUT_S = 300
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 import variant  # noqa: E402  (tools/variant.py: builds named by directory or VARIANT@REV)
+import layout  # noqa: E402  (tools/layout.py: seeded code layouts)
+sys.path.insert(0, os.path.join(ROOT, "testsuite"))
+import benchstats  # noqa: E402  (testsuite/benchstats.py: intervals over layouts and runs)
 failures = []
 
 S_LINE = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\d+)\s+\S+\s+\S+\s+\S+\s+\S+\s+\S+\s+\S+\s+\(Gen:\s*(\d)\)"
@@ -108,6 +117,24 @@ def fmt(x, scale=1.0, nd=1, unit=""):
     return "-" if x is None else f"{x * scale:.{nd}f}{unit}"
 
 
+def by_layout(runs, key):
+    """A benchstats sample {layout seed: [values]} of KEY over RUNS."""
+    out = {}
+    for r in runs:
+        out.setdefault(r["layout"], []).append(r[key])
+    return out
+
+
+def spread_note(k, reps):
+    """What a table's runs rest on: layouts x runs, or the warning that one binary was."""
+    if k <= 1:
+        return (f"{reps} runs of one binary per build: a difference between builds may be a "
+                f"layout artefact (--layouts K)")
+    if reps % k:
+        return f"{reps} runs over {k} layouts per build"
+    return f"{k} layouts x {reps // k} run(s) per build"
+
+
 def part_skewed(a, out, tables):
     size = a.skew_args.split(",") if a.skew_args else \
         (["16", "32", "16"] if a.quick else ["48", "128", "16"])
@@ -117,26 +144,38 @@ def part_skewed(a, out, tables):
                     ("patch", a.patch, f + ["-qb1"])]
     res = {f"{c[0]} {' '.join(c[2])}".strip(): [] for c in configs}
     with tempfile.TemporaryDirectory() as tmp:
-        bins = {}
+        bins = {}          # build -> [(layout seed, a directory holding bench/micro/skewed_live)]
         for name, build in (("baseline", a.baseline), ("patch", a.patch)):
-            d = os.path.join(tmp, name, "bench/micro")
-            os.makedirs(d)
-            shutil.copy(os.path.join(build, "bench/micro/skewed_live"), d)
-            bins[build] = os.path.join(tmp, name)
+            try:
+                spread = layout.spread(build, "bench/micro/skewed_live", a.layouts, log=print)
+            except layout.LayoutError as e:
+                sys.exit(f"gen0-steal: {e}")
+            bins[build] = []
+            for seed, binary in spread:
+                d = os.path.join(tmp, name, str(seed))
+                os.makedirs(os.path.join(d, "bench/micro"))
+                shutil.copy(binary, os.path.join(d, "bench/micro/skewed_live"))
+                bins[build].append((seed, d))
         for rep in range(a.reps):
             for label, build, f in configs:
                 key = f"{label} {' '.join(f)}".strip()
-                r = run_skewed(bins[build], size, ["-N2"] + f, tmp)
+                seed, d = bins[build][rep % len(bins[build])]
+                r = run_skewed(d, size, ["-N2"] + f, tmp)
                 print(f"  skewed rep {rep + 1}: {key}: " +
                       ("FAILED" if r is None else
                        f"minor bal {fmt(r['minor']['balance'], 100)}% GC {r['gc_elapsed']:.3f}s"),
                       flush=True)
                 if r:
+                    r["layout"] = seed
                     res[key].append(r)
-    lines = [f"### skewed_live {' '.join(size)} at -N2 (median of {a.reps} interleaved runs)", "",
-             "| configuration | minor balance | major balance | minor GCs | GC elapsed | vs baseline "
+    lines = [f"### skewed_live {' '.join(size)} at -N2 (median of {a.reps} interleaved runs: "
+             f"{spread_note(a.layouts, a.reps)})", "",
+             "The GC elapsed interval: benchstats' mean ratio (the mean of the layout means) "
+             "against the baseline, with its 95 % interval over layouts and runs.", "",
+             "| configuration | minor balance | major balance | minor GCs | GC elapsed "
+             "| vs baseline (median) | GC elapsed vs baseline, mean [95 % CI] "
              "| minor mean / max pause | major mean / max pause | minor steals | total elapsed |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     summary = {}
     for key, runs in res.items():
         if not runs:
@@ -157,9 +196,14 @@ def part_skewed(a, out, tables):
         summary[key] = s
         b = summary.get(base_key)
         ratio = "-" if not b or not b["gc_elapsed"] else f"{s['gc_elapsed'] / b['gc_elapsed']:.2f}"
+        ci = "-"
+        if key != base_key and len(res[base_key]) >= 2 and len(runs) >= 2:
+            s["gc_elapsed_ci"] = benchstats.ratio_ci(by_layout(res[base_key], "gc_elapsed"),
+                                                     by_layout(runs, "gc_elapsed"))
+            ci = benchstats.fmt_ratio_ci(*s["gc_elapsed_ci"])
         lines.append(
             f"| {key} | {fmt(s['minor_balance'], 100, 1, '%')} | {fmt(s['major_balance'], 100, 1, '%')} "
-            f"| {fmt(s['minor_gcs'], 1, 0)} | {s['gc_elapsed']:.3f} s | {ratio} "
+            f"| {fmt(s['minor_gcs'], 1, 0)} | {s['gc_elapsed']:.3f} s | {ratio} | {ci} "
             f"| {fmt(s['minor_mean_pause'], 1e3, 2)} / {fmt(s['minor_max_pause'], 1e3, 1)} ms "
             f"| {fmt(s['major_mean_pause'], 1e3, 1)} / {fmt(s['major_max_pause'], 1e3, 1)} ms "
             f"| {fmt(s['minor_steals'], 1, 0)} | {s['total_elapsed']:.3f} s |")
@@ -171,9 +215,13 @@ def bench(a, out, name, configs, programs, runs):
     """testsuite/bench.py over the two builds; returns its runs.json path."""
     d = os.path.join(out, "bench-" + name)
     cmd = [sys.executable, os.path.join(ROOT, "testsuite/bench.py"), "--size",
-           "quick" if a.quick else "norm", "-k", str(runs), "--out", d,
+           "quick" if a.quick else "norm", "--out", d,
            "--use-build", f"baseline={a.baseline}", "--use-build", f"gen0-steal={a.patch}",
            "--metrics", "elapsed,gc,balance,maxpause"]
+    if a.layouts:               # bench.py's -k is then the runs per layout
+        cmd += ["--layouts", str(a.layouts), "-k", str(-(-runs // a.layouts))]
+    else:
+        cmd += ["-k", str(runs)]
     for c in configs:
         cmd += ["-c", c]
     for p in programs:
@@ -197,8 +245,13 @@ def main():
     ap.add_argument("--suite-runs", type=int, default=3)
     ap.add_argument("--suite-n", default="2,4", help="capability counts for the suite")
     ap.add_argument("--skew-args", default=None, help="skewed_live's arguments (default 48,128,16)")
+    ap.add_argument("--layouts", type=int, default=0, metavar="K",
+                    help="link each build K ways and spread the reps over them (default 0: "
+                         "the build's own binaries)")
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
     a = ap.parse_args()
+    if a.layouts < 0:
+        ap.error("--layouts must be 0 or more")
     builds = {}
     for v in ("baseline", "patch"):
         d, builds[v] = variant.resolve_or_exit(getattr(a, v), ROOT, "gen0-steal",
