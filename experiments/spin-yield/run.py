@@ -2,8 +2,9 @@
 """spin-yield experiment (seed 003): the baseline against the spin-yield patch, in one run
 with the two interleaved, on the parallel and smp programs of the suite.
 
-    python3 experiments/spin-yield/run.py [--baseline BUILD] [--patch BUILD] [--reps K]
-                                          [--size norm] [--settings N4,N8,N2busy,N2,N1]
+    python3 experiments/spin-yield/run.py [--baseline BUILD] [--patch BUILD] [--reps R]
+                                          [--layouts K] [--size norm]
+                                          [--settings N4,N8,N2busy,N2,N1]
                                           [-p REGEX]... [--out DIR]
 
 BUILD is a build directory holding `rtslab`, or a variant built for the purpose, VARIANT or
@@ -14,6 +15,11 @@ tools/variant.py). The exact revision, configure arguments and patches of both h
 tables.md and go to results.json ("builds"). Both binaries are copied to a temporary
 directory first, so a rebuild during the run cannot change them.
 
+Code layout is a random factor (Note [Code layout as a factor], tools/layout.py): with
+--layouts K each build's rtslab is linked K ways (seeds 1..K, layout.spread), every binary
+is copied, and repetition i runs layout i % K. The default, 0, measures the build's own
+rtslab, one binary per build, as before.
+
 Settings (seed 003's two situations, and the unloaded controls):
   N4, N8    oversubscribed: -N4 / -N8 on this machine's cores
   N2busy    the last core busy: -N2 while a busy loop (`sh -c 'while :; do :; done'`, started
@@ -23,8 +29,10 @@ Settings (seed 003's two situations, and the unloaded controls):
 For each repetition, setting and program, the two variants run back to back, in an order that
 alternates between repetitions. Every run's stdout is checked against the program's expected
 output. Elapsed is the wall time of the process; spins and yields are the sums over every
-lock of `-s --machine-readable` (rtslab_lock_*). Writes results/results.json (every run) and
-results/tables.md (medians, ratios, geometric means) and prints the tables.
+lock of `-s --machine-readable` (rtslab_lock_*). Writes results/results.json (every run,
+with its layout's seed) and results/tables.md (medians, ratios, geometric means, and the
+mean ratios with their 95 % intervals over layouts and runs from testsuite/benchstats.py)
+and prints the tables.
 """
 
 import argparse
@@ -45,8 +53,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "testsuite"))
 import benchlib  # noqa: E402
+import benchstats  # noqa: E402  (testsuite/benchstats.py: intervals over layouts and runs)
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 import variant  # noqa: E402  (tools/variant.py: builds named by directory or VARIANT@REV)
+import layout  # noqa: E402  (tools/layout.py: seeded code layouts)
 
 SETTINGS = {
     "N4": (["-N4"], False),
@@ -102,11 +112,19 @@ def pct(r):
     return f"{(r - 1) * 100:+.1f}%"
 
 
+def sample(runs):
+    """benchstats' sample of RUNS: {layout seed: [elapsed, ...]}."""
+    out = {}
+    for r in runs:
+        out.setdefault(r["layout"], []).append(r["elapsed"])
+    return out
+
+
 def tables(runs, progs, settings):
     out = []
     summary = {}
     for st in settings:
-        rows, ratios = [], []
+        rows, ratios, pairs = [], [], []
         for prog in progs:
             cell = {v: [r for r in runs if r["setting"] == st and r["program"] == prog.id
                         and r["variant"] == v] for v in VARIANTS}
@@ -117,7 +135,12 @@ def tables(runs, progs, settings):
             blo = min(r["elapsed"] for r in cell["baseline"])
             bhi = max(r["elapsed"] for r in cell["baseline"])
             ratios.append(p / b)
+            ci = "-"
+            if min(len(cell[v]) for v in VARIANTS) >= 2:
+                pairs.append((sample(cell["baseline"]), sample(cell["spin-yield"])))
+                ci = benchstats.fmt_ratio_ci(*benchstats.ratio_ci(*pairs[-1]))
             rows.append(f"| {prog.id} | {b:.2f} ({blo:.2f}..{bhi:.2f}) | {p:.2f} | {pct(p / b)} "
+                        f"| {ci} "
                         f"| {statistics.median(r['spins'] for r in cell['baseline']):,.0f} "
                         f"| {statistics.median(r['spins'] for r in cell['spin-yield']):,.0f} "
                         f"| {statistics.median(r['yields'] for r in cell['spin-yield']):,.0f} |")
@@ -125,15 +148,27 @@ def tables(runs, progs, settings):
             continue
         g = geomean(ratios)
         summary[st] = g
+        gci = (benchstats.fmt_ratio_ci(*benchstats.geomean_ci(pairs))
+               if len(pairs) == len(ratios) else "-")
         rts, busy = SETTINGS[st]
         out.append(f"### {st}: `+RTS {' '.join(rts)}`{' with one core kept busy' if busy else ''}\n")
-        out.append("| program | baseline s (min..max) | spin-yield s | elapsed | baseline spins "
-                   "| spin-yield spins | spin-yield yields |")
-        out.append("|---|---|---|---|---|---|---|")
+        out.append("| program | baseline s (min..max) | spin-yield s | elapsed | mean [95 % CI] "
+                   "| baseline spins | spin-yield spins | spin-yield yields |")
+        out.append("|---|---|---|---|---|---|---|---|")
         out.extend(rows)
-        out.append(f"| **geometric mean** | | | **{pct(g)}** | | | |")
-        out.append(f"| min / max | | | {pct(min(ratios))} / {pct(max(ratios))} | | | |\n")
+        out.append(f"| **geometric mean** | | | **{pct(g)}** | **{gci}** | | | |")
+        out.append(f"| min / max | | | {pct(min(ratios))} / {pct(max(ratios))} | | | | |\n")
     return "\n".join(out), summary
+
+
+def layouts_said(k, reps):
+    """What the ratios rest on, for the tables' head."""
+    if k <= 1:
+        return ("from one binary per build, so a difference may be a layout artefact (the "
+                "interval is over that binary's runs only; --layouts K)")
+    if reps % k:
+        return f"from {reps} runs over {k} layouts per build"
+    return f"from {k} layouts x {reps // k} run(s) per build"
 
 
 def main():
@@ -143,11 +178,16 @@ def main():
     ap.add_argument("--patch", default="spin-yield", metavar="BUILD",
                     help=variant.SPEC_HELP + " (default: spin-yield)")
     ap.add_argument("--reps", type=int, default=2)
+    ap.add_argument("--layouts", type=int, default=0, metavar="K",
+                    help="link each build K ways and spread the reps over them (default 0: "
+                         "the build's own rtslab)")
     ap.add_argument("--size", default="norm")
     ap.add_argument("--settings", default="N4,N8,N2busy,N2,N1")
     ap.add_argument("-p", "--programs", action="append", default=[])
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
     a = ap.parse_args()
+    if a.layouts < 0:
+        ap.error("--layouts must be 0 or more")
     settings = a.settings.split(",")
     for st in settings:
         if st not in SETTINGS:
@@ -159,12 +199,20 @@ def main():
     os.makedirs(a.out, exist_ok=True)
     runs = []
     with tempfile.TemporaryDirectory() as tmp:
-        bins, infos = {}, {}
+        bins, infos = {}, {}        # bins: variant -> [(layout seed, copy of its rtslab)]
         for v in VARIANTS:
-            bins[v] = os.path.join(tmp, f"rtslab-{v}")
-            shutil.copy(builds[v]["binary"], bins[v])
-            infos[v] = subprocess.run([bins[v], "+RTS", "--info", "-RTS"], stdout=subprocess.PIPE,
-                                      text=True).stdout
+            b = builds[v]
+            try:
+                spread = layout.spread(b["dir"], os.path.relpath(b["binary"], b["dir"]),
+                                       a.layouts, log=print)
+            except layout.LayoutError as e:
+                sys.exit(f"run.py: {e}")
+            bins[v] = []
+            for seed, binary in spread:
+                bins[v].append((seed, os.path.join(tmp, f"rtslab-{v}-{seed}")))
+                shutil.copy(binary, bins[v][-1][1])
+            infos[v] = subprocess.run([bins[v][0][1], "+RTS", "--info", "-RTS"],
+                                      stdout=subprocess.PIPE, text=True).stdout
         if "Patch spin-yield\",\"NO" not in infos["baseline"] or \
            "Patch spin-yield\",\"YES" not in infos["spin-yield"]:
             sys.exit("run.py: --baseline must be built without spin-yield, --patch with it")
@@ -175,8 +223,9 @@ def main():
                     order = VARIANTS if (rep + len(runs)) % 2 == 0 else VARIANTS[::-1]
                     line = []
                     for v in order:
-                        r = run_one(bins[v], prog, a.size, rts, busy, tmp)
-                        r.update(variant=v, setting=st, program=prog.id, rep=rep)
+                        seed, binary = bins[v][rep % len(bins[v])]
+                        r = run_one(binary, prog, a.size, rts, busy, tmp)
+                        r.update(variant=v, setting=st, program=prog.id, rep=rep, layout=seed)
                         r["cmd"] = [os.path.basename(r["cmd"][0])] + r["cmd"][1:]
                         runs.append(r)
                         line.append(f"{v} {r['elapsed']:.2f}s y={r['yields']}")
@@ -191,11 +240,14 @@ def main():
             f"load average at the end {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}.\n"
             "Elapsed: median over the reps; the ratio is spin-yield against baseline "
             "(negative = faster).\n"
+            "Mean [95 % CI]: benchstats' mean ratio (the mean of the layout means) and its 95 % "
+            "interval over layouts and runs, " + layouts_said(a.layouts, a.reps) + ".\n"
             + "".join(f"  {variant.describe(v, builds[v])}\n" for v in VARIANTS))
     with open(os.path.join(a.out, "tables.md"), "w", encoding="utf-8") as f:
         f.write(head + "\n" + text + "\n")
     with open(os.path.join(a.out, "results.json"), "w", encoding="utf-8") as f:
-        json.dump({"commit": commit, "size": a.size, "reps": a.reps, "builds": builds,
+        json.dump({"commit": commit, "size": a.size, "reps": a.reps, "layouts": a.layouts,
+                   "builds": builds,
                    "infos": infos,
                    "geomean_ratio": summary, "runs": runs}, f, indent=1)
     print(head)
