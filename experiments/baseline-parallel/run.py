@@ -2,7 +2,7 @@
 """Baseline parallel runtime: the measurements of issue 3 ("Measure").
 
     python3 experiments/baseline-parallel/run.py [--build BUILD] [--reps N] [--quick]
-                                                 [--only a,b,c,d] [--out DIR]
+                                                 [--only a,b,c,d] [--layouts K] [--out DIR]
 
 Runs, against the in-tree build (BUILD defaults to the repository root; `make` first), or
 another: BUILD is a build directory, or VARIANT or VARIANT@REV (`baseline`, `all-patches`,
@@ -27,6 +27,12 @@ across its configurations (rep 1 of every configuration, then rep 2, ...) so tha
 machine's noise spreads over all of them. Nothing passes or fails on a timing; the exit
 status is 1 only when a program failed (non-zero exit, timeout, or missing output).
 
+Code layout is a random factor (Note [Code layout as a factor], tools/layout.py): with
+--layouts K each program is linked K ways (seeds 1..K, layout.spread), every binary is
+copied, and rep i runs layout i % K; every run records its layout's seed, and the ratios
+between configurations (vs -N2, caps / processes, vs -N1) add benchstats' mean ratio with its
+95 % interval over layouts and runs. The default, 0, measures the build's own binaries.
+
 Prints markdown tables on stdout and writes them to OUT/tables.md, with every run's raw
 figures in OUT/results.json (OUT defaults to experiments/baseline-parallel/results/).
 """
@@ -50,6 +56,9 @@ PROGS = ["simple_alloc", "busy_one", "skewed_live"]
 TIMEOUT_S = 180
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 import variant  # noqa: E402  (tools/variant.py: builds named by directory or VARIANT@REV)
+import layout  # noqa: E402  (tools/layout.py: seeded code layouts)
+sys.path.insert(0, os.path.join(ROOT, "testsuite"))
+import benchstats  # noqa: E402  (testsuite/benchstats.py: intervals over layouts and runs)
 
 # Sizes: (normal, --quick)
 SIMPLE_MB = (4000, 400)
@@ -165,6 +174,15 @@ def run(bindir, tmp, prog, args, rts):
     return finish(argv, p, sf, t)
 
 
+def run_in(bindirs, i, tmp, prog, args, rts):
+    """run() for rep I, in its layout of BINDIRS ([(layout seed, directory)]: rep i runs
+    layout i % K); the record gains the layout's seed."""
+    seed, bindir = bindirs[i % len(bindirs)]
+    rec = run(bindir, tmp, prog, args, rts)
+    rec["layout"] = seed
+    return rec
+
+
 def run_concurrent(bindir, tmp, jobs):
     """Starts every (prog, args, rts) together; returns (wall from first start to last exit,
     the records)."""
@@ -193,6 +211,36 @@ def f(x, nd=0):
     return ("{:,.%df}" % nd).format(x)
 
 
+def sample(runs, value):
+    """benchstats' sample {layout seed: [VALUE of each run]} (runs without one left out)."""
+    out = {}
+    for x in runs:
+        if value(x) is not None:
+            out.setdefault(x["layout"], []).append(value(x))
+    return out
+
+
+def mean_ci(base, other, value):
+    """'1.23x [1.10, 1.37]': benchstats' mean ratio OTHER/BASE of VALUE over the runs and its
+    95 % interval over layouts and runs; '-' unless each side has 2 values or more."""
+    b, o = sample(base, value), sample(other, value)
+    if min(sum(map(len, x.values())) for x in (b, o)) < 2:
+        return "-"
+    return "%.2fx [%.2f, %.2f]" % benchstats.ratio_ci(b, o)
+
+
+def layouts_said(bindirs, reps):
+    """What a part's figures rest on, for its title."""
+    k = len(bindirs)
+    if k <= 1:
+        return ("; one binary was measured, so a difference may be a layout artefact (an "
+                "interval is over that binary's runs only)")
+    spread = ("%d layouts x %d run(s)" % (k, reps // k) if reps % k == 0
+              else "%d runs over %d layouts" % (reps, k))
+    return ("; %s; the mean ratio and its 95 %% interval: benchstats, over layouts and runs"
+            % spread)
+
+
 def metric(rec, name):
     return rec["metrics"].get(name)
 
@@ -203,13 +251,13 @@ def stat(rec, name):
 
 # --- the four parts --------------------------------------------------------------------------
 
-def part_a(bindir, tmp, reps, quick):
+def part_a(bindirs, tmp, reps, quick):
     mb = str(SIMPLE_MB[quick])
     ns = [1, 2, 4, 8]
     runs = {n: [] for n in ns}
     for r in range(reps):
         for n in ns:
-            runs[n].append(run(bindir, tmp, "simple_alloc", [mb], ["-N%d" % n]))
+            runs[n].append(run_in(bindirs, r, tmp, "simple_alloc", [mb], ["-N%d" % n]))
     rows = []
     base = med([metric(x, "simple_alloc_elapsed") for x in runs[2]])
     for n in ns:
@@ -219,6 +267,7 @@ def part_a(bindir, tmp, reps, quick):
         rows.append([
             "-N%d" % n, f(el), "%s..%s" % (f(lo), f(hi)),
             "%.2fx" % (el / base) if el and base else "-",
+            mean_ci(runs[2], rr, lambda x: metric(x, "simple_alloc_elapsed")) if n != 2 else "-",
             f(med([metric(x, "simple_alloc_cpu") for x in rr])),
             f(med([stat(x, "gen0_colls") for x in rr])),
             f(med([stat(x, "gen1_colls") for x in rr])),
@@ -227,25 +276,27 @@ def part_a(bindir, tmp, reps, quick):
             f(med([stat(x, "barrier_sleeps") for x in rr])),
             f(med([stat(x, "gen0_elapsed_s") for x in rr]) * 1e3 if rr[0]["stats"].get("gen0_elapsed_s") is not None else None),
         ])
-    table = md_table(["RTS", "elapsed ms (median)", "min..max", "vs -N2", "CPU ms",
+    table = md_table(["RTS", "elapsed ms (median)", "min..max", "vs -N2",
+                      "vs -N2, mean [95 % CI]", "CPU ms",
                       "Gen 0 GCs", "Gen 1 GCs", "STW mean us", "STW max us",
                       "barrier sleeps", "Gen 0 GC elapsed ms"], rows)
     title = ("(a) simple_alloc %s MiB total, one worker per capability (worker i on cap i); "
-             "median of %d runs" % (mb, reps))
+             "median of %d runs%s" % (mb, reps, layouts_said(bindirs, reps)))
     return title, table, {"runs": {str(n): runs[n] for n in ns}}
 
 
-def part_b(bindir, tmp, reps, quick):
+def part_b(bindirs, tmp, reps, quick):
     mb = SIMPLE_MB[quick]
     ns = [1, 2, 4, 8]
     procs = {n: [] for n in ns}
     caps = {n: [] for n in ns}
     for r in range(reps):
         for n in ns:
+            seed, bindir = bindirs[r % len(bindirs)]
             wall, recs = run_concurrent(bindir, tmp, [
                 ("simple_alloc", [str(mb // n), "1"], ["-N1"]) for _ in range(n)])
-            procs[n].append({"wall_s": wall, "procs": recs})
-            caps[n].append(run(bindir, tmp, "simple_alloc", [str(mb)], ["-N%d" % n]))
+            procs[n].append({"wall_s": wall, "procs": recs, "layout": seed})
+            caps[n].append(run_in(bindirs, r, tmp, "simple_alloc", [str(mb)], ["-N%d" % n]))
     rows = []
     for n in ns:
         pw = med([x["wall_s"] * 1e3 for x in procs[n]])
@@ -257,24 +308,25 @@ def part_b(bindir, tmp, reps, quick):
         cel = med([metric(x, "simple_alloc_elapsed") for x in caps[n]])
         ccpu = med([metric(x, "simple_alloc_cpu") for x in caps[n]])
         rows.append([str(n), f(pw), f(pmax), f(pcpu), f(cw), f(cel), f(ccpu),
-                     "%.2fx" % (cw / pw) if cw and pw else "-"])
+                     "%.2fx" % (cw / pw) if cw and pw else "-",
+                     mean_ci(procs[n], caps[n], lambda x: x["wall_s"])])
     table = md_table(["N", "N processes: wall ms", "slowest process's elapsed ms",
                       "CPU ms (sum)", "N caps: wall ms", "elapsed ms", "CPU ms",
-                      "caps / processes (wall)"], rows)
+                      "caps / processes (wall)", "caps / processes, mean [95 % CI]"], rows)
     title = ("(b) %d MiB of simple_alloc work as N -N1 processes (each %d/N MiB, 1 worker, "
-             "started together) vs one -NN process with N workers; median of %d runs"
-             % (mb, mb, reps))
+             "started together) vs one -NN process with N workers; median of %d runs%s"
+             % (mb, mb, reps, layouts_said(bindirs, reps)))
     return title, table, {"processes": {str(n): procs[n] for n in ns},
                           "caps": {str(n): caps[n] for n in ns}}
 
 
-def part_c(bindir, tmp, reps, quick):
+def part_c(bindirs, tmp, reps, quick):
     mb = str(BUSY_MB[quick])
     ns = [1, 2, 8, 16]
     runs = {n: [] for n in ns}
     for r in range(reps):
         for n in ns:
-            runs[n].append(run(bindir, tmp, "busy_one", [mb], ["-N%d" % n]))
+            runs[n].append(run_in(bindirs, r, tmp, "busy_one", [mb], ["-N%d" % n]))
     rows = []
     base = med([metric(x, "busy_one_elapsed") for x in runs[1]])
     for n in ns:
@@ -286,6 +338,7 @@ def part_c(bindir, tmp, reps, quick):
         rows.append([
             "-N%d" % n, f(el), "%s..%s" % (f(lo), f(hi)),
             "%.2fx" % (el / base) if el and base else "-",
+            mean_ci(runs[1], rr, lambda x: metric(x, "busy_one_elapsed")) if n != 1 else "-",
             f(med([metric(x, "busy_one_cpu") for x in rr])),
             f(gcs), f(woken),
             f(woken / gcs, 1) if woken is not None and gcs else "-",
@@ -293,11 +346,12 @@ def part_c(bindir, tmp, reps, quick):
             f(med([stat(x, "stw_max_us") for x in rr]), 0),
             f(med([stat(x, "barrier_sleeps") for x in rr])),
         ])
-    table = md_table(["RTS", "elapsed ms (median)", "min..max", "vs -N1", "process CPU ms",
+    table = md_table(["RTS", "elapsed ms (median)", "min..max", "vs -N1",
+                      "vs -N1, mean [95 % CI]", "process CPU ms",
                       "Gen 0 GCs", "idle caps woken for GC", "woken per GC",
                       "STW mean us", "STW max us", "barrier sleeps"], rows)
     title = ("(c) busy_one %s MiB: one busy thread on cap 0, the other capabilities idle; "
-             "median of %d runs" % (mb, reps))
+             "median of %d runs%s" % (mb, reps, layouts_said(bindirs, reps)))
     return title, table, {"runs": {str(n): runs[n] for n in ns}}
 
 
@@ -309,12 +363,12 @@ SKEW_CONFIGS = [
 ]
 
 
-def part_d(bindir, tmp, reps, quick):
+def part_d(bindirs, tmp, reps, quick):
     args = SKEW_ARGS[quick]
     runs = {c: [] for c, _ in SKEW_CONFIGS}
     for r in range(reps):
         for c, rts in SKEW_CONFIGS:
-            runs[c].append(run(bindir, tmp, "skewed_live", args, rts))
+            runs[c].append(run_in(bindirs, r, tmp, "skewed_live", args, rts))
     rows = []
     for c, _ in SKEW_CONFIGS:
         rr = runs[c]
@@ -336,8 +390,8 @@ def part_d(bindir, tmp, reps, quick):
                       "Gen 1 GCs", "Gen 0 avg pause ms", "Gen 1 avg pause ms",
                       "work balance (median, min..max)", "copied MiB"], rows)
     title = ("(d) skewed_live %s (live MiB, steps, trees): %s MiB of trees kept by a thread on "
-             "cap 0, garbage from a thread on cap 1; median of %d runs"
-             % (" ".join(args), args[0], reps))
+             "cap 0, garbage from a thread on cap 1; median of %d runs%s"
+             % (" ".join(args), args[0], reps, layouts_said(bindirs, reps)))
     return title, table, {"runs": runs}
 
 
@@ -366,16 +420,28 @@ def main():
                     help="runs per configuration (default 5 for a and b, 3 for c and d)")
     ap.add_argument("--quick", action="store_true", help="small sizes, for a smoke test")
     ap.add_argument("--only", default="abcd", help="parts to run, e.g. 'ad' (default abcd)")
+    ap.add_argument("--layouts", type=int, default=0, metavar="K",
+                    help="link each program K ways and spread the reps over them (default 0: "
+                         "the build's own binaries)")
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
     args = ap.parse_args()
+    if args.layouts < 0:
+        ap.error("--layouts must be 0 or more")
 
     bdir, build = variant.resolve_or_exit(args.build, ROOT, "baseline-parallel",
                                           ["bench/micro/" + p for p in PROGS])
+    try:
+        spreads = {p: layout.spread(bdir, "bench/micro/" + p, args.layouts, log=print)
+                   for p in PROGS}
+    except layout.LayoutError as e:
+        sys.exit("baseline-parallel: %s" % e)
     tmp = tempfile.mkdtemp(prefix="rtslab-baseline-parallel.")
-    bindir = os.path.join(tmp, "bin")
-    os.makedirs(bindir)
-    for p in PROGS:
-        shutil.copy2(os.path.join(bdir, "bench", "micro", p), bindir)
+    bindirs = []                # [(layout seed, a directory holding that layout of PROGS)]
+    for i, (seed, _) in enumerate(spreads[PROGS[0]]):
+        bindirs.append((seed, os.path.join(tmp, "bin", str(seed))))
+        os.makedirs(bindirs[-1][1])
+        for p in PROGS:
+            shutil.copy2(spreads[p][i][1], os.path.join(bindirs[-1][1], p))
 
     quick = 1 if args.quick else 0
     ctx = {
@@ -386,8 +452,9 @@ def main():
         "loadavg_before": open("/proc/loadavg").read().strip(),
         "git_head": sh(["git", "rev-parse", "--short", "HEAD"]),
         "git_dirty_runtime": sh(["git", "status", "--short", "runtime"]),
-        "rts_info": sh([os.path.join(bindir, "simple_alloc"), "+RTS", "--info"]),
+        "rts_info": sh([os.path.join(bindirs[0][1], "simple_alloc"), "+RTS", "--info"]),
         "build": build,
+        "layouts": args.layouts,
         "quick": bool(args.quick),
     }
     print("# baseline-parallel: %s, %s, %d CPUs, HEAD %s%s, load %s"
@@ -405,7 +472,7 @@ def main():
             sys.exit("run.py: unknown part %r" % part)
         reps = args.reps or (5 if part in "ab" else 3)
         t = time.monotonic()
-        title, table, raw = PARTS[part](bindir, tmp, reps, quick)
+        title, table, raw = PARTS[part](bindirs, tmp, reps, quick)
         secs = time.monotonic() - t
         text = "### %s\n\n%s\n\n(%.0f s)\n" % (title, table, secs)
         print("\n" + text)
