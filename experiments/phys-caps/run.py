@@ -3,7 +3,7 @@
 
     python3 experiments/phys-caps/run.py [--parts sim,suite,timeline] [-k RUNS]
                                          [--programs REGEX] [--suite-runs RUNS] [--out DIR]
-                                         [--baseline BUILD] [--patch BUILD]
+                                         [--baseline BUILD] [--patch BUILD] [--layouts K]
 
 The two builds, --baseline (default `baseline`) and --patch (default `phys-caps`), are build
 directories, or variants built before the parts run, VARIANT or VARIANT@REV (`baseline` and
@@ -26,6 +26,13 @@ configuration and checks every program's output):
             is never changed by the patch: the noise floor), --suite-runs RUNS each.
   timeline  one eventlog per build of parallel/nbody (norm) at the default -N on the
             simulated machine, drawn with testsuite/trace/trace_timeline.py.
+
+Code layout is a random factor (Note [Code layout as a factor], tools/layout.py): with
+--layouts K, sim and suite pass --layouts K to bench.py, which links each build K ways and
+spreads the runs over them (its -k is then RUNS / K runs per layout, rounded up; each run in
+runs.json has its layout's seed). The patch/baseline ratios then add benchstats' mean ratio
+with its 95 % interval over layouts and runs (the medians' ratios stay as they were). The
+default, 0, measures each build's own rtslab; the timeline always draws it.
 
 Writes OUT/<part>/ (bench.py's runs.json, runs.csv, table.txt), OUT/summary.json (ratios)
 and OUT/tables.md; OUT defaults to experiments/phys-caps/results. Nothing here passes or
@@ -53,6 +60,8 @@ GOAL = 0.98
 DEFAULT_SIM_PROGRAMS = "parallel/(parfib|sumeuler|mandel|queens|nbody|matmult)$"
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 import variant  # noqa: E402  (tools/variant.py: builds named by directory or VARIANT@REV)
+sys.path.insert(0, os.path.join(ROOT, "testsuite"))
+import benchstats  # noqa: E402  (testsuite/benchstats.py: intervals over layouts and runs)
 BUILDS = {}                                 # bench.py's variant name -> build directory
 
 failed = False
@@ -79,15 +88,63 @@ def bench(args, out, env=None, reuse=False):
         return json.load(f), cmd
 
 
-def medians(data, cpu=False):
-    """{program: {config: median wall seconds}} over the runs that succeeded (cpu: the
-    child's user + system seconds instead)."""
+def runs_args(runs, layouts):
+    """bench.py's arguments for RUNS runs per configuration over LAYOUTS layouts."""
+    if not layouts:
+        return ["-k", str(runs)]
+    return ["--layouts", str(layouts), "-k", str(-(-runs // layouts))]
+
+
+def samples(data, cpu=False):
+    """{program: {config: {layout seed: [wall seconds]}}} of the runs that succeeded
+    (benchstats' samples; cpu: the child's user + system seconds instead)."""
     by = {}
     for r in data["runs"]:
         if r["ok"]:
             v = r["user_seconds"] + r["sys_seconds"] if cpu else r["wall_seconds"]
-            by.setdefault(r["program"], {}).setdefault(r["config"], []).append(v)
-    return {p: {c: statistics.median(v) for c, v in cs.items()} for p, cs in by.items()}
+            by.setdefault(r["program"], {}).setdefault(r["config"], {}) \
+              .setdefault(r.get("layout", 0), []).append(v)
+    return by
+
+
+def medians(data, cpu=False):
+    """{program: {config: median wall seconds}} over the runs that succeeded (cpu: the
+    child's user + system seconds instead)."""
+    return {p: {c: statistics.median([v for vs in s.values() for v in vs])
+                for c, s in cs.items()}
+            for p, cs in samples(data, cpu).items()}
+
+
+def enough(cs, *configs):
+    """Whether each of CONFIGS has 2 runs or more in CS ({config: sample}): an interval's need."""
+    return all(sum(map(len, cs.get(c, {}).values())) >= 2 for c in configs)
+
+
+def ratio_ci(cs, base, other):
+    """benchstats' (mean ratio OTHER/BASE, lo, hi) over CS's samples ({config: sample}), its
+    95 % interval over layouts and runs; None unless each side has 2 runs or more."""
+    return benchstats.ratio_ci(cs[base], cs[other]) if enough(cs, base, other) else None
+
+
+def geomean_ci(by, progs, base, other):
+    """As ratio_ci, for the geometric mean over PROGS (BY: samples()); None unless every
+    program has its interval."""
+    if not progs or not all(enough(by[p], base, other) for p in progs):
+        return None
+    return benchstats.geomean_ci([(by[p][base], by[p][other]) for p in progs])
+
+
+def fmt_ci(ci):
+    return "-" if not ci else "%.3f [%.3f, %.3f]" % tuple(ci)
+
+
+def layouts_said(data):
+    """What a part's ratios rest on, for its heading."""
+    k = data.get("layouts") or 0
+    if k <= 1:
+        return ("one binary per build was measured, so a difference may be a layout artefact "
+                "(an interval is over that binary's runs only)")
+    return "%d layouts x %d run(s) per configuration" % (k, data["runs_per_layout"])
 
 
 def caps_of(data):
@@ -104,15 +161,17 @@ def geomean(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
 
 
-def part_sim(out, runs, programs, reuse):
+def part_sim(out, runs, layouts, programs, reuse):
     configs = ["baseline:-N", "phys-caps:-N", "baseline:-N2", "baseline:-N4"]
-    args = ["--size", "norm", "-k", str(runs), "-p", programs, "--metrics", "elapsed,cpu,mutator,gc,stw"]
+    args = ["--size", "norm"] + runs_args(runs, layouts) + \
+        ["-p", programs, "--metrics", "elapsed,cpu,mutator,gc,stw"]
     for c in configs:
         args += ["-c", c]
     data, cmd = bench(args, out, {"RTSLAB_SYSFS_ROOT": SIM_ROOT, "RTSLAB_CPU_MASK": SIM_MASK},
                       reuse)
     med = medians(data)
     cpu = medians(data, cpu=True)
+    by, by_cpu = samples(data), samples(data, cpu=True)
     rows = {}
     for prog, m in sorted(med.items()):
         if not all(k in m for k in ("baseline -N", "phys-caps -N", "baseline -N2", "baseline -N4")):
@@ -136,42 +195,60 @@ def part_sim(out, runs, programs, reuse):
                 min(c["baseline -N2"], c["baseline -N4"]) / c["phys-caps -N"],
             "cpu_baseline_default_vs_best_manual":
                 min(c["baseline -N2"], c["baseline -N4"]) / c["baseline -N"],
+            # benchstats' mean throughput ratio (baseline / patch time) and its 95 % interval
+            "patch_vs_baseline_default_ci": ratio_ci(by[prog], "phys-caps -N", "baseline -N"),
+            "cpu_patch_vs_baseline_default_ci":
+                ratio_ci(by_cpu[prog], "phys-caps -N", "baseline -N"),
         }
     summary = {
         "command": " ".join(cmd),
         "bench_date": data["date"], "bench_commit": data["commit"], "bench_machine": data["machine"],
         "env": {"RTSLAB_SYSFS_ROOT": os.path.relpath(SIM_ROOT, ROOT), "RTSLAB_CPU_MASK": SIM_MASK},
         "capabilities": caps_of(data),
+        "layouts": layouts_said(data),
         "programs": rows,
         "geomean": {k: geomean([r[k] for r in rows.values()])
                     for k in ("patch_vs_baseline_default", "patch_default_vs_best_manual",
                               "baseline_default_vs_best_manual", "cpu_patch_vs_baseline_default",
                               "cpu_patch_default_vs_best_manual",
                               "cpu_baseline_default_vs_best_manual")},
+        "geomean_ci": {"patch_vs_baseline_default":
+                       geomean_ci(by, list(rows), "phys-caps -N", "baseline -N"),
+                       "cpu_patch_vs_baseline_default":
+                       geomean_ci(by_cpu, list(rows), "phys-caps -N", "baseline -N")},
     }
     return summary
 
 
-def part_suite(out, runs, reuse):
+def part_suite(out, runs, layouts, reuse):
     configs = ["baseline:-N2", "phys-caps:-N2", "baseline:-N4", "phys-caps:-N4"]
-    args = ["--size", "norm", "-k", str(runs), "--metrics", "elapsed,mutator,gc"]
+    args = ["--size", "norm"] + runs_args(runs, layouts) + ["--metrics", "elapsed,mutator,gc"]
     for c in configs:
         args += ["-c", c]
     data, cmd = bench(args, out, reuse=reuse)
     med = medians(data)
     cpu = medians(data, cpu=True)
+    by = {False: samples(data), True: samples(data, cpu=True)}
+    # ratio: (RTS options, CPU time rather than wall)
+    ratios = {"N2_time_ratio": ("-N2", False), "N4_time_ratio": ("-N4", False),
+              "N2_cpu_ratio": ("-N2", True), "N4_cpu_ratio": ("-N4", True)}
+    keys = tuple(ratios)
     rows = {}
     for prog, m in sorted(med.items()):
         if all(k in m for k in ("baseline -N2", "phys-caps -N2", "baseline -N4", "phys-caps -N4")):
-            c = cpu[prog]
-            rows[prog] = {"N2_time_ratio": m["phys-caps -N2"] / m["baseline -N2"],
-                          "N4_time_ratio": m["phys-caps -N4"] / m["baseline -N4"],
-                          "N2_cpu_ratio": c["phys-caps -N2"] / c["baseline -N2"],
-                          "N4_cpu_ratio": c["phys-caps -N4"] / c["baseline -N4"]}
-    keys = ("N2_time_ratio", "N4_time_ratio", "N2_cpu_ratio", "N4_cpu_ratio")
-    return {"command": " ".join(cmd), "programs": rows,
+            rows[prog] = {}
+            for k, (n, is_cpu) in ratios.items():
+                t = cpu[prog] if is_cpu else m
+                rows[prog][k] = t["phys-caps " + n] / t["baseline " + n]
+                # benchstats' mean ratio and its 95 % interval
+                rows[prog][k + "_ci"] = ratio_ci(by[is_cpu][prog], "baseline " + n,
+                                                 "phys-caps " + n)
+    return {"command": " ".join(cmd), "programs": rows, "layouts": layouts_said(data),
             "bench_date": data["date"], "bench_commit": data["commit"], "bench_machine": data["machine"],
             "geomean": {k: geomean([r[k] for r in rows.values()]) for k in keys},
+            "geomean_ci": {k: geomean_ci(by[is_cpu], list(rows), "baseline " + n,
+                                         "phys-caps " + n)
+                           for k, (n, is_cpu) in ratios.items()},
             "min": {k: min(r[k] for r in rows.values()) for k in keys},
             "max": {k: max(r[k] for r in rows.values()) for k in keys}}
 
@@ -213,6 +290,9 @@ def main():
     ap.add_argument("--parts", default="sim,suite,timeline")
     ap.add_argument("-k", type=int, default=3, help="runs per configuration, sim part")
     ap.add_argument("--suite-runs", type=int, default=1)
+    ap.add_argument("--layouts", type=int, default=0, metavar="K",
+                    help="sim, suite: bench.py --layouts K, the runs spread over K layouts of "
+                         "each build (default 0: the builds' own rtslab)")
     ap.add_argument("--programs", default=DEFAULT_SIM_PROGRAMS,
                     help="bench.py -p REGEX for the sim part (default: %(default)s)")
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
@@ -223,6 +303,8 @@ def main():
     ap.add_argument("--patch", default="phys-caps", metavar="BUILD",
                     help="the patch: " + variant.SPEC_HELP + " (default: phys-caps)")
     a = ap.parse_args()
+    if a.layouts < 0:
+        ap.error("--layouts must be 0 or more")
     parts = a.parts.split(",")
     records = {}
     if not a.reuse or "timeline" in parts:
@@ -242,8 +324,10 @@ def main():
         "loadavg_at_start": os.getloadavg(),
         "builds": records,
     }
-    for part, fn in (("sim", lambda: part_sim(os.path.join(a.out, "sim"), a.k, a.programs, a.reuse)),
-                     ("suite", lambda: part_suite(os.path.join(a.out, "suite"), a.suite_runs, a.reuse)),
+    for part, fn in (("sim", lambda: part_sim(os.path.join(a.out, "sim"), a.k, a.layouts,
+                                              a.programs, a.reuse)),
+                     ("suite", lambda: part_suite(os.path.join(a.out, "suite"), a.suite_runs,
+                                                  a.layouts, a.reuse)),
                      ("timeline", lambda: part_timeline(os.path.join(a.out, "timeline")))):
         if part not in parts:
             continue
@@ -268,11 +352,23 @@ def main():
             print("%-20s" % p + "".join("%11.3f" % r[k] for k in keys))
         print("%-20s" % "geometric mean" + "".join("%11.3f" % s["geomean"][k] for k in keys)
               + "   (goal: p/best >= %.2f)" % GOAL)
+        print("\nwall and CPU p/b (throughput, as above) as benchstats' mean ratio "
+              "[95 %% interval]: %s" % s.get("layouts", "?"))
+        for p, r in s["programs"].items():
+            print("%-20s%26s%26s" % (p, fmt_ci(r.get("patch_vs_baseline_default_ci")),
+                                     fmt_ci(r.get("cpu_patch_vs_baseline_default_ci"))))
+        g = s.get("geomean_ci", {})
+        print("%-20s%26s%26s" % ("geometric mean", fmt_ci(g.get("patch_vs_baseline_default")),
+                                 fmt_ci(g.get("cpu_patch_vs_baseline_default"))))
     if "suite" in summary:
         s = summary["suite"]
-        print("\nsuite, patch/baseline (time and CPU; > 1: the patch is slower)")
+        print("\nsuite, patch/baseline (time and CPU; > 1: the patch is slower): the medians' "
+              "geomean (min..max), then benchstats' mean [95 %% interval]; %s"
+              % s.get("layouts", "?"))
         for k in ("N2_time_ratio", "N4_time_ratio", "N2_cpu_ratio", "N4_cpu_ratio"):
-            print("  %-14s geomean %.3f (%.3f..%.3f)" % (k, s["geomean"][k], s["min"][k], s["max"][k]))
+            print("  %-14s geomean %.3f (%.3f..%.3f)  mean %s" % (
+                k, s["geomean"][k], s["min"][k], s["max"][k],
+                fmt_ci(s.get("geomean_ci", {}).get(k))))
     return 1 if failed else 0
 
 
