@@ -1,17 +1,21 @@
 #!/usr/bin/env python3
 """Scheme speed: rtslab against Lua 5.4 and Guile 3.0 (issue 4, "Speed").
 
-    python3 experiments/scheme-speed/run.py [--rtslab BUILD] [--rtslab-args ARGS] [--reps K]
-                                            [--only fib,tak,list] [--out DIR]
+    python3 experiments/scheme-speed/run.py [--rtslab BUILD] [--rtslab-args ARGS] [--reps R]
+                                            [--layouts K] [--only fib,tak,list] [--out DIR]
 
 BUILD is the rtslab measured: a binary, a build directory, or a variant built for the
 purpose, VARIANT or VARIANT@REV (`baseline`, `all-patches@HEAD~2`, `baseline@v0.1`: from the
 working tree or a git revision, tools/variant.py). Its exact revision, configure arguments
 and patches head the tables and go to results.json ("build").
 
-Runs each program (fib, tak, list) in each implementation K times (default 5), the
+Runs each program (fib, tak, list) in each implementation R times (default 5), the
 repetitions alternating between implementations (rep 1 of every implementation, then rep 2,
 ...) so that the machine's noise spreads over all of them, and checks every run's output.
+Code layout is a random factor (Note [Code layout as a factor], tools/layout.py): with
+--layouts K, rtslab is linked K ways (seeds 1..K, layout.spread; BUILD must then be a build)
+and rep i runs layout i % K; Lua and Guile are not ours and run as installed. The default,
+0, measures BUILD's own rtslab.
 Before the timed runs, every program is run once untimed in every implementation: that run
 checks the output and lets Guile auto-compile the program (its .go file goes to Guile's
 cache), so the timed Guile runs execute compiled code.
@@ -28,8 +32,10 @@ reference; it is not checked.
 
 When rtslab is missing, the script still runs Lua and Guile and says so. Prints markdown
 tables (median wall time, min wall time, median CPU time, and the ratios rtslab/lua and
-rtslab/guile) and writes them to OUT/tables.md, with every run's figures in
-OUT/results.json (OUT defaults to experiments/scheme-speed/results/). Exit status 1 when a
+rtslab/guile; then those ratios as benchstats' mean ratio with its 95 % interval over layouts
+and runs) and writes them to OUT/tables.md, with every run's figures (rtslab's with its
+layout's seed) in OUT/results.json (OUT defaults to experiments/scheme-speed/results/). Exit
+status 1 when a
 run failed (non-zero exit, timeout, or wrong output); nothing depends on timings.
 """
 
@@ -53,6 +59,9 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 TIMEOUT_S = 300
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 import variant  # noqa: E402  (tools/variant.py: builds named by directory, binary or VARIANT@REV)
+import layout  # noqa: E402  (tools/layout.py: seeded code layouts)
+sys.path.insert(0, os.path.join(ROOT, "testsuite"))
+import benchstats  # noqa: E402  (testsuite/benchstats.py: intervals over layouts and runs)
 
 # program -> expected standard output (stripped)
 PROGRAMS = {
@@ -132,6 +141,23 @@ def ratio(a, b):
     return None if a is None or b is None or b == 0 else a / b
 
 
+def sample(runs, key):
+    """benchstats' sample {layout seed: [KEY of each run]} (Lua's and Guile's runs have no
+    layout: layout 0)."""
+    out = {}
+    for r in runs:
+        out.setdefault(r.get("layout", 0), []).append(r[key])
+    return out
+
+
+def mean_ci(base, other, key):
+    """'1.23 [1.10, 1.37]': benchstats' mean ratio of OTHER's KEY over BASE's (their runs)
+    and its 95 % interval over layouts and runs; '-' unless each has 2 runs or more."""
+    if not base or not other or min(len(base), len(other)) < 2:
+        return "-"
+    return "%.2f [%.2f, %.2f]" % benchstats.ratio_ci(sample(base, key), sample(other, key))
+
+
 def md_table(header, rows):
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     lines += ["| " + " | ".join(r) + " |" for r in rows]
@@ -147,6 +173,9 @@ def main():
                     help="extra arguments after the program, e.g. '+RTS -N1 -RTS'")
     ap.add_argument("--reps", type=int, default=5, help="timed runs per program and "
                     "implementation (default 5)")
+    ap.add_argument("--layouts", type=int, default=0, metavar="K",
+                    help="link rtslab K ways and spread its reps over them (default 0: the "
+                         "build's own rtslab)")
     ap.add_argument("--only", default=",".join(PROGRAMS),
                     help="comma-separated programs to run (default: all)")
     ap.add_argument("--no-startup", action="store_true", help="skip the startup row")
@@ -157,18 +186,33 @@ def main():
     for p in progs:
         if p not in PROGRAMS:
             ap.error("unknown program %r (known: %s)" % (p, ", ".join(PROGRAMS)))
+    if args.layouts < 0:
+        ap.error("--layouts must be 0 or more")
     rtslab_args = shlex.split(args.rtslab_args)
-    # A copy in a temporary directory: a rebuild of the tree during the run cannot change
+    # Copies in a temporary directory: a rebuild of the tree during the run cannot change
     # what is measured.
     build = None
     if args.rtslab != ap.get_default("rtslab") or os.path.exists(args.rtslab):
         build = variant.resolve_or_exit(args.rtslab, ROOT, "scheme-speed")[1]
+    spread = [(0, args.rtslab)]
+    if build:
+        try:
+            spread = layout.spread(build["dir"], os.path.relpath(build["binary"], build["dir"]),
+                                   args.layouts, log=print)
+        except layout.LayoutError as e:
+            sys.exit("scheme-speed: %s" % e)
+    elif args.layouts:
+        sys.exit("scheme-speed: --layouts needs an rtslab build (none at %s)" % args.rtslab)
     tmp = tempfile.mkdtemp(prefix="scheme-speed-")
-    rtslab = os.path.join(tmp, "rtslab")
-    try:
-        shutil.copy2(build["binary"] if build else args.rtslab, rtslab)
-    except OSError:
-        rtslab = os.path.abspath(args.rtslab)
+    rtslabs = []            # [(layout seed, rtslab)]: rep i runs layout i % K
+    for seed, binary in spread:
+        copy = os.path.join(tmp, "rtslab-%d" % seed)
+        try:
+            shutil.copy2(binary, copy)
+        except OSError:
+            copy = os.path.abspath(binary)
+        rtslabs.append((seed, copy))
+    rtslab = rtslabs[0][1]  # the untimed runs' and --info's
 
     impls, missing = [], {}
     for impl in IMPLS:
@@ -193,6 +237,7 @@ def main():
         "cpus": os.cpu_count(),
         "loadavg_before": open("/proc/loadavg").read().strip(),
         "reps": args.reps,
+        "layouts": args.layouts,
         "rtslab": build["binary"] if build else os.path.abspath(args.rtslab),
         "build": build,
         "commands": {impl: " ".join(command(impl, "NAME", "rtslab", rtslab_args))
@@ -227,10 +272,14 @@ def main():
             for impl in impls:
                 if runs[(impl, prog)] is None:
                     continue
-                argv = command(impl, prog, rtslab, rtslab_args)
+                seed, exe = rtslabs[rep % len(rtslabs)]
+                argv = command(impl, prog, exe, rtslab_args)
                 wall, cpu, rc, out, err = run_once(argv, env)
                 if check(impl, prog, argv, rc, out, err):
-                    runs[(impl, prog)].append({"wall_s": wall, "cpu_s": cpu})
+                    run = {"wall_s": wall, "cpu_s": cpu}
+                    if impl == "rtslab":
+                        run["layout"] = seed
+                    runs[(impl, prog)].append(run)
                 if impl == "guile-3.0" and "compiling" in err:
                     print("warning: guile compiled %s during a timed run" % prog,
                           file=sys.stderr)
@@ -244,6 +293,14 @@ def main():
 
     results = {"context": ctx, "programs": {}}
     tables = []
+    k = args.layouts
+    if k <= 1:
+        spread_said = ("rtslab: one binary was measured, so a difference may be a layout "
+                       "artefact (an interval is over its runs only)")
+    elif args.reps % k:
+        spread_said = "rtslab: %d runs over %d layouts" % (args.reps, k)
+    else:
+        spread_said = "rtslab: %d layouts x %d run(s)" % (k, args.reps // k)
     for title, key, f in (("Median wall time (s)", "wall_s", statistics.median),
                           ("Min wall time (s)", "wall_s", min),
                           ("Median CPU time, user+system (s)", "cpu_s", statistics.median)):
@@ -254,9 +311,18 @@ def main():
                                fmt(t["rtslab"]), fmt(t["lua5.4"]), fmt(t["guile-3.0"]),
                                fmt(ratio(t["rtslab"], t["lua5.4"]), 2),
                                fmt(ratio(t["rtslab"], t["guile-3.0"]), 2)])
-        tables.append("### %s, %d runs each\n\n%s" % (title, args.reps, md_table(
-            ["program", "rtslab", "lua5.4", "guile-3.0", "rtslab/lua", "rtslab/guile"],
-            table_rows)))
+        tables.append("### %s, %d runs each (%s)\n\n%s" % (
+            title, args.reps, spread_said, md_table(
+                ["program", "rtslab", "lua5.4", "guile-3.0", "rtslab/lua", "rtslab/guile"],
+                table_rows)))
+    table_rows = [[prog or "startup (empty program)"] +
+                  [mean_ci(runs.get((other, prog)), runs.get(("rtslab", prog)), key)
+                   for key in ("wall_s", "cpu_s") for other in ("lua5.4", "guile-3.0")]
+                  for prog in rows]
+    tables.append("### The ratios as benchstats' mean ratio [95 %% interval over layouts and "
+                  "runs], %d runs each (%s)\n\n%s" % (args.reps, spread_said, md_table(
+                      ["program", "wall rtslab/lua", "wall rtslab/guile", "CPU rtslab/lua",
+                       "CPU rtslab/guile"], table_rows)))
     for prog in rows:
         results["programs"][prog or "startup"] = {
             impl: {"runs": runs.get((impl, prog)),
