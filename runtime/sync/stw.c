@@ -14,7 +14,7 @@ static StwHooks hooks;
 static StwStats totals;          /* written by leaders only */
 
 static inline uint32_t load(uint32_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
-static inline bool reached(uint32_t *p, uint32_t epoch) { return (int32_t)(load(p) - epoch) >= 0; }
+static inline bool reached(uint32_t *p, uint32_t epoch) { return stw_epoch_reached(load(p), epoch); }
 
 void stw_init(unsigned n, const StwHooks *h)
 {
@@ -32,6 +32,14 @@ void stw_init(unsigned n, const StwHooks *h)
     n_members = n;
     stw_sync.arriving = n - 1;
     hooks = *h;
+    const char *start = getenv("RTSLAB_TEST_SYNC_NUMBER");
+    if (start && *start) {
+        char *end;
+        unsigned long v = strtoul(start, &end, 0);
+        if (*end || v > UINT32_MAX)
+            rts_fatal("RTSLAB_TEST_SYNC_NUMBER=%s: not a 32-bit number", start);
+        stw_debug_set_sync_number((uint32_t)v);
+    }
 }
 
 bool stw_try_lead(unsigned me, SyncKind kind)
@@ -60,6 +68,12 @@ uint32_t stw_state(unsigned no)
 
 void stw_set_state(unsigned no, uint32_t state)
 {
+#if RTS_PATCH_IDLE_OPTOUT
+    /* IDLE carries the number of the sync in progress or the last one (Note [Idle opt-out]),
+     * not 0: opt_out compares it with a sync's, modulo 2^30 (Note [Counters that wrap]). */
+    if (state == STW_IDLE)
+        state |= load(&stw_sync.word) & ~3u;
+#endif
     __atomic_store_n(&members[no].state, state, __ATOMIC_SEQ_CST);
 }
 
@@ -87,6 +101,11 @@ static bool leave_out(unsigned no, uint32_t epoch)
     }
     if (STW_STATE(s) == STW_IDLE)
         return false;
+    /* Left out, it counts as arrived (as it would if it took part), so that its `arrived`,
+     * which this leader and its owner's stw_follow compare, stays within one sync of the
+     * sync number however long it stays out (Note [Counters that wrap]). Its owner writes
+     * the word only once it has rejoined, after this sync's release. */
+    __atomic_store_n(&members[no].arrived, epoch, __ATOMIC_RELEASE);
     /* It will not count itself down in `arriving`: the leader does, and when that makes the
      * count 0 it wakes the word as the last arrival would have (for a waiter on `arriving`
      * there is none: the leader waits after this; so each sync has one arrival wake). */
@@ -106,7 +125,7 @@ static bool leave_out(unsigned no, uint32_t epoch)
 static bool opt_out(unsigned me, uint32_t epoch)
 {
     uint32_t s = load(&members[me].state);
-    while (STW_STATE(s) == STW_IDLE && (int32_t)(STW_EPOCH(s) - epoch) <= 0)
+    while (STW_STATE(s) == STW_IDLE && stw_epoch_reached(epoch, STW_EPOCH(s)))
         if (__atomic_compare_exchange_n(&members[me].state, &s, epoch << 2 | STW_OPTED_OUT,
                                         false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
             __atomic_fetch_add(&members[me].opt_outs, 1, __ATOMIC_RELAXED);
@@ -331,4 +350,19 @@ void stw_stats(StwStats *out)
         out->rejoin_waits += __atomic_load_n(&members[i].rejoin_waits, __ATOMIC_RELAXED);
     }
 #endif
+}
+
+void stw_debug_set_sync_number(uint32_t n)
+{
+    if (stw_pending())
+        rts_fatal("stw_debug_set_sync_number: a sync is in progress");
+    n &= STW_EPOCH_MASK;
+    for (unsigned i = 0; i < n_members; i++)
+        __atomic_store_n(&members[i].arrived, n, __ATOMIC_RELAXED);
+#if RTS_PATCH_IDLE_OPTOUT
+    optout_epoch = n;
+#endif
+    __atomic_store_n(&stw_sync.go, n, __ATOMIC_RELAXED);
+    __atomic_store_n(&stw_sync.released, n, __ATOMIC_RELAXED);
+    __atomic_store_n(&stw_sync.word, n << 2 | SYNC_NONE, __ATOMIC_RELEASE);
 }

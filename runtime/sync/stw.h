@@ -57,6 +57,85 @@
 
 typedef enum { SYNC_NONE = 0, SYNC_GC = 1, SYNC_EXIT = 2 } SyncKind;
 
+/* Note [Counters that wrap]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~
+ * Every counter of the runtime that grows while it runs, its width, how fast it grows, when
+ * it wraps and why that is safe (issue 32's audit; rates measured on the 2-core guest).
+ *
+ * Sync numbers (epochs). 30 bits: stw_sync.word is epoch << 2 | SyncKind, so that a
+ * follower reads both at once, and stw_try_lead's ((w >> 2) + 1) << 2 drops the carry out
+ * of bit 31: after 2^30 - 1 comes 0. `go`, `released` and each member's `arrived` hold
+ * epochs too. One per stop-the-world sync: bench/micro/simple_alloc made 43,000 a second
+ * at -N1 -A128k, 35,000 at -N2 (issue 32 saw 15,000), so the number wraps after 7 to 20
+ * hours -- well within a server's life, so it must be safe, not merely rare. It is, because
+ * every comparison is made modulo 2^30, in the width of the field (stw_epoch_reached:
+ * a - b modulo 2^30 below 2^29), and the numbers compared are never more than one sync
+ * apart: `go` and `released` are the sync in progress or the one before (every GC sync
+ * publishes both, and a waiter waits for the sync it follows, which the next one cannot
+ * begin without); every member's `arrived` is the last sync (every member arrives at every
+ * sync); the leader compares with its own sync's number. Until issue 32 the comparisons were
+ * (int32_t)(a - b), modulo 2^32: at the wrap, sync 0 found `go` and `released` at 2^30 - 1,
+ * which looked 2^30 - 1 syncs later, and followers ran their GC work before the go and their
+ * mutators inside the stopped sync (the sanity checker then found the heap corrupt).
+ * Tests: stw_debug_set_sync_number (RTSLAB_TEST_SYNC_NUMBER for a whole program) starts the
+ * numbers anywhere; unit/test_stw_wrap*, unit/stw_wrap_* (simple_alloc and gc_stress at -N2
+ * and -N4 under -DS, started a few hundred syncs below 2^30 and 2^29) cross the wrap in
+ * every build.
+ *
+ * Counts of the protocol (stw_sync.arriving, stw_sync.done): 32 bits, never above the number
+ * of capabilities, reset by each sync. They count, they do not grow.
+ *
+ * The work-stealing deque's indices (sm/wsdeque.h: top, bottom): int64_t, one push per
+ * to-space block a GC thread queues for scanning, so at most the heap's 4 KiB blocks in one
+ * GC (2^28 for a 1 TiB heap); wsdeque_quiesce puts both back to 0 after every GC (the deque
+ * is empty then). They never wrap: even without the reset, 2^63 pushes at 10^9 a second are
+ * 292 years.
+ *
+ * The sleep heap's sequence numbers (sched/capability.h: sleep_seq, SleepEntry.seq):
+ * uint64_t per capability, one per sleep, compared with < only between sleepers whose wake
+ * times (uint64_t ns of CLOCK_MONOTONIC: 584 years of uptime) are equal. A sleep costs a
+ * scheduler round trip, so fewer than 10^7 a second: 58,000 years. Were it to wrap, only
+ * sleepers due at the same nanosecond would wake out of order.
+ *
+ * Thread ids (sched/thread.c: next_thread_id): intptr_t, a fixnum in the thread object, one
+ * per thread created; at 10^8 threads a second the fixnum range (2^60 and more) lasts over
+ * 300 years.
+ *
+ * Eventlog timestamps (trace/eventlog.c: Record.ts, TraceBuf.last_ts): uint64_t ns since
+ * trace_init, 584 years. They are written as (double)ts / 1e3 microseconds: exact to the ns
+ * up to 2^53 ns (104 days of tracing), then in steps of 2, 4... ns, still in order (the
+ * conversion is monotonic). A buffer's record count (at most TRACE_BUF_RECORDS, emptied by
+ * each flush) and span depth (at most MAX_OPEN_SPANS) are bounded.
+ *
+ * Statistics counters (trace/stats.c's totals; StwStats, SyncWaitStats, the spinlocks' and
+ * SpinCounts' counters, the capabilities' gc_wakeups, threads_pushed and obj_lock_*, the
+ * stack pools', the sanity checker's): all uint64_t, added to and read, never compared in a
+ * way a wrap could mislead, and read only for -s/-S/--machine-readable output; no decision
+ * of the runtime depends on them (GCs are triggered by nursery and old-generation block
+ * counts, size_t and bounded by memory). The fastest are bytes: bytes allocated
+ * (SmCap.bytes_allocated, summed over the capabilities at exit) grew at 6 GB a second per
+ * capability in simple_alloc, so one capability's wraps after 97 years, and the sum after
+ * 2^64 / (6 GB/s x N): 9 months at -N128 were every capability to allocate that fast all
+ * the time; copied bytes and cumulative live bytes grow slower than that. Spin counts grow
+ * by at most one per CPU pause (about 10 ns), 2^64 of them taking 5,800 / N years; waiting
+ * and pause nanoseconds at most N per nanosecond, 584 / N years. The -S line's bytes since
+ * the last GC is a difference in uint64_t, right across a wrap; the exit summary's totals
+ * would be off by 2^64 -- a statistic, and decades away at any -N this machine can run.
+ */
+
+/* A sync's number (its epoch) is the 30 bits above the kind in stw_sync.word, and counts
+ * modulo 2^30 (Note [Counters that wrap]). */
+#define STW_EPOCH_BITS 30
+#define STW_EPOCH_MASK ((1u << STW_EPOCH_BITS) - 1)
+
+/* Whether sync number a is b or later: a - b, modulo 2^30, is less than 2^29. Comparing in
+ * the width of the field, so right across the wrap; the numbers compared are never more
+ * than one sync apart (Note [Counters that wrap]). */
+static inline bool stw_epoch_reached(uint32_t a, uint32_t b)
+{
+    return ((a - b) & (1u << (STW_EPOCH_BITS - 1))) == 0;
+}
+
 /* What the layers above do for the protocol; registered once by stw_init. */
 typedef struct StwHooks {
     /* Makes capability `no` reach a safe point soon, waking it if it sleeps. Called by the
@@ -132,6 +211,13 @@ enum { STW_RUNNING = 0, STW_IDLE = 1 };
  * rejoin and follow it. Counters: opt-outs and rejoins (per member, its owner's), rejoins
  * that waited for a GC, syncs that left members out and members left out (the leaders').
  */
+/* The epochs in the states wrap with the sync number, and are compared modulo 2^30 too
+ * (Note [Counters that wrap]); they are kept within one sync of it: a capability going idle
+ * is IDLE@(the sync in progress or the last one) (stw_set_state), each GC leader re-stamps
+ * an IDLE or OPTED_OUT member with its own epoch, and a leader that leaves a member out
+ * stores its epoch in the member's `arrived` (as if it had arrived), so that a member left
+ * out of a billion syncs still has an `arrived` within one sync of the number when it
+ * rejoins, for the leader's arrival check and its own stw_follow. */
 enum { STW_OPTED_OUT = 2, STW_WAKING = 3 };
 #define STW_EPOCH(w) ((w) >> 2)
 #endif
@@ -212,5 +298,10 @@ void stw_rejoin(unsigned me);
 #endif
 /* Totals over the leaders' syncs (read at exit). */
 void stw_stats(StwStats *out);
+/* For tests: makes n (modulo 2^30, the width of a sync number) the number of the last sync,
+ * so that the next one is n + 1 -- to run across the wrap without waiting for it (Note
+ * [Counters that wrap]). Call after stw_init, before any member runs. stw_init calls it with
+ * RTSLAB_TEST_SYNC_NUMBER, when that is set (a number, strtoul's base 0: 0x3fffff00). */
+void stw_debug_set_sync_number(uint32_t n);
 
 #endif

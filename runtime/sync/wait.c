@@ -55,9 +55,11 @@ static void add(uint64_t *p, uint64_t n) { __atomic_fetch_add(p, n, __ATOMIC_REL
  * or an older one: FUTEX_WAIT never sleeps on a value that already satisfies the waiter. A
  * value of the word that changes without making ready() true (the unit tests do that), a
  * spurious wake-up, EINTR or EAGAIN only send the waiter round the loop again.
- * The words only grow (epochs, counts) or count down to 0 and are reset once the waiter
- * has gone (stw_sync.arriving, by the leader that was its only waiter), so no ABA: the word
- * does not come back to v while someone sleeps on v.
+ * The words only grow (epochs, modulo 2^30; counts) or count down to 0 and are reset once
+ * the waiter has gone (stw_sync.arriving, by the leader that was its only waiter), so no
+ * ABA: the word does not come back to v while someone sleeps on v. An epoch word (`go`,
+ * `released`) would come back only after 2^30 more syncs, and the sync after the one a
+ * waiter waits for cannot end without it (Note [Counters that wrap] in sync/stw.h).
  *
  * No system call when nobody sleeps: K2 returns when the count is 0, and the count is only
  * non-zero between W1 and the withdrawal, i.e. while a waiter has spent its spins and is
