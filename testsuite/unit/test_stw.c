@@ -20,41 +20,57 @@
  *           loser follows the sync in progress and tries again) until ROUNDS_TOTAL syncs.
  * Totals at the end: each member's work calls equal the syncs it followed, stw_stats counts
  * every sync. A broken protocol hangs or fails these checks; a hang fails by the driver's
- * timeout. */
+ * timeout.
+ *
+ *   test_stw [MEMBERS [START]]
+ * MEMBERS pthreads (2..4; 4 if not given); START (strtoul's base 0) is the number of the sync
+ * before the first (stw_debug_set_sync_number), so that the syncs cross the wrap of the
+ * 30-bit sync number (Note [Counters that wrap] in sync/stw.h) where START is just below it.
+ * The last line counts what passed a barrier early: follower work before its go, mutator
+ * work while the world was stopped, and leaving stw_follow before the release (all 0, or
+ * the checks above have failed). */
 #include "sync/stw.h"
 #include "unit/check.h"
 
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 
-enum { N = 4, ROUNDS_BASIC = 300, ROUNDS_TOTAL = 2300, MUTATOR_OPS = 64 };
+enum { NMAX = 4, ROUNDS_BASIC = 300, ROUNDS_TOTAL = 2300, MUTATOR_OPS = 64 };
+static unsigned N = NMAX;                /* the members */
 
 #define LOAD(p)     __atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
 #define ADD(p, v)   __atomic_fetch_add((p), (v), __ATOMIC_ACQ_REL)
 
 /* Written by the members themselves. */
-static uint64_t ops[N];                  /* mutator work done */
-static int      mutating[N];             /* between safe points */
-static unsigned last_work_round[N];      /* the round of its latest follower_work */
-static unsigned work_total[N];           /* follower_work calls */
+static uint64_t ops[NMAX];                  /* mutator work done */
+static int      mutating[NMAX];             /* between safe points */
+static unsigned last_work_round[NMAX];      /* the round of its latest follower_work */
+static unsigned work_total[NMAX];           /* follower_work calls */
 
 /* Written by the leader of the sync in progress (leaders are serialised by the protocol). */
-static unsigned interrupts[N];           /* in this round, by member (reset before release) */
+static unsigned interrupts[NMAX];           /* in this round, by member (reset before release) */
 static unsigned rounds;                  /* syncs completed or in progress */
-static unsigned last_followed[N];        /* the last round each member followed */
-static unsigned followed_total[N];       /* rounds each member followed */
+static unsigned last_followed[NMAX];        /* the last round each member followed */
+static unsigned followed_total[NMAX];       /* rounds each member followed */
 static uint32_t last_epoch;
-static unsigned cur_leader = N;
+static unsigned cur_leader = NMAX;     /* none */
 static unsigned go_round;                /* round whose go was given (set just before it) */
 static unsigned released_round;          /* round released (set just before the release) */
 static unsigned gc_finished;             /* GC-thread followers of this round done working */
 static bool     stop;                    /* the members leave their loops */
 static unsigned stop_round;              /* the stress's last round sets `stop` before its release */
 
-static unsigned leads[N];                /* syncs each member led (stress) */
+static unsigned leads[NMAX];                /* syncs each member led (stress) */
 static unsigned lost_elections;          /* stw_try_lead that failed (stress) */
+static unsigned wraps;                   /* syncs numbered 0 (the one after 2^30 - 1) */
+
+/* What passed a barrier early (each also fails a check). */
+static uint64_t early_work;              /* follower_work before its sync's go */
+static uint64_t stopped_ops;             /* mutator work done while the world was stopped */
+static uint64_t early_leaves;            /* stw_follow returned before the release */
 
 /* The followers of round r that are GC threads. */
 static bool is_gc_thread(unsigned no, unsigned r) { return (r * 5 + no * 3) % 4 != 0; }
@@ -71,7 +87,8 @@ static bool fake_follower_work(unsigned no)
     unsigned r = LOAD(&go_round);
     /* Only after go: the leader sets go_round to this round just before stw_start_gc, so a
      * follower running early sees the previous round's, which it has worked in already. */
-    CHECK(r > LOAD(&last_work_round[no]));
+    if (!CHECK(r > LOAD(&last_work_round[no])))
+        ADD(&early_work, 1);
     CHECK(!stw_is_leader(no));
     STORE(&last_work_round[no], r);
     ADD(&work_total[no], 1);
@@ -99,17 +116,19 @@ static void safe_point(unsigned me)
     unsigned before = LOAD(&last_work_round[me]);
     stw_follow(me);
     unsigned r = LOAD(&last_work_round[me]);
-    if (r != before)                              /* it followed round r: released? */
-        CHECK(LOAD(&released_round) >= r);
+    if (r != before && !CHECK(LOAD(&released_round) >= r))   /* it followed round r: released? */
+        ADD(&early_leaves, 1);
 }
 
 /* The world is stopped: no follower mutates, nor makes progress since `seen`. */
-static void check_stopped(unsigned me, const uint64_t seen[N])
+static void check_stopped(unsigned me, const uint64_t seen[NMAX])
 {
     for (unsigned i = 0; i < N; i++) {
         if (i == me) continue;
         CHECK(!LOAD(&mutating[i]));
-        CHECK_EQ_INT(__atomic_load_n(&ops[i], __ATOMIC_RELAXED), seen[i]);
+        uint64_t now = __atomic_load_n(&ops[i], __ATOMIC_RELAXED);
+        if (!CHECK_EQ_INT(now, seen[i]))
+            ADD(&stopped_ops, now - seen[i]);
     }
 }
 
@@ -119,8 +138,9 @@ static void lead(unsigned me)
     uint32_t w = LOAD(&stw_sync.word);
     uint32_t epoch = w >> 2;
     CHECK_EQ_INT(w & 3, SYNC_GC);
-    CHECK_EQ_INT(epoch, last_epoch + 1);
+    CHECK_EQ_INT(epoch, (last_epoch + 1) & STW_EPOCH_MASK);
     last_epoch = epoch;
+    wraps += epoch == 0;
     CHECK(stw_pending());
     CHECK(stw_is_leader(me));
     CHECK(!stw_is_leader((me + 1) % N));
@@ -139,7 +159,7 @@ static void lead(unsigned me)
         if (i - 1 != me)
             CHECK_EQ_INT(part.no[k++], i - 1);
 
-    uint64_t seen[N];
+    uint64_t seen[NMAX] = { 0 };
     for (unsigned i = 0; i < N; i++)
         seen[i] = __atomic_load_n(&ops[i], __ATOMIC_RELAXED);
     check_stopped(me, seen);
@@ -170,7 +190,7 @@ static void lead(unsigned me)
 
     for (unsigned i = 0; i < N; i++)
         STORE(&interrupts[i], 0);
-    STORE(&cur_leader, N);
+    STORE(&cur_leader, NMAX);
     for (int i = 0; i < 3; i++)                   /* time for an early leaver to show */
         sched_yield();
     check_stopped(me, seen);
@@ -194,7 +214,7 @@ static void *basic_follower(void *arg)
 
 static void test_basic(void)
 {
-    pthread_t th[N];
+    pthread_t th[NMAX];
     STORE(&stop, false);
     for (unsigned i = 1; i < N; i++)
         CHECK_EQ_INT(pthread_create(&th[i], NULL, basic_follower, (void *)(uintptr_t)i), 0);
@@ -245,7 +265,7 @@ static void *stress_member(void *arg)
 
 static void test_stress(void)
 {
-    pthread_t th[N];
+    pthread_t th[NMAX];
     STORE(&stop, false);
     stop_round = ROUNDS_TOTAL;
     for (unsigned i = 0; i < N; i++)
@@ -264,9 +284,18 @@ static void test_stress(void)
     printf("; %u lost elections\n", LOAD(&lost_elections));
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc > 3 || (argc > 1 && (atoi(argv[1]) < 2 || atoi(argv[1]) > NMAX))) {
+        fprintf(stderr, "usage: test_stw [MEMBERS(2..%d) [START]]\n", NMAX);
+        return 2;
+    }
+    if (argc > 1)
+        N = (unsigned)atoi(argv[1]);
     stw_init(N, &hooks);
+    if (argc > 2)
+        stw_debug_set_sync_number((uint32_t)strtoul(argv[2], NULL, 0));
+    uint32_t first = (stw_sync.word >> 2) + 1;
     last_epoch = stw_sync.word >> 2;
     CHECK(!stw_pending());
     for (unsigned i = 0; i < N; i++) {
@@ -284,5 +313,10 @@ int main(void)
     stw_stats(&st);
     CHECK_EQ_INT(st.syncs, ROUNDS_TOTAL);
     CHECK(st.stw_ns_max <= st.stw_ns_total);
+    printf("stw: %u members, syncs %#x..%#x, %u wrap(s); passed early: %llu follower works "
+           "before go, %llu mutator ops while stopped, %llu leaves before release\n", N,
+           (unsigned)(first & STW_EPOCH_MASK), (unsigned)last_epoch, wraps,
+           (unsigned long long)early_work, (unsigned long long)stopped_ops,
+           (unsigned long long)early_leaves);
     return check_done();
 }
