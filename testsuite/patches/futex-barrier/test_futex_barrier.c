@@ -12,7 +12,7 @@
  *     is about. At the end, per kind: FUTEX_WAKE calls never exceed announcements (no system
  *     call when nobody sleeps), and with SPINS small some waits did sleep (the race was run).
  *
- *   test_futex_barrier stw THREADS ROUNDS SPINS
+ *   test_futex_barrier stw THREADS ROUNDS SPINS [START]
  *     THREADS pthreads (2..16, on however few cores) are the members of the stop-the-world
  *     protocol (runtime/sync/stw.c) with the test's hooks. Each does random "mutator work"
  *     (random spins, yields and short sleeps), reaches a safe point (stw_follow) and now and
@@ -29,7 +29,10 @@
  *         followed is unreleased;
  *       - at the end, every sync is counted (stw_stats), followers' work calls equal the
  *         rounds they followed, and the futex counters hold as above.
- *     A hang (a lost wake-up) trips the watchdog.
+ *     A hang (a lost wake-up) trips the watchdog. START (strtoul's base 0) is the number of
+ *     the sync before the first (stw_debug_set_sync_number): just below 2^30 the rounds
+ *     cross the wrap of the sync number (Note [Counters that wrap] in sync/stw.h), and a
+ *     last line counts the wraps.
  * SPINS is the spin count before sleeping (+RTS -qw in the runtime): small values make
  * nearly every wait sleep, so the announce/recheck/wait path runs thousands of times.
  */
@@ -211,6 +214,7 @@ static uint32_t gc_finished;                /* this round's GC-thread followers 
 static bool     stop;
 static unsigned prev_leader = MAX_THREADS;  /* the leader of the last round (none yet) */
 static uint64_t early;                      /* violations seen (each also fails a CHECK) */
+static unsigned wraps;                      /* syncs numbered 0 (the one after 2^30 - 1) */
 
 static bool is_gc_thread(unsigned no, uint32_t r) { return (r * 7 + no * 3) % 3 != 0; }
 
@@ -237,6 +241,7 @@ static bool fake_follower_work(unsigned no)
 static void lead(unsigned me)
 {
     uint32_t r = LOAD(&rounds) + 1;
+    wraps += LOAD(&stw_sync.word) >> 2 == 0;
     stw_stop_all(me, NULL);
     CHECK_EQ_INT(LOAD(&stw_sync.arriving), 0);
     unsigned k = 0;
@@ -300,12 +305,15 @@ static void *member_main(void *arg)
     return NULL;
 }
 
-static int run_stw(unsigned threads, uint32_t total)
+static int run_stw(unsigned threads, uint32_t total, const char *start)
 {
     n_threads = threads;
     target_rounds = total;
     StwHooks hooks = { fake_interrupt, fake_follower_work };
     stw_init(threads, &hooks);
+    if (start)
+        stw_debug_set_sync_number((uint32_t)strtoul(start, NULL, 0));
+    uint32_t first = ((LOAD(&stw_sync.word) >> 2) + 1) & STW_EPOCH_MASK;
     pthread_t th[MAX_THREADS];
     for (unsigned i = 0; i < threads; i++)
         CHECK_EQ_INT(pthread_create(&th[i], NULL, member_main, (void *)(uintptr_t)i), 0);
@@ -328,6 +336,9 @@ static int run_stw(unsigned threads, uint32_t total)
     printf("stw: %u threads, %u rounds, spins %u, 0 passed early, none lost\n", threads,
            total, sync_spins());
     check_futex_counters("stw", sync_spins() <= 100, threads - 1);
+    if (start)
+        printf("stw: syncs %#x..%#x, %u wrap(s)\n", (unsigned)first,
+               (unsigned)(LOAD(&stw_sync.word) >> 2), wraps);
     return check_done();
 }
 
@@ -342,15 +353,15 @@ int main(int argc, char **argv)
         sync_set_spins((unsigned)strtoul(argv[3], NULL, 10));
         return run_pingpong((uint32_t)strtoul(argv[2], NULL, 10));
     }
-    if (strcmp(argv[1], "stw") == 0 && argc == 5) {
+    if (strcmp(argv[1], "stw") == 0 && (argc == 5 || argc == 6)) {
         unsigned t = (unsigned)strtoul(argv[2], NULL, 10);
         if (t < 2 || t > MAX_THREADS)
             goto usage;
         sync_set_spins((unsigned)strtoul(argv[4], NULL, 10));
-        return run_stw(t, (uint32_t)strtoul(argv[3], NULL, 10));
+        return run_stw(t, (uint32_t)strtoul(argv[3], NULL, 10), argc == 6 ? argv[5] : NULL);
     }
 usage:
-    fprintf(stderr, "usage: test_futex_barrier pingpong ROUNDS SPINS | stw THREADS(2..16) ROUNDS SPINS\n");
+    fprintf(stderr, "usage: test_futex_barrier pingpong ROUNDS SPINS | stw THREADS(2..16) ROUNDS SPINS [START]\n");
     return 2;
 }
 
