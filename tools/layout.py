@@ -14,8 +14,8 @@ layouts through binaries(): `bench.py --layouts K` links seeds 1..K of every var
 
 Note [Code layout as a factor]
 A 32-byte shift of one GC loop moved a GC-bound program by 40-75 % with identical code
-(experiments/futex-barrier: the loop of evac_range straddled two cache lines after another
-patch's code, linked before evac.o, moved it by 0x360 bytes). Where code and data land is
+(gc/deep-stack: the loop of evac_range straddled two cache lines after a patch's code,
+linked before evac.o, moved it by 0x360 bytes). Where code and data land is
 decided by the link and differs between any two builds, so one binary per configuration
 measures one draw of an uncontrolled factor (Mytkowicz et al., ASPLOS 2009). As Kalibera and
 Jones (ISMM 2013) prescribe, the runners make the layout a level of random repetition:
