@@ -9,7 +9,12 @@
  * New threads start on the capability that forked them. Before running a thread, a
  * capability whose run queue still holds others gives them, one each, to idle capabilities
  * (through their inboxes, waking them), as GHC's schedulePushWork does. The main thread is
- * never pushed: it stays on capability 0, whose OS thread called rts_run_main.
+ * never pushed: it stays on capability 0, whose OS thread called rts_run_main. Nor is a
+ * thread started on a chosen capability (rts_thread_start_on, the language's fork-on): like
+ * a thread of GHC's forkOn (TSO_LOCKED), it stays where it was put. Without that, where a
+ * program's fork-on threads ran depended on which capabilities happened to be idle at each
+ * scheduling point: smp/threadring, whose ring is laid out over the capabilities, took 1.7 s
+ * or 25-51 s a run at -N2 depending on how many hand-offs had become cross-capability.
  *
  * Note [Idle capabilities and deadlock]
  * A capability with nothing to run sleeps in its IO back end's wait (never busy-waits;
@@ -439,17 +444,37 @@ static void take_interrupt(Capability *cap)
     interrupt_handler(cap, sig);
 }
 
-/* Note [Pushing work]. */
+/* Note [Pushing work]: the first thread of the run queue that may go elsewhere (neither the
+ * main thread nor a locked one), taken off the queue, or RTS_FALSE. */
+static Value take_pushable(Capability *cap)
+{
+    Value prev = RTS_FALSE;
+    for (Value t = cap->run_hd; t != RTS_FALSE; prev = t, t = tso_get(t, TSO_LINK)) {
+        if (t == sched_main_thread || tso_get(t, TSO_LOCKED) == RTS_TRUE)
+            continue;
+        Value next = tso_get(t, TSO_LINK);
+        if (prev == RTS_FALSE)
+            cap->run_hd = next;
+        else
+            tso_set(cap, prev, TSO_LINK, next);
+        if (cap->run_tl == t)
+            cap->run_tl = prev;
+        cap->run_len--;
+        tso_set(cap, t, TSO_LINK, RTS_FALSE);
+        return t;
+    }
+    return RTS_FALSE;
+}
+
 static void push_work(Capability *cap)
 {
     for (unsigned k = 1; k < cap_count && cap->run_hd != RTS_FALSE; k++) {
         Capability *c = &cap_array[(cap->sm.no + k) % cap_count];
         if (!stw_idle(c->sm.no))
             continue;
-        Value t = cap->run_hd;
-        if (t == sched_main_thread)
+        Value t = take_pushable(cap);
+        if (t == RTS_FALSE)
             return;
-        runq_pop(cap);
         tso_set(cap, t, TSO_CAP, rts_fixnum(c->sm.no));
         cap->threads_pushed++;
         cap_send_thread(cap, c, t);

@@ -41,6 +41,7 @@ void rts_thread_start_on(Capability *cap, Value t, unsigned no)
 {
     no %= cap_count;
     tso_set(cap, t, TSO_CAP, rts_fixnum(no));
+    tso_set(cap, t, TSO_LOCKED, RTS_TRUE);      /* Note [Pushing work] in schedule.c */
     if (no == cap->sm.no) {
         rts_thread_start(cap, t);
         return;

@@ -8,6 +8,12 @@
 ;; thread as t-1, and the thread that receives 0 is the answer. Then a 'stop message goes
 ;; once round the ring so that every thread returns (how many tokens it handled), and main
 ;; joins them all.
+;;
+;; The ring is laid out over the capabilities in contiguous blocks (fork-on), so at -Nn
+;; exactly n of the 503 hand-offs of each round cross to another capability, whatever the
+;; timing: one token and no parallelism, as in the Benchmarks Game. Placed by `fork`, which
+;; capabilities got which threads depended on which were idle while the ring was made, and
+;; a run at -N2 took 1.7 s or 25-51 s (2,000,000 hand-offs; testsuite/bench/README.md).
 
 (define ring-size 503)
 
@@ -36,9 +42,13 @@
                  (mvar-put! out (- t 1))
                  (loop (+ handled 1)))))))))
 
+(define caps (num-capabilities))
 (define threads
   (let loop ((i (- ring-size 1)) (acc '()))
-    (if (< i 0) acc (loop (- i 1) (cons (fork (ring-thread i)) acc)))))
+    (if (< i 0)
+        acc
+        (loop (- i 1)
+              (cons (fork-on (quotient (* i caps) ring-size) (ring-thread i)) acc)))))
 
 (mvar-put! (vector-ref mvars 0) n)
 (define winner (mvar-take! done))
