@@ -197,15 +197,11 @@ static void collect(SmCap *leader, bool major, uint64_t stw_ns, const StwTakingP
     /* Note [Idle opt-out] (sync/stw.h): a capability left out has allocated nothing since
      * the GC that emptied its nursery, so this GC leaves its nursery alone (marking and
      * resetting every block of 15 empty nurseries in each of 2000 GCs cost busy_one -N16
-     * 18% more CPU than -N1). The flags are kept here, not in SmCap: a field added to SmCap
-     * made gc/deep-stack's GC 40% slower, a layout effect (not investigated). */
-    static bool *left_out;           /* by capability number: takes no part in this GC */
-    if (!left_out && !(left_out = malloc(sm_n_caps * sizeof *left_out)))
-        rts_fatal("out of memory (GC)");
+     * 18% more CPU than -N1). */
     for (unsigned i = 0; i < sm_n_caps; i++)
-        left_out[i] = true;
+        sm_caps[i]->left_out = true;
     for (unsigned k = 0; k < part->n; k++)
-        left_out[part->no[k]] = false;
+        sm_caps[part->no[k]]->left_out = false;
 #endif
     for (unsigned i = 0; i < sm_n_caps; i++)
         sm_sync_nursery(sm_caps[i]);
@@ -217,7 +213,7 @@ static void collect(SmCap *leader, bool major, uint64_t stw_ns, const StwTakingP
     for (unsigned i = 0; i < sm_n_caps; i++) {
         SmCap *c = sm_caps[i];
 #if RTS_PATCH_IDLE_OPTOUT
-        if (!left_out[i])
+        if (!c->left_out)
             mark_from(c->nursery);
 #else
         mark_from(c->nursery);
@@ -308,7 +304,7 @@ static void collect(SmCap *leader, bool major, uint64_t stw_ns, const StwTakingP
     }
     for (unsigned i = 0; i < sm_n_caps; i++) {
 #if RTS_PATCH_IDLE_OPTOUT
-        if (left_out[i])
+        if (sm_caps[i]->left_out)
             continue;
 #endif
         for (bdescr *bd = sm_caps[i]->nursery; bd; bd = bd->link)

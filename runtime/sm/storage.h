@@ -64,6 +64,9 @@ typedef struct SmCap {
     unsigned no;               /* the capability's number */
     unsigned nsave;
     unsigned stress_allocs;    /* allocations since the last -DG GC */
+#if RTS_PATCH_IDLE_OPTOUT
+    bool     left_out;         /* takes no part in this GC (Note [Idle opt-out], sync/stw.h) */
+#endif
     Value    save[SM_SAVE_MAX];   /* values an allocating call protects across a GC */
 } SmCap;
 
@@ -100,9 +103,9 @@ static inline void sm_restore_limit(SmCap *cap)
 }
 
 /* sm_restore_limit out of line, for code that has just passed a safe point (the VM's
- * suspend): a cold path, kept out of the VM's loop so as not to disturb its code layout
- * (inlined, it made tak and simple-alloc 5-7% slower on a Xeon with identical instruction
- * counts). */
+ * suspend): a cold path, kept out of the VM's loop. (Inlined, it once made tak and
+ * simple-alloc 5-7 % slower with identical instruction counts, on one binary per build:
+ * less than their spread between layouts, Note [Alignment of hot loops] in evac.c.) */
 void sm_safe_point_passed(SmCap *cap);
 
 /* The bump alone: `words` words (header included) at *p, or false when the nursery block
