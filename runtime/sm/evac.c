@@ -9,12 +9,28 @@
 #include "base/util.h"
 #include "os/numa.h"
 
-/* NULL when the OS refuses memory, with *refused what it refused. Out of line (once per 4 KiB
- * copied): inlined into gc_evacuate, passing the node (Note [NUMA-local heap] in os/numa.h)
- * changed the code around it enough to make gc/deep-stack's GC 35% slower at -N1 (1.57 s
- * against 1.17 s, three runs each, the same bytes copied); out of line it is as before.
- * Not `cold` too: that compiles it for size, with wsdeque_push inlined, and a work-stealing
- * stress test's steals fell below its floor (2 runs of 3). */
+/* Note [Alignment of hot loops]
+ * gc/deep-stack spends most of its GC time in one 18-byte loop: evac_range over a stack's
+ * slots, inlined into gc_scavenge_object, skipping the non-pointers. Where that loop starts
+ * within its 64-byte cache line decides the program's speed: over 8 seeded layouts of the
+ * baseline (testsuite/bench.py --layouts 8, norm size, -N1) the two whose loop began at
+ * byte 48 of a line, so that it straddled two lines, took 2.53 and 2.62 s; the six that
+ * began at 0, 16 or 32 took 2.02-2.21 s. A patch's build with the same evac.o showed the
+ * same two groups by the same rule. That is what the +40-75 % "regressions" of one binary
+ * per build were (Note [Code layout as a factor] in tools/layout.py).
+ * We do not align loops explicitly. -falign-loops=32 (every loop on a 32-byte boundary, so
+ * a loop under 32 bytes never straddles a line) halved deep-stack's spread between layouts
+ * (29.6 % -> 15.4 %, max/min of 8 layout means) but widened imaginary/nfib's (2.8 % ->
+ * 17.3 %) and made it 5.3 % slower [+1.7, +9.7]; over six programs the geometric mean did
+ * not move (-0.0 % [-1.8, +2.0]). Aligning one loop by hand would fix the one we know of
+ * and leave the rest to chance. The answer is in the measurement: layouts as a random
+ * factor, so that an effect of where code lands is noise with an interval, not a result.
+ *
+ * new_todo_block: NULL when the OS refuses memory, with *refused what it refused. Out of
+ * line: a slow path, once per 4 KiB copied. (Inlining it was once seen to make deep-stack's
+ * GC 35 % slower, on one binary per build: the loop above moving, most likely.) Not `cold`
+ * too: that compiles it for size, with wsdeque_push inlined, and a work-stealing stress
+ * test's steals fell below its floor (2 runs of 3). */
 __attribute__((noinline))
 static bdescr *new_todo_block(GCThread *gct, size_t *refused)
 {
