@@ -4,8 +4,15 @@ in testsuite/bench/ over configurations (variant x RTS options), checks every ou
 prints a nofib-analyse-style comparison (testsuite/benchlib.py says how to read it).
 
     python3 testsuite/bench.py [-c VARIANT[:RTSOPT,...]]... [--size quick|norm|slow]
-                               [--runs K] [-p REGEX]... [--metrics LIST] [--out DIR]
+                               [--runs R] [--layouts K] [-p REGEX]... [--metrics LIST]
+                               [--out DIR] [--plan HALFWIDTH]
     python3 testsuite/bench.py --report _bench/latest/runs.json [--metrics LIST]
+
+With --layouts K every variant is linked K ways (tools/layout.py, Note [Code layout as a
+factor]) and each program runs R times on each layout, so that where the code lands is a
+level of random repetition: every % change comes with its 95 % interval over layouts and
+runs (testsuite/benchstats.py), and --plan says how many layouts and runs a precision needs.
+testsuite/bench/README.md, "The method", explains it.
 
 A configuration is a variant and RTS options: `baseline:-N4` runs the baseline build at -N4,
 `all-patches:-N4,-A64m` the all-patches build at -N4 -A64m. The first configuration is the
@@ -27,14 +34,16 @@ Each variant is configured and built (only the `rtslab` binary) in SRC/_build/VA
 it is reconfigured when its flags change and rebuilt incrementally every time.
 --use-build VARIANT=DIR uses an existing build directory instead (no build step).
 
-Each program runs K times in every configuration, interleaved (run 1 of every
-configuration, then run 2, ...), so that slow drift of a shared machine spreads evenly.
+Each program runs R times in every configuration (on each layout), interleaved (run 1 of
+every configuration on layout 1, on layout 2, ..., then run 2, ...), so that slow drift of a
+shared machine spreads evenly.
 Runs go one at a time. A run fails if it exits non-zero, times out, or prints anything but
 the program's expected output for the size; failed runs are reported and kept out of the
 table, and the exit status is then 1.
 
-The raw runs, every statistic of `-s --machine-readable` plus the runner's own wall clock
-and the child's rusage, go to OUT/<date>-<size>/runs.json and runs.csv, with the table in
+The raw runs, every statistic of `-s --machine-readable` plus the runner's own wall clock,
+the child's rusage, the OS's counters (testsuite/oscounters.py: perf stat where it may count,
+else rusage), the layout seed and the environment padding, go to OUT/<date>-<size>/runs.json and runs.csv, with the table in
 table.txt; OUT/latest points at the newest.
 
 A server (testsuite/bench/io/, a `;; load:` line in its header) runs under load instead:

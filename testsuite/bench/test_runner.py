@@ -275,11 +275,40 @@ def test_runner(build):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def test_patch_summary():
+    """bench_patches' summary: a patch's effect alone and last added, with the geometric
+    mean's interval over layouts and the programs whose own interval excludes 0."""
+    import bench_patches
+    runs = []
+    for layout in (1, 2, 3):
+        for k, w in enumerate((1.0, 1.01)):
+            for prog, slow in (("g/a", 1.0), ("g/b", 1.0), ("g/c", 2.0)):
+                base = w * (1.0 + 0.02 * layout)
+                for config, f in (("baseline -N2", 1.0), ("p -N2", slow)):
+                    runs.append(dict(fake_run(prog, config, base * f, 1.0), layout=layout, run=k))
+    labels = {("baseline", None, 2): "baseline -N2", ("alone", "p", 2): "p -N2",
+              ("all", None, 2): "p -N2", ("allbut", "p", 2): "baseline -N2"}
+    data = {"runs": runs, "layouts": 3, "runs_per_layout": 2, "runs_per_config": 6}
+    rows = bench_patches.summarize(data, labels, ["p"], [2])
+    el = rows[0]["alone_elapsed"]
+    check(abs(el["geomean"] - 2.0 ** (1 / 3)) < 1e-9 and el["lo"] is not None
+          and el["lo"] > 1.0 and el["moved"] == 1 and el["programs"] == 3
+          and el["worst"][0] == "g/c",
+          f"alone: geomean 2^(1/3), its interval above 1, g/c alone moved and worst: {el}")
+    text = "\n".join(bench_patches.summary_lines(rows, data))
+    check("(1/3 moved)" in text and "3 layouts x 2 run(s)" in text and "[+" in text,
+          "the summary shows the interval, the moved count and the layouts:\n" + text)
+    one = dict(data, layouts=0, runs_per_config=2)
+    check("ONE layout" in "\n".join(bench_patches.summary_lines(rows, one)),
+          "a summary of one layout says a difference may be layout")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", required=True)
     args = ap.parse_args()
     test_report()
+    test_patch_summary()
     test_servers()
     test_runner(os.path.abspath(args.build))
     return summary()
