@@ -161,10 +161,10 @@ def summary_lines(rows, data):
             continue            # e.g. no server ran (wrk is not installed)
         title = benchlib.METRICS[m].title
         out.append(f"{title}")
-        out.append(f"{'patch':>14} {'-N':>3}  {'alone':<62}  {'last added':<62}")
+        out.append(f"{'patch':>14} {'-N':>3}  {'alone':<62}  last added")
         for r in rows:
             out.append(f"{r['patch']:>14} {r['n']:>3}  {fmt(r['alone_' + m]):<62}  "
-                       f"{fmt(r['last_' + m]):<62}")
+                       f"{fmt(r['last_' + m])}")
         out.append("")
     return out
 
