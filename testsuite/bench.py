@@ -540,14 +540,17 @@ def main():
         "programs": [{"id": p.id, "args": p.args[args.size], "rts": p.rts} for p in progs],
         "runs": runs,
     }
+    # The runs are saved before anything reads them: an hour of runs must survive a report
+    # that fails (bench.py --report rereads them).
+    out = args.out or os.path.join(src, "_bench")
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    outdir = os.path.join(out, f"{stamp}-{args.size}")
+    write_outputs(outdir, data, ["(the report was not made)"])
     table_lines = print_report(data, metrics)
     if args.plan is not None:
         table_lines += plan_report(data, args.plan, link_seconds)
     print()
     print("\n".join(table_lines))
-    out = args.out or os.path.join(src, "_bench")
-    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-    outdir = os.path.join(out, f"{stamp}-{args.size}")
     write_outputs(outdir, data, table_lines)
     print(f"bench: {len(runs)} runs in {elapsed:.0f} s; raw runs in {outdir}/runs.json and "
           f"runs.csv, the table in table.txt")

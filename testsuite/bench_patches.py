@@ -79,7 +79,7 @@ def effect(runs, programs, a, b, metric, higher_better=False):
     """b against a over the programs: {geomean, lo, hi, worst: (program, ratio), moved,
     programs}. geomean's interval [lo, hi] and each program's (for moved: its interval
     excludes 1.0) come from benchstats (layouts, then runs); lo and hi are None when a
-    program has a single run. The worst program has the largest ratio, or the smallest when
+    program has a single run or a run of 0 (a resample of zeros has no ratio). The worst program has the largest ratio, or the smallest when
     higher is better."""
     grid = benchlib.cells(runs, programs, [a, b], metric)
     ratios, pairs, worst, moved = [], [], None, 0
@@ -93,8 +93,8 @@ def effect(runs, programs, a, b, metric, higher_better=False):
         pairs.append((ca.sample, cb.sample))
         if worst is None or (r < worst[1] if higher_better else r > worst[1]):
             worst = (p, r)
-        if len(ca.values) < 2 or len(cb.values) < 2:
-            intervals = False
+        if len(ca.values) < 2 or len(cb.values) < 2 or ca.lo <= 0 or cb.lo <= 0:
+            intervals = False            # one run, or a run of 0 (a GC time): no interval
             continue
         _, lo, hi = benchstats.ratio_ci(ca.sample, cb.sample, resamples=benchlib.RESAMPLES)
         moved += benchstats.moved(lo, hi)

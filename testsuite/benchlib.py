@@ -407,12 +407,16 @@ def table(runs, programs, configs, metric, modes=None):
             ratio = cell.center / b.center
             if cell.center > 0:
                 ratios[c].append(ratio)
-                pairs[c].append((b.sample, cell.sample))
+                if b.lo > 0 and cell.lo > 0:
+                    pairs[c].append((b.sample, cell.sample))
             if not metric.interval:
                 row.append((f"{(ratio - 1) * 100:+.1f}%", ""))
                 continue
             if len(b.values) < 2 or len(cell.values) < 2:
                 row.append((f"{(ratio - 1) * 100:+.1f}%", "(1 run)"))
+                continue
+            if b.lo <= 0 or cell.lo <= 0:
+                row.append((f"{(ratio - 1) * 100:+.1f}%", "(a run 0)"))
                 continue
             _, lo, hi = benchstats.ratio_ci(b.sample, cell.sample, resamples=RESAMPLES)
             noise = "" if benchstats.moved(lo, hi) else "~"
@@ -428,7 +432,7 @@ def table(runs, programs, configs, metric, modes=None):
                 out.append(("-----", ""))
             elif i == 0 or metric.absolute_only:
                 out.append((metric.fmt(v), ""))
-            elif with_ci and metric.interval and pairs[c] and all(
+            elif with_ci and metric.interval and len(pairs[c]) == len(ratios[c]) and all(
                     sum(map(len, a.values())) > 1 and sum(map(len, b.values())) > 1
                     for a, b in pairs[c]):
                 g, lo, hi = benchstats.geomean_ci(pairs[c], resamples=RESAMPLES)
@@ -534,7 +538,7 @@ def report(runs, programs, configs, metrics):
     lines.append("Figures: the mean of the layout means.  [lo,hi]: the 95% interval of the % "
                  "change (hierarchical bootstrap over layouts, then runs).")
     lines.append("~: not moved (the interval holds 0%).  ±N%: half the range of the first "
-                 "column's runs, as % of its mean.  (1 run): no interval.")
+                 "column's runs, as % of its mean.  (1 run), (a run 0): no interval.")
     lines.append("-----: no figure (nothing measured, or the first column is 0).  "
                  "=: 0 in both.  FAIL: a run failed.  N modes: see the clusters below the table.")
     if not multi_layout:

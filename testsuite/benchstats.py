@@ -65,6 +65,13 @@ def _groups(sample):
     return groups
 
 
+def _positive(groups):
+    """Ratios need every value positive: a resample could draw only zeros."""
+    if min(min(g) for g in groups) <= 0:
+        raise ValueError("a ratio's interval needs positive values (a run measured 0)")
+    return groups
+
+
 def layout_means(sample):
     """The mean of each layout's runs, in seed order (layouts without runs left out)."""
     return [math.fsum(g) / len(g) for g in _groups(sample)]
@@ -133,7 +140,7 @@ def ratio_ci(base, other, level=0.95, resamples=2000, seed=1):
     redraw and the bootstrap is over runs only: such an interval ignores layout variance and
     says how repeatable that binary is, not the configuration. Deterministic for a seed."""
     rng = random.Random(seed)
-    gb, go = _groups(base), _groups(other)
+    gb, go = _positive(_groups(base)), _positive(_groups(other))
     ratios = [_redraw(rng, go) / _redraw(rng, gb) for _ in range(resamples)]
     return (mean(other) / mean(base),) + _interval(ratios, level)
 
@@ -145,7 +152,7 @@ def geomean_ci(pairs, level=0.95, resamples=2000, seed=1):
     if not pairs:
         raise ValueError("geomean_ci of no programs")
     rng = random.Random(seed)
-    groups = [(_groups(b), _groups(o)) for b, o in pairs]
+    groups = [(_positive(_groups(b)), _positive(_groups(o))) for b, o in pairs]
     point = math.exp(math.fsum(math.log(mean(o) / mean(b)) for b, o in pairs) / len(pairs))
     gms = [math.exp(math.fsum(math.log(_redraw(rng, go) / _redraw(rng, gb))
                               for gb, go in groups) / len(groups))

@@ -114,6 +114,19 @@ def test_report():
     check("spread between layouts" in text and "30.0%" in text,
           "the layout spread table shows g/lay's 30% between layouts:\n" + text)
 
+    # A run that measured 0 (a GC time of a program that hardly collects): the ratio of the
+    # means stands, without an interval (a resample of zeros has no ratio), and the table is
+    # made (a norm-size matrix once lost its report to a log of 0 here).
+    zero = []
+    for layout, (a, b) in enumerate(((0.0, 0.01), (0.02, 0.0), (0.01, 0.02)), 1):
+        zero.append(dict(fake_run("g/z", "A", 1.0, 1.0), layout=layout))
+        zero[-1]["stats"]["GC_wall_seconds"] = a
+        zero.append(dict(fake_run("g/z", "B", 1.0, 1.0), layout=layout))
+        zero[-1]["stats"]["GC_wall_seconds"] = b
+    text = "\n".join(benchlib.table(zero, ["g/z"], ["A", "B"], benchlib.METRICS["gc"]))
+    check("(a run 0)" in text and "+0.0%" in text,
+          "runs of 0: the ratio without an interval:\n" + text)
+
     check(abs(benchlib.geomean([2.0, 8.0]) - 4.0) < 1e-12, "geomean(2, 8) = 4")
     check(benchlib.geomean([0.0]) is None, "geomean skips zeros")
 

@@ -118,6 +118,14 @@ def test_known_effect():
     # one layout a side: a bootstrap over runs, still a sound interval of that binary
     r1, lo1, hi1 = bs.ratio_ci({0: base[1]}, {0: other[1]})
     check("one layout a side", close(r1, 1.2) and lo1 <= 1.2 <= hi1, f"{r1} [{lo1}, {hi1}]")
+    # a run of 0 (a GC time): a resample could be all zeros, so no interval, said clearly
+    for name, call in (("ratio_ci", lambda: bs.ratio_ci({1: [0.0, 1.0]}, {1: [1.0, 1.0]})),
+                       ("geomean_ci", lambda: bs.geomean_ci([({1: [1.0]}, {1: [0.0]})]))):
+        try:
+            call()
+            check(f"{name} of a 0", False, "no error")
+        except ValueError as e:
+            check(f"{name} of a 0", "positive" in str(e), str(e))
 
 
 def test_coverage():
