@@ -11,7 +11,8 @@
  * (through their inboxes, waking them), as GHC's schedulePushWork does. The main thread is
  * never pushed: it stays on capability 0, whose OS thread called rts_run_main. Nor is a
  * thread started on a chosen capability (rts_thread_start_on, the language's fork-on): like
- * a thread of GHC's forkOn (TSO_LOCKED), it stays where it was put. Without that, where a
+ * a thread of GHC's forkOn (TSO_LOCKED), it stays where it was put. Both carry TSO_LOCKED,
+ * and each run queue counts its threads that do not (run_movable). Without that, where a
  * program's fork-on threads ran depended on which capabilities happened to be idle at each
  * scheduling point: smp/threadring, whose ring is laid out over the capabilities, took 1.7 s
  * or 25-51 s a run at -N2 depending on how many hand-offs had become cross-capability.
@@ -444,13 +445,16 @@ static void take_interrupt(Capability *cap)
     interrupt_handler(cap, sig);
 }
 
-/* Note [Pushing work]: the first thread of the run queue that may go elsewhere (neither the
- * main thread nor a locked one), taken off the queue, or RTS_FALSE. */
+/* Note [Pushing work]: the first thread of the run queue that may go elsewhere (not
+ * TSO_LOCKED), taken off the queue, or RTS_FALSE. run_movable says whether there is one, so
+ * a queue of locked threads (a fork-on program's) is not walked at every scheduling point. */
 static Value take_pushable(Capability *cap)
 {
+    if (!cap->run_movable)
+        return RTS_FALSE;
     Value prev = RTS_FALSE;
     for (Value t = cap->run_hd; t != RTS_FALSE; prev = t, t = tso_get(t, TSO_LINK)) {
-        if (t == sched_main_thread || tso_get(t, TSO_LOCKED) == RTS_TRUE)
+        if (tso_get(t, TSO_LOCKED) == RTS_TRUE)
             continue;
         Value next = tso_get(t, TSO_LINK);
         if (prev == RTS_FALSE)
@@ -460,6 +464,7 @@ static Value take_pushable(Capability *cap)
         if (cap->run_tl == t)
             cap->run_tl = prev;
         cap->run_len--;
+        cap->run_movable--;
         tso_set(cap, t, TSO_LINK, RTS_FALSE);
         return t;
     }
@@ -642,6 +647,7 @@ int rts_run_main(RtsCode code, size_t nslots)
         workers_started = true;
     }
     sched_main_thread = rts_thread_new(cap, code, nslots);
+    tso_set(cap, sched_main_thread, TSO_LOCKED, RTS_TRUE);    /* Note [Pushing work] */
     rts_thread_start(cap, sched_main_thread);
     __atomic_store_n(&sched_main_finished, 0, __ATOMIC_SEQ_CST);
     schedule(cap);

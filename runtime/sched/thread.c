@@ -86,6 +86,7 @@ void runq_push(Capability *cap, Value t)
         tso_set(cap, cap->run_tl, TSO_LINK, t);
     cap->run_tl = t;
     cap->run_len++;
+    cap->run_movable += tso_get(t, TSO_LOCKED) != RTS_TRUE;
 }
 
 Value runq_pop(Capability *cap)
@@ -97,6 +98,7 @@ Value runq_pop(Capability *cap)
     if (cap->run_hd == RTS_FALSE)
         cap->run_tl = RTS_FALSE;
     cap->run_len--;
+    cap->run_movable -= tso_get(t, TSO_LOCKED) != RTS_TRUE;
     tso_set(cap, t, TSO_LINK, RTS_FALSE);
     return t;
 }

@@ -30,7 +30,7 @@ enum {
     TSO_HANDLERS,     /* the language layer's dynamic state: exception handlers... */
     TSO_WINDERS,      /* ...and dynamic-wind entries (runtime/scheme/); RTS_FALSE initially */
     TSO_OVERFLOW,     /* RTS_TRUE while the thread handles its stack overflow (stack.c) */
-    TSO_LOCKED,       /* RTS_TRUE: started on a chosen capability, never pushed elsewhere */
+    TSO_LOCKED,       /* RTS_TRUE: never pushed to another capability (fork-on, the main thread) */
     TSO_NFIELDS
 };
 
