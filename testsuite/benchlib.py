@@ -212,11 +212,7 @@ def _bytes(v):
     return f"{v:.0f}"
 
 
-def _count(v):
-    for unit, scale in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
-        if v >= scale:
-            return f"{v / scale:.1f}{unit}"
-    return f"{v:.0f}"
+_count = _bytes            # counts print as bytes do: 1.5k, 2.3M
 
 
 def _percent(v):
