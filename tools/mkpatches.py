@@ -392,7 +392,8 @@ Like most projects' git trees, the base and the patches carry `configure.ac` and
 they would conflict when stacked. Run `autoreconf -fi` (autoconf 2.71, automake 1.16.5) after
 applying; a patched tree builds its idea behind its switch,
 `./configure --enable-<name>`. Islands of two patches never touch (an unchanged line lies
-between them), so the series merges without conflicts; `make check-patches` proves it.
+between them), so the series merges without conflicts: `make patches` (and so
+`make check-patches-current`) refuses a queue that does not stack, naming the file.
 
 ## How they are made
 
@@ -427,10 +428,41 @@ def generate(src, out):
             f.write("".join(p.file_name + "\n" for p in written))
         with open(os.path.join(tmp_out, "README.md"), "w", encoding="utf-8") as f:
             f.write(series_readme(patches, written))
+        series_applies(src, repo, "base", tmp_out, written, patches, work)
         if os.path.isdir(out):
             shutil.rmtree(out)
         shutil.copytree(tmp_out, out)
     return written
+
+
+def series_applies(src, repo, branch, patch_dir, written, patches, work):
+    """Applies PATCH_DIR's files of WRITTEN in order with `git am -3` to a clone of REPO's
+    BRANCH (the base), and checks that the result is the tree (less the patches not written yet). A
+    patch's island that touches another's (no unchanged line between them) makes the
+    three-way merge conflict here; the error names the files."""
+    series = os.path.join(work, "series")
+    git(work, "clone", "-q", "-b", branch, repo, series)
+    for p in written:
+        r = git(series, "am", "-q", "-3", os.path.join(patch_dir, p.file_name), check=False)
+        if r.returncode:
+            conflicted = git(series, "diff", "--name-only", "--diff-filter=U",
+                             check=False).stdout.decode().split()
+            git(series, "am", "--abort", check=False)
+            raise PatchError(
+                f"the series does not stack: {p.file_name} conflicts when applied after the "
+                f"patches before it (git am -3), in: {', '.join(conflicted) or '?'}. Islands "
+                f"of two patches must not touch: put an unchanged line between them.\n"
+                + r.stderr.decode(errors="replace").strip()[-1500:])
+    unwritten = {p.name for p in patches} - {p.name for p in written}
+    expect = os.path.join(work, "expect")
+    make_tree(src, tracked_files(src), expect, unwritten, patches)
+    r = subprocess.run(["diff", "-r", "-q", "-x", ".git", expect, series], capture_output=True,
+                       text=True)
+    if r.returncode:
+        raise PatchError("the series applied to the base does not give back the tree:\n"
+                         + r.stdout[:3000])
+    shutil.rmtree(series)
+    shutil.rmtree(expect)
 
 
 def verify(src):
@@ -516,19 +548,9 @@ def check(src, scratch, check_args, jobs):
                    tree, log, f"{p.name}: builds with -Werror and passes make check")
         print(f"check-patches: {p.name}: {summary_of(log)}", flush=True)
         shutil.rmtree(tree)
-    series = os.path.join(scratch, "series")
-    run_logged(f"git clone -q {base} {series}", scratch, log, "series: clone the base")
-    run_logged(" && ".join(f"git am -q -3 {os.path.join(pdir, p.file_name)}" for p in written)
-               or "true", series, log, "the whole series applies in order")
-    # The series gives back the tree (less the patches not written yet, and patches/).
-    unwritten = {p.name for p in patches} - {p.name for p in written}
-    expect = os.path.join(scratch, "expect")
-    make_tree(src, tracked_files(src), expect, unwritten, patches)
-    r = subprocess.run(["diff", "-r", "-q", "-x", ".git", expect, series], capture_output=True,
-                       text=True)
-    if r.returncode:
-        raise PatchError("the series applied to the base does not give back the tree:\n"
-                         + r.stdout[:3000])
+    print("check-patches: the whole series applies in order", flush=True)
+    with tempfile.TemporaryDirectory(prefix="mkpatches-series.", dir=scratch) as work:
+        series_applies(src, base, "main", pdir, written, patches, work)
     print(f"check-patches: the series ({len(written)} patches) applies in order and gives back "
           f"the tree", flush=True)
     shutil.rmtree(scratch)
