@@ -6,9 +6,11 @@
 
 extern Value sched_main_thread;     /* a GC root */
 extern int sched_main_finished;     /* atomic: the main thread has finished */
-extern unsigned sched_sleeping;     /* threads on sleep queues (atomic) */
-extern unsigned sched_runnable;     /* threads runnable or running (atomic) */
-extern unsigned sched_blocked_io;   /* threads blocked in IO (atomic; Note [IO manager]) */
+/* Threads that can run again without another thread's help: runnable, running, sleeping or
+ * blocked in IO (atomic). A thread moving between those states is counted in its new state
+ * before it is counted out of the old one, so the count is 0 only when none is in any of
+ * them (Note [Idle capabilities and deadlock] in schedule.c). */
+extern unsigned sched_live;
 
 /* The GcClient of sm/gc.h (Note [GC roots from above]): a capability's roots, and the
  * running threads' TSO and stack marked dirty again after a GC (Note [Dirty stacks]). */

@@ -32,7 +32,7 @@ Value rts_thread_new(Capability *cap, RtsCode code, size_t nslots)
 
 void rts_thread_start(Capability *cap, Value t)
 {
-    __atomic_fetch_add(&sched_runnable, 1, __ATOMIC_SEQ_CST);
+    __atomic_fetch_add(&sched_live, 1, __ATOMIC_SEQ_CST);
     runq_push(cap, t);
 }
 
@@ -46,7 +46,7 @@ void rts_thread_start_on(Capability *cap, Value t, unsigned no)
         rts_thread_start(cap, t);
         return;
     }
-    __atomic_fetch_add(&sched_runnable, 1, __ATOMIC_SEQ_CST);
+    __atomic_fetch_add(&sched_live, 1, __ATOMIC_SEQ_CST);
     tso_set_status(cap, t, TS_RUNNABLE);
     cap_send_thread(cap, &cap_array[no], t);
 }
@@ -122,7 +122,7 @@ bool thread_unlink(Capability *cap, Value head, Value t, Value *prev, Value *nex
 /* The waker may be any capability; the thread runs on its own (TSO_CAP). */
 void thread_wake(Capability *cap, Value t)
 {
-    __atomic_fetch_add(&sched_runnable, 1, __ATOMIC_SEQ_CST);
+    __atomic_fetch_add(&sched_live, 1, __ATOMIC_SEQ_CST);
     tso_set(cap, t, TSO_BLOCKED_ON, RTS_FALSE);
     unsigned owner = (unsigned)rts_fixnum_val(tso_get(t, TSO_CAP));
     if (owner == cap->sm.no)
@@ -182,5 +182,5 @@ void rts_sleep(Capability *cap, double secs)
     tso_set_status(cap, me, TS_SLEEPING);
     tso_set(cap, me, TSO_LINK, RTS_FALSE);
     sleepers_push(cap, me, wake);
-    __atomic_fetch_add(&sched_sleeping, 1, __ATOMIC_ACQ_REL);
+    __atomic_fetch_add(&sched_live, 1, __ATOMIC_SEQ_CST);    /* counted out by run_thread */
 }
