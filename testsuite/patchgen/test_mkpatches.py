@@ -5,6 +5,7 @@ files apply alone to the base with `git am` and give those trees back, the serie
 order, and a patch that does not apply alone, a stray mention of a patch in the base and an
 unclosed marker are each reported. Prints "mkpatches self-test: N checks passed" or fails."""
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -113,7 +114,7 @@ BETA = {
     "beta.c": BETA_C,
     "notes.md": NOTES_MD.replace("<!-- {{patch:alpha -->\nAlpha's paragraph.\n<!-- }}patch:alpha -->\n", ""),
     "testsuite/patches/beta/TESTS": TREE["testsuite/patches/beta/TESTS"],
-    "experiments/beta/README.md": TREE["experiments/beta/README.md"],
+    # its experiment, experiments/beta/, stays in the fork's tree only
     "docs/patches/beta.md": TREE["docs/patches/beta.md"],
     "experiments/patch-matrix/plot.py": TREE["experiments/patch-matrix/plot.py"],
 }
@@ -202,6 +203,12 @@ def main():
         ok("Subject: [PATCH] beta: the second idea" in text, "the subject is the description's first line")
         ok("Why beta." in text and "testsuite/patches/beta/b_one" in text
            and "testsuite/patches/beta/b_two" in text, "the body and the tests it adds")
+        files = re.findall(r"^diff --git a/(\S+)", text, re.M)
+        ok(files and not any(f.startswith("experiments/") for f in files),
+           f"no experiment in a patch file: {files}")
+        ok(files[:1] == ["configure.ac"] and files.index("testsuite/patches/beta/TESTS")
+           < files.index("docs/patches/beta.md") < files.index("notes.md"),
+           f"the hunks in review order (build, tests, docs, the rest): {files}")
         base = os.path.join(work, "base-repo")
         mkpatches.write_base(src, base)
         same_tree(read_tree(base), BASE, "make patch-base")
@@ -246,6 +253,16 @@ def main():
         src3 = make_src(os.path.join(work, "bad"), bad)
         expect_error(lambda: mkpatches.build_queue(src3, os.path.join(work, "q3")),
                      "is never closed", "an unclosed marker")
+
+        # Islands of two patches that touch (no unchanged line between them) make a queue
+        # whose series does not stack: generate refuses it and names the file.
+        touching = dict(TREE)
+        touching["notes.md"] = ("# Notes\n<!-- {{patch:alpha -->\nAlpha.\n<!-- }}patch:alpha -->\n"
+                                "<!-- {{patch:beta -->\nBeta.\n<!-- }}patch:beta -->\nEnd.\n")
+        src5 = make_src(os.path.join(work, "touching"), touching)
+        expect_error(lambda: mkpatches.generate(src5, os.path.join(work, "out5")),
+                     "0002-beta.patch conflicts when applied after the patches before it "
+                     "(git am -3), in: notes.md", "islands that touch")
 
         # A written patch without its description is reported.
         nodesc = {k: v for k, v in TREE.items() if k != "docs/patches/alpha.md"}
