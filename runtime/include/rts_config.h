@@ -20,9 +20,14 @@
 #endif
 #define RTS_DEFAULT_PAR_GC_GEN     0                     /* -qg0: parallel GC in every generation */
 #if RTS_PATCH_GEN0_STEAL
-#define RTS_DEFAULT_BALANCE_GEN    0                     /* -qb0: minor GCs steal work too */
+/* No -qb<gen>: -qb0 (minor GCs steal work too) when the allocation area is at least
+ * RTS_BALANCE_YOUNG_MIN_AREA, else -qb1, as GHC decides (Note [Minor GC stealing]) */
+#define RTS_DEFAULT_BALANCE_GEN    (~0u)
+#define RTS_DEFAULT_BALANCE_TEXT   "0 with -A of 32m or more, else 1"
+#define RTS_BALANCE_YOUNG_MIN_AREA ((size_t)32 << 20)    /* -A32m */
 #else
 #define RTS_DEFAULT_BALANCE_GEN    1                     /* -qb1: major GCs only */
+#define RTS_DEFAULT_BALANCE_TEXT   "1"
 #endif
 #define RTS_MIN_OLD_GEN_LIMIT      ((size_t)4 << 20)     /* never collect the old gen below this */
 #if RTS_PATCH_FUTEX_BARRIER

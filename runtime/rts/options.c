@@ -40,6 +40,9 @@
 #include "base/util.h"          /* rts_opts: what --info shows of the options in force */
 #include "os/affinity.h"        /* --info: the capabilities --numa places */
 #include "os/numa.h"
+#if RTS_PATCH_GEN0_STEAL
+#include "sm/gc.h"              /* --info: gc_balance_gen */
+#endif
 #include "io/iomgr.h"
 #if RTS_PATCH_PHYS_CAPS
 #include "os/affinity.h"
@@ -760,7 +763,7 @@ void rts_options_usage(void *file)
         "  -qg<gen>      use parallel GC only for generations >= <gen> (default %d)\n"
         "  -qb           no load balancing in parallel GC\n"
         "  -qb<gen>      load-balance in parallel GC only for generations >= <gen>\n"
-        "                (default %d)\n"
+        "                (default %s)\n"
         "  -qn<n>        use <n> GC threads (default: one per capability; at most\n"
         "                one per capability)\n"
         USAGE_QA
@@ -795,7 +798,7 @@ void rts_options_usage(void *file)
         "                the executable)\n"
         "  -DS           sanity-check the heap before and after every GC (slow)\n"
         "  -DG<n>        collector stress: a minor GC every n allocations (slow)\n",
-        RTS_OPT_MAX_CAPS, RTS_DEFAULT_PAR_GC_GEN, RTS_DEFAULT_BALANCE_GEN,
+        RTS_OPT_MAX_CAPS, RTS_DEFAULT_PAR_GC_GEN, RTS_DEFAULT_BALANCE_TEXT,
         USAGE_QY_ARGS a, amin, RTS_DEFAULT_OLD_GEN_FACTOR, kk, ki USAGE_KC_ARGS);
     usage_missing_patches(f);
 }
@@ -929,9 +932,12 @@ void rts_options_info(void *file)
 #endif
     put_pair(f, false, "libnuma", YESNO(HAVE_LIBNUMA));
 #if RTS_PATCH_GEN0_STEAL
-    char steal[64];
-    snprintf(steal, sizeof steal, "generations >= %d (-qb%d by default)",
-             (int)RTS_DEFAULT_BALANCE_GEN, (int)RTS_DEFAULT_BALANCE_GEN);
+    char steal[160];
+    if (rts_opts.balance)
+        snprintf(steal, sizeof steal, "generations >= %u (without -qb<gen>: 0 with -A of 32m "
+                 "or more, else 1)", gc_balance_gen());
+    else
+        snprintf(steal, sizeof steal, "off (-qb)");
     put_pair(f, false, "GC work stealing", steal);
 #endif
     put_pair(f, false, "perf", YESNO(HAVE_PERF));

@@ -8,6 +8,9 @@
 #include "sm/gc.h"
 #include "base/util.h"
 #include "os/numa.h"
+#if RTS_PATCH_GEN0_STEAL
+#include <sched.h>
+#endif
 
 /* Note [Alignment of hot loops]
  * gc/deep-stack spends most of its GC time in one 18-byte loop: evac_range over a stack's
@@ -69,13 +72,23 @@ static inline Value *gct_alloc(GCThread *gct, size_t words, size_t *refused)
     return p;
 }
 
+#if RTS_PATCH_GEN0_STEAL
+/* A minor GC that steals, which only the patch makes (Note [Minor GC stealing]): what the
+ * patch adds to stealing is done in these and no other GC, so a major GC, and every GC under
+ * -qb1, is the baseline's. */
+static inline bool steals_young(const GCThread *gct)
+{
+    return gct->steal && !gct->major;
+}
+
+#endif
 static void evacuate_large(GCThread *gct, bdescr *bd)
 {
     uint16_t old = __atomic_fetch_or(&bd->flags, (uint16_t)BF_EVACUATED, __ATOMIC_ACQ_REL);
     if (old & BF_EVACUATED)
         return;
 #if RTS_PATCH_GEN0_STEAL
-    if (gct->steal) {                    /* its scan work may be stolen (Note [Minor GC stealing]) */
+    if (steals_young(gct)) {             /* its scan work may be stolen (Note [Minor GC stealing]) */
         wsdeque_push(&gct->deque, bd);
         return;
     }
@@ -167,33 +180,40 @@ uint64_t gc_stack_scans;
 #endif
 
 #if RTS_PATCH_GEN0_STEAL
-/* Part of a big pointer object's fields, on a deque as a tagged pointer (Note [Minor GC
- * stealing]): allocated by the thread that pushes it, freed by the one that scans it. */
-typedef struct ScanChunk {
-    Value  obj;
-    size_t from, to;                 /* field indices */
-} ScanChunk;
-
-enum { SCAN_CHUNK_FIELDS = 512 };    /* 4 KiB of fields: a block's worth */
+/* Part of a big pointer object's fields, on a deque as one word (Note [Minor GC stealing]):
+ * the object's address with the chunk's number k in bits 1-11 and bit 0 set. Such an object
+ * is a large object (more than 2 x 512 fields is more than a block), so it starts a block
+ * group and its low 12 bits are free; a bdescr on a deque has bit 0 clear. Chunk k covers
+ * fields [k c, (k + 1) c) of n, c = chunk_fields(n): 512, or as many as keep the chunks
+ * within 2048 (objects of more than a million fields). Nothing is allocated: the scanner
+ * needs only the word and the object's header. */
+enum { SCAN_CHUNK_FIELDS = 512, SCAN_CHUNKS_MAX = 2048 };
 
 #define CHUNK_TAG ((uintptr_t)1)
+
+static inline size_t chunk_fields(size_t n)
+{
+    size_t c = (n + SCAN_CHUNKS_MAX - 1) / SCAN_CHUNKS_MAX;
+    return c > SCAN_CHUNK_FIELDS ? c : SCAN_CHUNK_FIELDS;
+}
 
 void gc_scavenge_shared(GCThread *gct, Value obj)
 {
     Value h = obj_header(obj);
     size_t n = hdr_size(h);
-    if (!gct->steal || obj_type_layout(hdr_type(h)) != LAYOUT_PTRS || n <= 2 * SCAN_CHUNK_FIELDS) {
+    if (!steals_young(gct) || obj_type_layout(hdr_type(h)) != LAYOUT_PTRS
+        || n <= 2 * SCAN_CHUNK_FIELDS) {
         gc_scavenge_object(gct, obj);
         return;
     }
-    for (size_t from = SCAN_CHUNK_FIELDS; from < n; from += SCAN_CHUNK_FIELDS) {
-        ScanChunk *c = malloc(sizeof *c);
-        if (!c) rts_fatal("out of memory (GC scan chunk)");
-        *c = (ScanChunk){ obj, from, from + SCAN_CHUNK_FIELDS < n ? from + SCAN_CHUNK_FIELDS : n };
-        wsdeque_push(&gct->deque, (bdescr *)((uintptr_t)c | CHUNK_TAG));
-    }
+    uintptr_t base = (uintptr_t)obj_ptr(obj);
+    if (base % BLOCK_SIZE)                  /* a large object starts its group (storage.c) */
+        rts_fatal("GC: an object of %zu fields is not a large object", n);
+    size_t c = chunk_fields(n);
+    for (uintptr_t k = 1; k * c < n; k++)
+        wsdeque_push(&gct->deque, (bdescr *)(base | (k << 1) | CHUNK_TAG));
     Value *pl = obj_payload(obj);
-    evac_range(gct, pl, pl + SCAN_CHUNK_FIELDS);
+    evac_range(gct, pl, pl + c);
 }
 
 /* An item taken from a deque that is not a to-space block: a chunk of fields, or a large
@@ -203,10 +223,12 @@ void gc_scavenge_shared(GCThread *gct, Value obj)
 static bool take_large(GCThread *gct, bdescr *bd)
 {
     if ((uintptr_t)bd & CHUNK_TAG) {
-        ScanChunk *c = (ScanChunk *)((uintptr_t)bd & ~CHUNK_TAG);
-        Value *pl = obj_payload(c->obj);
-        evac_range(gct, pl + c->from, pl + c->to);
-        free(c);
+        uintptr_t w = (uintptr_t)bd;
+        Value obj = (Value)(w & ~(uintptr_t)(BLOCK_SIZE - 1));
+        size_t n = hdr_size(obj_header(obj)), c = chunk_fields(n);
+        size_t from = ((w & (BLOCK_SIZE - 1)) >> 1) * c;
+        Value *pl = obj_payload(obj);
+        evac_range(gct, pl + from, pl + (from + c < n ? from + c : n));
         return true;
     }
     if (!(__atomic_load_n(&bd->flags, __ATOMIC_RELAXED) & BF_LARGE))
@@ -313,6 +335,17 @@ void gc_scavenge_loop(GCThread *gct)
             spin_count_add(&gc_work_wait, &w);
             return;
         }
+#if RTS_PATCH_GEN0_STEAL
+        uint64_t yields = w.yields;
+#endif
         spin_wait(&w);
+#if RTS_PATCH_GEN0_STEAL
+        /* Note [Minor GC stealing]: a look for work that found none gives up the CPU, as
+         * GHC's any_work does (yieldThread), unless spin_wait just did. */
+        if (steals_young(gct) && w.yields == yields) {
+            w.yields++;
+            sched_yield();
+        }
+#endif
     }
 }

@@ -173,15 +173,23 @@ static unsigned gc_thread_count(bool major)
 /* Whether idle GC threads steal work in this GC: the baseline balances major GCs only
  * (GHC's -qb1); -qb alone turns balancing off. */
 #if RTS_PATCH_GEN0_STEAL
-/* With gen0-steal, -qb<gen> balances the GCs of generation <gen> and up: -qb0 (its default)
- * minor GCs too (Note [Minor GC stealing] in gc.h). */
+/* With gen0-steal, -qb<gen> balances the GCs of generation <gen> and up: -qb0 minor GCs
+ * too. Without -qb<gen>, -qb0 when -A is at least 32m, else -qb1 (Note [Minor GC stealing]
+ * in gc.h). */
+unsigned gc_balance_gen(void)
+{
+    if (rts_opts.balance_gen != RTS_DEFAULT_BALANCE_GEN)
+        return rts_opts.balance_gen;
+    return rts_opts.alloc_area >= RTS_BALANCE_YOUNG_MIN_AREA ? 0 : 1;
+}
+
 #endif
 static bool gc_steals(bool major, unsigned threads)
 {
     if (threads < 2 || !rts_opts.balance)
         return false;
 #if RTS_PATCH_GEN0_STEAL
-    return (major ? 1u : 0u) >= rts_opts.balance_gen;
+    return (major ? 1u : 0u) >= gc_balance_gen();
 #else
     return major && rts_opts.balance_gen <= 1;
 #endif

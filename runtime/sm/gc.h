@@ -29,21 +29,35 @@
 
 /* Note [Minor GC stealing]
  * With gen0-steal, -qb<gen> picks the lowest generation whose GCs steal (gc_steals in
- * gc.c): -qb0, the default, makes minor GCs steal as major ones do; -qb1 is the baseline's
- * policy. A stealing GC uses the same deques, look-for-work loop and termination as the
- * baseline's major GC (gc_scavenge_loop in evac.c); what the patch adds is the policy, large
- * objects' scan work on the deques too (a thief scavenges a stolen large object in place:
- * the deque holds its group's bdescr, told apart by BF_LARGE), big pointer objects scanned
- * in chunks of 512 fields that go on the deque (a chunk is a malloc'd ScanChunk pushed as a
- * pointer tagged with bit 0; gc_scavenge_shared), and counters: every call of
- * steal() is a try, every block it returns a steal, summed into the GcRecord, reported by
- * -s per GC kind. In the baseline one GC thread copies everything that its capability's
- * roots reach, however big, which is what seed 000's ghc --make showed (balance 22%).
- * Chunks matter for the remembered set: a minor GC scans each capability's remembered
- * objects on the GC thread that took its roots (gc.c), and one big old vector of young
- * objects (skewed_live's work vector, a compiler's symbol table) is then all the work there
- * is; split into chunks, it is shared like to-space blocks. A chunk's fields are written by
- * the one thread that took it, so chunks of one object need no synchronisation.
+ * gc.c): -qb0 makes minor GCs steal as major ones do; -qb1 is the baseline's policy.
+ * Without -qb<gen> the patch decides as GHC does (RtsFlags.c, GHC #9221): minor GCs steal
+ * when the allocation area is at least 32 MB (-A32m), which no cache holds, and not below
+ * it, where the thread that copied an object scanning it while it is still in its cache is
+ * worth more than balance (gc_balance_gen; --info and -s say which applies).
+ * A stealing minor GC uses the same deques, look-for-work loop and termination as the
+ * baseline's major GC (gc_scavenge_loop in evac.c). What the patch adds applies to stealing
+ * minor GCs only (steals_young in evac.c), so a major GC, and every GC under -qb1, is the
+ * baseline's exactly:
+ *  - large objects' scan work goes on the deques too (a thief scavenges a stolen large
+ *    object in place: the deque holds its group's bdescr, told apart by BF_LARGE);
+ *  - big pointer objects are scanned in chunks of 512 fields that go on the deque, each a
+ *    single word (the object's block-aligned address, the chunk's number, a tag bit;
+ *    gc_scavenge_shared), so nothing is allocated. Chunks matter for the remembered set: a
+ *    minor GC scans each capability's remembered objects on the GC thread that took its
+ *    roots (gc.c), and one big old vector of young objects (skewed_live's work vector, a
+ *    compiler's symbol table) is then all the work there is; split into chunks, it is
+ *    shared like to-space blocks. A chunk's fields are written by the one thread that took
+ *    it, so chunks of one object need no synchronisation;
+ *  - a look for work that finds none gives up the CPU (sched_yield), as GHC's any_work does
+ *    after every failed poll. With more GC threads than free cores (-N4 on 2 cores, or a
+ *    busy machine) the thread holding the work is often the one without a CPU, and a thief
+ *    that spins keeps it from running: alone at -N4 on 2 cores the patch without this cost
+ *    the suite +95 % elapsed. A turn that spin_wait itself ended with a yield (a patch may
+ *    make it yield) does not yield again;
+ *  - counters: every call of steal() is a try, every block it returns a steal, summed into
+ *    the GcRecord, reported by -s per GC kind.
+ * In the baseline one GC thread copies everything that its capability's roots reach,
+ * however big, which is what seed 000's ghc --make showed (balance 22%).
  */
 #endif
 
@@ -86,6 +100,9 @@ void  gc_collect(SmCap *cap, bool force_major);
 bool  gc_follower_work(unsigned no);
 Value gc_evacuate(GCThread *gct, Value v);
 #if RTS_PATCH_GEN0_STEAL
+/* The lowest generation whose GCs steal: -qb<gen>, or without it 0 when -A is at least 32m,
+ * else 1 (Note [Minor GC stealing]). */
+unsigned gc_balance_gen(void);
 /* gc_scavenge_object, but in a stealing GC a big pointer object's fields beyond the first
  * chunk go on the deque in chunks, for any GC thread to scan (Note [Minor GC stealing]). */
 void  gc_scavenge_shared(GCThread *gct, Value obj);

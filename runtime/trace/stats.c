@@ -426,6 +426,13 @@ static void report_summary(FILE *f, const Summary *s)
 
     /* ours, after GHC's */
 #if RTS_PATCH_GEN0_STEAL
+    if (!rts_opts.balance)
+        fprintf(f, "  GC work stealing: off (-qb)\n");
+    else
+        fprintf(f, "  GC work stealing: generations >= %u (-qb%u%s)\n", gc_balance_gen(),
+                gc_balance_gen(), rts_opts.balance_gen != RTS_DEFAULT_BALANCE_GEN ? ""
+                : rts_opts.alloc_area >= RTS_BALANCE_YOUNG_MIN_AREA
+                ? ", the default from -A32m up" : ", the default below -A32m");
     fprintf(f, "  GC work balance by kind: minor %.2f%%, major %.2f%%; steals: minor %llu of %llu tries,"
                " major %llu of %llu\n",
             100 * (s->kind_balance[0] > 0 ? s->kind_balance[0] : 0),
@@ -567,6 +574,7 @@ static void report_machine_readable(FILE *f, const Summary *s)
 
     /* ours */
 #if RTS_PATCH_GEN0_STEAL
+    mr_u64(f, "rtslab_balance_gen", rts_opts.balance ? gc_balance_gen() : 255);
     mr_dbl(f, "rtslab_minor_work_balance", s->kind_balance[0] > 0 ? s->kind_balance[0] : 0.0);
     mr_dbl(f, "rtslab_major_work_balance", s->kind_balance[1] > 0 ? s->kind_balance[1] : 0.0);
     mr_u64(f, "rtslab_minor_steal_tries", s->steal_tries[0]);

@@ -3,7 +3,8 @@
 gen0-steal counters (docs/stats.md) against floors:
 
     check_steals.py [--min-minor-steals N] [--min-major-steals N] [--max-minor-steals N]
-                    [--min-minor-balance F] [--runs K] -- PROGRAM ARGS... [+RTS ... -RTS]
+                    [--min-minor-balance F] [--max-major-balance F] [--runs K]
+                    -- PROGRAM ARGS... [+RTS ... -RTS]
 
 Prints "steals ok: ..." and exits 0 when every floor holds; otherwise says which did not and
 exits 1. The program's own stdout is passed through (so a TESTS line can check it too)."""
@@ -21,6 +22,8 @@ def main():
     ap.add_argument("--max-minor-steals", type=int, default=-1)
     ap.add_argument("--min-major-steals", type=int, default=0)
     ap.add_argument("--min-minor-balance", type=float, default=0.0)
+    ap.add_argument("--max-major-balance", type=float, default=-1.0,
+                    help="a ceiling on the major GCs' work balance, on every run")
     ap.add_argument("--runs", type=int, default=3,
                     help="runs at most, for the floors (Note [Floors under load])")
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
@@ -68,6 +71,9 @@ def main():
             bad.append(f"{ms} minor steals of {mt} tries")
         if a.max_minor_steals >= 0 and ms > a.max_minor_steals:
             bad.append(f"{ms} minor steals > {a.max_minor_steals}")
+        jbal = float(kv["rtslab_major_work_balance"])
+        if a.max_major_balance >= 0 and jbal > a.max_major_balance:
+            bad.append(f"major work balance {100 * jbal:.2f}% > {100 * a.max_major_balance:.2f}%")
         if bad:
             print("steals FAILED: " + "; ".join(bad) + " (" + summary + ")")
             return 1
