@@ -56,13 +56,17 @@ typedef struct SpinWait {
  * run it. When every thread has a core of its own, the wait is usually over within a few
  * hundred turns and never reaches a yield, and a yield with nothing else to run returns at
  * once; so the rule costs nothing where the baseline was fine. One rule for every spin of
- * the runtime, as GHC's yieldThread() in ACQUIRE_SPIN_LOCK and in the GC's any_work loop.
- * The count is per wait: a new wait starts counting from 0. */
+ * the runtime, GHC's ACQUIRE_SPIN_LOCK's (yieldThread() every 1000 spins), the GC's
+ * look-for-work loop included. GHC's own look-for-work loop (any_work in rts/sm/GC.c)
+ * differs: it yields after every failed poll. The count is per wait: a new wait starts
+ * counting from 0. A spin before the options are parsed (rts_opts.spin_yield still 0;
+ * -qy<n> takes n >= 1) counts to the default, not to 0, which would yield on every turn. */
 static inline void spin_wait(SpinWait *w)
 {
     cpu_relax();
     w->spins++;
-    if (__builtin_expect(++w->since_yield >= rts_opts.spin_yield, 0)) {
+    unsigned every = rts_opts.spin_yield ? rts_opts.spin_yield : RTS_DEFAULT_SPIN_YIELD;
+    if (__builtin_expect(++w->since_yield >= every, 0)) {
         w->since_yield = 0;
         w->yields++;
         sched_yield();

@@ -9,6 +9,7 @@
  *     with rts_opts.spin_yield = N: the lock counted yields, at least one, and exactly one
  *     per N spins (yields = spins / N, rounded down); the waiter's spin_wait loop is the
  *     one every spin of the runtime goes through, header locks and the GC's waits included.
+ *     N = 0: rts_opts.spin_yield as before the options are parsed; the default applies.
  *
  * Built in every build (as every C file of testsuite/patches/PATCH/); the baseline's spin-waits never yield,
  * so there it fails, as a test of the patch must. */
@@ -71,8 +72,15 @@ int main(int argc, char **argv)
     spin_unlock(&lock);
     pthread_join(t, NULL);
 
+    /* N = 0 leaves rts_opts.spin_yield as it is before the options are parsed: the default
+     * applies then (before: every spin yielded) */
+#if RTS_PATCH_SPIN_YIELD
+    unsigned every = n ? n : (unsigned)RTS_DEFAULT_SPIN_YIELD;
+#else
+    unsigned every = n ? n : 1000;
+#endif
     uint64_t spins = lock.spins, yields = lock.yields;
-    bool ok = yields >= 1 && yields == spins / n;
+    bool ok = yields >= 1 && yields == spins / every;
     printf("spin-yield every %u: %llu spins, %llu yields: %s\n", n, (unsigned long long)spins,
            (unsigned long long)yields, ok ? "ok" : "WRONG");
     return ok ? 0 : 1;
