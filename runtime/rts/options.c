@@ -627,6 +627,14 @@ static int check_final(const RtsOptions *o, char *err, size_t errlen)
                     "(-K%s)", fmt_size(ki, sizeof ki, o->initial_stack),
                     fmt_size(k, sizeof k, o->max_stack));
     }
+#if RTS_PATCH_STACK_CHUNKS
+    if (o->stack_buffer > o->stack_chunk / 2) {          /* GHC's rule (RtsFlags.c) */
+        char kb[32], kc[32];
+        return fail(err, errlen, "-kb%s: the stack chunk buffer must be at most half the "
+                    "stack chunk size (-kc%s)", fmt_size(kb, sizeof kb, o->stack_buffer),
+                    fmt_size(kc, sizeof kc, o->stack_chunk));
+    }
+#endif
     return check_patch_options(o, err, errlen);
 }
 

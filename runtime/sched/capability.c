@@ -9,6 +9,9 @@
 #include "sync/stw.h"
 #include "base/util.h"
 #include "trace/eventlog.h"
+#if RTS_PATCH_STACK_CHUNKS
+#include "sched/stack.h"
+#endif
 
 /* Note [Cache lines]: the owner's fields first, each group others write on a line of its own. */
 _Static_assert(offsetof(Capability, sm) == 0, "a Capability begins with its SmCap");
@@ -49,6 +52,9 @@ void cap_init_all(unsigned n)
     cap_count = n;
     for (unsigned i = 0; i < n; i++)
         cap_init(&cap_array[i], i);
+#if RTS_PATCH_STACK_CHUNKS
+    stack_pools_init(n);
+#endif
 }
 
 void cap_attach(Capability *cap)

@@ -101,8 +101,14 @@ typedef struct StackPool {
     bool     rooted;
     StackChunkCounts n;
 } __attribute__((aligned(RTS_CACHE_LINE))) StackPool;
-#define POOL_CAPS 4096u                /* -N's most (RTS_OPT_MAX_CAPS, rts/options.c) */
-static StackPool pools[POOL_CAPS];
+static StackPool *pools;               /* one per capability (stack_pools_init) */
+
+void stack_pools_init(unsigned n)
+{
+    pools = aligned_alloc(RTS_CACHE_LINE, n * sizeof *pools);
+    if (!pools) rts_fatal("out of memory (stack chunk pools)");
+    memset(pools, 0, n * sizeof *pools);
+}
 
 static size_t chunk_slots(void)
 {
@@ -131,7 +137,7 @@ static void chunk_free(Capability *cap, Value s)
 void stack_chunk_counts(StackChunkCounts *out)
 {
     memset(out, 0, sizeof *out);
-    for (unsigned i = 0; i < POOL_CAPS && i < cap_count; i++) {
+    for (unsigned i = 0; i < cap_count; i++) {
         out->linked += pools[i].n.linked;
         out->allocated += pools[i].n.allocated;
         out->reused += pools[i].n.reused;
@@ -194,8 +200,8 @@ bool stack_reserve(Capability *cap, size_t need)
     if (twice > STACK_SLOTS + 1 && twice - STACK_SLOTS - 1 < want)
         want = twice - STACK_SLOTS - 1;
     size_t kb = rts_opts.stack_buffer / sizeof(Value);
-    if (kb > want / 4)                         /* a new chunk keeps room to grow into */
-        kb = want / 4;
+    if (kb > want / 2)           /* a smaller, growing chunk keeps room to grow into (-kb is */
+        kb = want / 2;           /* at most half of -kc, the full size: check_final, options.c) */
     if (sp > bottom) {
         from = stack_frame_base(s, sp);
         while (from > bottom) {

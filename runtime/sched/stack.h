@@ -127,6 +127,8 @@ typedef struct StackChunkCounts {
     int64_t  live;        /* linked chunks still in a chain */
 } StackChunkCounts;
 void stack_chunk_counts(StackChunkCounts *out);
+/* The capabilities' pools of free chunks and counters, for n capabilities (cap_init_all). */
+void stack_pools_init(unsigned n);
 #endif
 
 #endif

@@ -170,14 +170,11 @@ void gc_scavenge_object(GCThread *gct, Value obj)
     case LAYOUT_STACK:
         evac_range(gct, pl + STACK_SLOTS, pl + STACK_SLOTS + stack_sp(obj));
 #if RTS_PATCH_STACK_CHUNKS
-        __atomic_fetch_add(&gc_stack_scans, 1, __ATOMIC_RELAXED);
+        gct->stack_scans++;              /* summed into the GcRecord (gc.c) */
 #endif
         break;
     }
 }
-#if RTS_PATCH_STACK_CHUNKS
-uint64_t gc_stack_scans;
-#endif
 
 #if RTS_PATCH_GEN0_STEAL
 /* Part of a big pointer object's fields, on a deque as one word (Note [Minor GC stealing]):

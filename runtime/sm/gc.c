@@ -263,6 +263,9 @@ static void collect(SmCap *leader, bool major, uint64_t stw_ns, const StwTakingP
         g->major = major;
         g->steal = steal;
         g->copied_words = 0;
+#if RTS_PATCH_STACK_CHUNKS
+        g->stack_scans = 0;
+#endif
         g->cap->gc_roots_by = k;
 #if RTS_PATCH_GEN0_STEAL
         g->steal_tries = g->steals = 0;
@@ -288,6 +291,9 @@ static void collect(SmCap *leader, bool major, uint64_t stw_ns, const StwTakingP
 
     /* From-space is garbage now; to-space joins the old generation. */
     spin_lock(&sm_lock);
+#if RTS_PATCH_STACK_CHUNKS
+    uint64_t stack_scans = 0;
+#endif
     uint64_t copied = 0, max_copied = 0;
 #if RTS_PATCH_GEN0_STEAL
     uint64_t steal_tries = 0, steals = 0;
@@ -303,6 +309,9 @@ static void collect(SmCap *leader, bool major, uint64_t stw_ns, const StwTakingP
         g->n_blocks = 0;
         wsdeque_quiesce(&g->deque);        /* every GC thread has left gc_scavenge_loop */
         __atomic_store_n(&g->active, false, __ATOMIC_RELAXED);
+#if RTS_PATCH_STACK_CHUNKS
+        stack_scans += g->stack_scans;
+#endif
         copied += g->copied_words * sizeof(Value);
         if (g->copied_words * sizeof(Value) > max_copied) max_copied = g->copied_words * sizeof(Value);
 #if RTS_PATCH_GEN0_STEAL
@@ -346,6 +355,9 @@ static void collect(SmCap *leader, bool major, uint64_t stw_ns, const StwTakingP
         .max_thread_copied_bytes = max_copied,
         .gc_threads = n_gc_threads,
         .live_bytes = old_blocks_now * BLOCK_SIZE,
+#if RTS_PATCH_STACK_CHUNKS
+        .stack_scans = stack_scans,
+#endif
         .pause_ns = rts_now_ns() - t0 + stw_ns,
         .stw_ns = stw_ns,
         .cpu_ns = rts_cpu_ns() - c0,

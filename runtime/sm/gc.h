@@ -79,6 +79,9 @@ typedef struct GcRecord {
     uint64_t max_thread_copied_bytes;   /* the most any one GC thread copied */
     uint64_t stw_ns;           /* from the leader's request to the last arrival */
     uint64_t live_bytes;       /* old generation after the GC */
+#if RTS_PATCH_STACK_CHUNKS
+    uint64_t stack_scans;      /* stack objects (chunks) scanned, summed over the GC threads */
+#endif
     uint64_t pause_ns;
     uint64_t cpu_ns;
 #if RTS_PATCH_GEN0_STEAL
@@ -116,10 +119,6 @@ void  gc_out_of_memory(GCThread *gct, size_t refused) __attribute__((noreturn));
  * looking for work to steal (gc_scavenge_loop), waiting for another GC thread to finish
  * copying an object (gc_evacuate). */
 extern SpinCount gc_work_wait, gc_copy_wait;
-#if RTS_PATCH_STACK_CHUNKS
-/* Stack objects scanned by every GC so far (Note [Stack chunks] in sched/stack.h). */
-extern uint64_t gc_stack_scans;
-#endif
 void  gc_add_root(Value *root);
 void  gc_for_each_root(GcRootFn f, void *env);
 /* Checks the heap with the world stopped (-DS): the leader, before and after each GC (`major`

@@ -34,6 +34,9 @@ typedef struct GCThread {
     _Alignas(RTS_CACHE_LINE) bdescr *todo;       /* the block it copies into */
     bdescr  *scan_bd;                /* the block it is scanning */
     size_t   copied_words;
+#if RTS_PATCH_STACK_CHUNKS
+    uint64_t stack_scans;            /* this GC: stack objects (chunks) it scanned */
+#endif
     bdescr  *large_pending;          /* evacuated large objects not yet scavenged (->prev) */
     bdescr  *blocks_hd, *blocks_tl;  /* every to-space block it allocated (->link) */
     size_t   n_blocks;

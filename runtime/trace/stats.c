@@ -51,7 +51,7 @@ static struct {
     long     last_majflt;                   /* -S: major page faults at the previous GC */
 #if RTS_PATCH_STACK_CHUNKS
     /* Note [Stack chunks]: stack objects the GCs scanned; linked chunks minor GCs did not */
-    uint64_t stack_scans_seen, stack_scanned, stack_skipped;
+    uint64_t stack_scanned, stack_skipped;
 #endif
 } st;
 
@@ -139,11 +139,9 @@ void stats_gc_done(const GcRecord *r)
     if (r->pause_ns > st.max_pause[g]) st.max_pause[g] = r->pause_ns;
     st.copied += r->copied_bytes;
 #if RTS_PATCH_STACK_CHUNKS
-    uint64_t scans = __atomic_load_n(&gc_stack_scans, __ATOMIC_RELAXED);
-    uint64_t scanned = scans - st.stack_scans_seen;
+    uint64_t scanned = r->stack_scans;
     StackChunkCounts sc;
     stack_chunk_counts(&sc);
-    st.stack_scans_seen = scans;
     st.stack_scanned += scanned;
     if (!r->major && sc.live > (int64_t)scanned)
         st.stack_skipped += (uint64_t)sc.live - scanned;

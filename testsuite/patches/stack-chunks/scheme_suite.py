@@ -4,7 +4,7 @@
     scheme_suite.py SRC BUILD RTS-OPTIONS...
 
 Runs every program as the driver does (its `;; rts:` options, .stdin, .exit, .stderr) with
-RTS-OPTIONS added (e.g. -kc1k: every chunk boundary case is hit), skipping the programs
+RTS-OPTIONS added (e.g. -kc1k -kb256: every chunk boundary case is hit), skipping the programs
 marked `;; slow-under-sanity` when the options have -DS, and checks stdout, the exit status
 and the stderr substrings. Prints "scheme suite ok: N programs (OPTIONS)" or the failures.
 """
