@@ -56,6 +56,19 @@ from dataclasses import dataclass
 _SEPARATION = 3.0
 
 
+def sample_of(runs, value):
+    """A sample, {layout seed: [value, ...]}, of RUNS (dicts, as the runners keep them): VALUE
+    is a key or a function of a run; a run whose value is None is left out, and a run with no
+    "layout" (a build linked once, another system's binary) counts as layout 0."""
+    get = value if callable(value) else (lambda r: r.get(value))
+    out = {}
+    for r in runs:
+        v = get(r)
+        if v is not None:
+            out.setdefault(r.get("layout", 0), []).append(v)
+    return out
+
+
 def _groups(sample):
     """The runs of each layout, in seed order; layouts without runs (every run failed) are
     left out."""

@@ -211,19 +211,10 @@ def f(x, nd=0):
     return ("{:,.%df}" % nd).format(x)
 
 
-def sample(runs, value):
-    """benchstats' sample {layout seed: [VALUE of each run]} (runs without one left out)."""
-    out = {}
-    for x in runs:
-        if value(x) is not None:
-            out.setdefault(x["layout"], []).append(value(x))
-    return out
-
-
 def mean_ci(base, other, value):
     """'1.23x [1.10, 1.37]': benchstats' mean ratio OTHER/BASE of VALUE over the runs and its
     95 % interval over layouts and runs; '-' unless each side has 2 values or more."""
-    b, o = sample(base, value), sample(other, value)
+    b, o = benchstats.sample_of(base, value), benchstats.sample_of(other, value)
     if min(sum(map(len, x.values())) for x in (b, o)) < 2:
         return "-"
     return "%.2fx [%.2f, %.2f]" % benchstats.ratio_ci(b, o)

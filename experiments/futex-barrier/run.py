@@ -127,20 +127,12 @@ def lay(dirs, v, i):
     return dirs[v][i % len(dirs[v])]
 
 
-def sample(runs, value):
-    """{layout seed: [value, ...]} of the runs (benchstats' sample), runs without it left out."""
-    out = {}
-    for x in runs:
-        if value(x):
-            out.setdefault(x["layout"], []).append(value(x))
-    return out
-
-
 def mean_ci(base, other, value):
     """' (mean +3.1% [+1.0, +5.2])', benchstats' mean ratio other/base of VALUE over the runs
     BASE and OTHER and its 95 % interval over layouts and runs; '' unless each side has 2
     values or more."""
-    b, o = sample(base, value), sample(other, value)
+    counted = lambda x: value(x) or None        # a run without the value (0) is left out
+    b, o = bs.sample_of(base, counted), bs.sample_of(other, counted)
     if min(sum(map(len, s.values())) for s in (b, o)) < 2:
         return ""
     return " (mean %s)" % bs.fmt_ratio_ci(*bs.ratio_ci(b, o))

@@ -141,21 +141,13 @@ def ratio(a, b):
     return None if a is None or b is None or b == 0 else a / b
 
 
-def sample(runs, key):
-    """benchstats' sample {layout seed: [KEY of each run]} (Lua's and Guile's runs have no
-    layout: layout 0)."""
-    out = {}
-    for r in runs:
-        out.setdefault(r.get("layout", 0), []).append(r[key])
-    return out
-
-
 def mean_ci(base, other, key):
     """'1.23 [1.10, 1.37]': benchstats' mean ratio of OTHER's KEY over BASE's (their runs)
     and its 95 % interval over layouts and runs; '-' unless each has 2 runs or more."""
     if not base or not other or min(len(base), len(other)) < 2:
         return "-"
-    return "%.2f [%.2f, %.2f]" % benchstats.ratio_ci(sample(base, key), sample(other, key))
+    return "%.2f [%.2f, %.2f]" % benchstats.ratio_ci(benchstats.sample_of(base, key),
+                                                   benchstats.sample_of(other, key))
 
 
 def md_table(header, rows):

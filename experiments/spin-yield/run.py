@@ -112,14 +112,6 @@ def pct(r):
     return f"{(r - 1) * 100:+.1f}%"
 
 
-def sample(runs):
-    """benchstats' sample of RUNS: {layout seed: [elapsed, ...]}."""
-    out = {}
-    for r in runs:
-        out.setdefault(r["layout"], []).append(r["elapsed"])
-    return out
-
-
 def tables(runs, progs, settings):
     out = []
     summary = {}
@@ -137,7 +129,8 @@ def tables(runs, progs, settings):
             ratios.append(p / b)
             ci = "-"
             if min(len(cell[v]) for v in VARIANTS) >= 2:
-                pairs.append((sample(cell["baseline"]), sample(cell["spin-yield"])))
+                pairs.append((benchstats.sample_of(cell["baseline"], "elapsed"),
+                              benchstats.sample_of(cell["spin-yield"], "elapsed")))
                 ci = benchstats.fmt_ratio_ci(*benchstats.ratio_ci(*pairs[-1]))
             rows.append(f"| {prog.id} | {b:.2f} ({blo:.2f}..{bhi:.2f}) | {p:.2f} | {pct(p / b)} "
                         f"| {ci} "

@@ -77,6 +77,12 @@ def test_basics():
           and c1.layout_var == 0.0, f"{c1}")
     c2 = bs.components({1: [1.0], 2: [3.0]})
     check("components one run each", c2.s_within == 0.0 and c2.layout_var == 2.0, f"{c2}")
+    runs = [{"layout": 2, "t": 1.5}, {"layout": 1, "t": 2.0}, {"layout": 2, "t": None},
+            {"t": 4.0}, {"layout": 2, "t": 2.5}]
+    check("sample_of by key", bs.sample_of(runs, "t") == {2: [1.5, 2.5], 1: [2.0], 0: [4.0]},
+          f"runs without a value left out, no layout is layout 0: {bs.sample_of(runs, 't')}")
+    check("sample_of by function", bs.sample_of(runs, lambda r: r["t"] and 2 * r["t"])
+          == {2: [3.0, 5.0], 1: [4.0], 0: [8.0]}, "a function of the run")
     try:
         bs.mean({1: []})
         check("no runs is an error", False, "mean() of a sample without runs returned")
