@@ -335,6 +335,13 @@ static Node *convert_let(Comp *c, Datum *d, Scope *s, Lam *cur, bool rec)
     return r;
 }
 
+/* The forms the expander leaves (expand.c): the compiler's own syntax. */
+static bool is_core_keyword(const char *sym)
+{
+    return sym == S_quote || sym == S_if || sym == S_define || sym == S_set || sym == S_lambda
+        || sym == S_begin || sym == S_let || sym == S_letrecstar;
+}
+
 static Node *convert(Comp *c, Datum *d, Scope *s, Lam *cur, bool toplevel)
 {
     const char *file = c->file;
@@ -358,7 +365,15 @@ static Node *convert(Comp *c, Datum *d, Scope *s, Lam *cur, bool toplevel)
         r->datum = d;
     } else {
         Datum *h = dcar(d);
-        const char *hs = h->kind == D_SYM && !lookup(s, h->u.sym) ? h->u.sym : NULL;
+        /* The expander takes a core keyword at the head of a form as that form, bound
+         * locally or not (it does not track local bindings), so the compiler does too: a
+         * local variable named quote or lambda is a variable everywhere but at the head of
+         * a form. When the two disagreed, (let ((quote 1)) (quote (() . x))) had the
+         * expander keep the quoted datum unchecked and the compiler convert it as a call:
+         * an improper list walked off its end (found by make fuzz). A local binding of any
+         * other name still makes its head a call, not an inlined primitive. */
+        const char *hs = h->kind == D_SYM && (is_core_keyword(h->u.sym) || !lookup(s, h->u.sym))
+            ? h->u.sym : NULL;
         if (hs == S_quote) {
             r = node(c, N_CONST);
             r->datum = dcar(dcdr(d));
