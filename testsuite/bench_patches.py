@@ -79,8 +79,8 @@ def effect(runs, programs, a, b, metric, higher_better=False):
     """b against a over the programs: {geomean, lo, hi, worst: (program, ratio), moved,
     programs}. geomean's interval [lo, hi] and each program's (for moved: its interval
     excludes 1.0) come from benchstats (layouts, then runs); lo and hi are None when a
-    program has a single run or a run of 0 (a resample of zeros has no ratio). The worst program has the largest ratio, or the smallest when
-    higher is better."""
+    program has a single run or a run of 0 (a resample of zeros has no ratio). The worst
+    program has the largest ratio, or the smallest when higher is better."""
     grid = benchlib.cells(runs, programs, [a, b], metric)
     ratios, pairs, worst, moved = [], [], None, 0
     intervals = True

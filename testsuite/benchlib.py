@@ -321,16 +321,11 @@ def geomean(xs):
 
 def sample(runs, program, config, metric):
     """{layout: [values]} of the successful runs, or None when any run failed."""
-    out = {}
-    for r in runs:
-        if r["program"] != program or r["config"] != config:
-            continue
-        if not r["ok"]:
-            return None
-        v = metric.get(r["stats"])
-        if isinstance(v, float):
-            out.setdefault(r.get("layout", 0), []).append(v)
-    return dict(sorted(out.items()))
+    mine = [r for r in runs if r["program"] == program and r["config"] == config]
+    if not all(r["ok"] for r in mine):
+        return None
+    floats = lambda r: v if isinstance(v := metric.get(r["stats"]), float) else None
+    return dict(sorted(benchstats.sample_of(mine, floats).items()))
 
 
 def cells(runs, programs, configs, metric):

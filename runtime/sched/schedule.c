@@ -105,6 +105,15 @@ static void count_out(void)
     __atomic_fetch_sub(&sched_live, 1, __ATOMIC_SEQ_CST);
 }
 
+/* A thread asleep or blocked in IO, taken off its wait, is runnable again: counted in as
+ * runnable (thread_wake) before it is counted out of its wait, so sched_live never passes
+ * through 0 on the way (Note [Idle capabilities and deadlock]). */
+static void wake_from_wait(Capability *cap, Value t)
+{
+    thread_wake(cap, t);
+    count_out();
+}
+
 static uint64_t wake_sleepers(Capability *cap);
 static void take_interrupt(Capability *cap);
 
@@ -274,9 +283,7 @@ static uint64_t wake_sleepers(Capability *cap)
     while (cap->n_sleepers) {
         if (cap->sleepers[0].wake > now)
             return cap->sleepers[0].wake;
-        Value t = sleepers_remove(cap, 0);
-        thread_wake(cap, t);
-        __atomic_fetch_sub(&sched_live, 1, __ATOMIC_SEQ_CST);
+        wake_from_wait(cap, sleepers_remove(cap, 0));
     }
     return 0;
 }
@@ -316,10 +323,8 @@ static void io_complete(Capability *cap, uintptr_t tag)
     Value t = cap->io_waiters[slot];
     cap->io_waiters[slot] = RTS_FALSE;
     cap->io_free[cap->io_nfree++] = slot;
-    if (t != RTS_FALSE) {
-        thread_wake(cap, t);
-        __atomic_fetch_sub(&sched_live, 1, __ATOMIC_SEQ_CST);
-    }
+    if (t != RTS_FALSE)
+        wake_from_wait(cap, t);
 }
 
 /* Takes what io_wait gives back by deadline_ns (0: what is there), as tags only: the
@@ -361,8 +366,7 @@ static bool io_cancel_wait(Capability *cap, Value t, Value on)
     cap->io_waiters[slot] = RTS_FALSE;
     op->cancelled = 1;
     io_cancel(cap->io, op);
-    thread_wake(cap, t);
-    __atomic_fetch_sub(&sched_live, 1, __ATOMIC_SEQ_CST);
+    wake_from_wait(cap, t);
     return true;
 }
 
@@ -415,8 +419,7 @@ static void unblock_main(Capability *cap)
         if (i == cap->n_sleepers)
             return;
         sleepers_remove(cap, i);
-        thread_wake(cap, m);                    /* counted in as runnable, then out */
-        __atomic_fetch_sub(&sched_live, 1, __ATOMIC_SEQ_CST);
+        wake_from_wait(cap, m);
         return;
     }
     case TS_BLOCKED_TAKE: case TS_BLOCKED_READ: case TS_BLOCKED_PUT:

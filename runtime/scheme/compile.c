@@ -366,9 +366,9 @@ static Node *convert(Comp *c, Datum *d, Scope *s, Lam *cur, bool toplevel)
     } else {
         Datum *h = dcar(d);
         /* The expander takes a core keyword at the head of a form as that form, bound
-         * locally or not (it does not track local bindings), so the compiler does too: a
-         * local variable named quote or lambda is a variable everywhere but at the head of
-         * a form. When the two disagreed, (let ((quote 1)) (quote (() . x))) had the
+         * locally or not ("a local variable named like a special form shadows nothing",
+         * expand.c), so the compiler does too: a local variable named quote or lambda is
+         * a variable everywhere but at the head of a form. When the two disagreed, (let ((quote 1)) (quote (() . x))) had the
          * expander keep the quoted datum unchecked and the compiler convert it as a call:
          * an improper list walked off its end (found by make fuzz). A local binding of any
          * other name still makes its head a call, not an inlined primitive. */

@@ -429,8 +429,8 @@ static void report_summary(FILE *f, const Summary *s)
     else
         fprintf(f, "  GC work stealing: generations >= %u (-qb%u%s)\n", gc_balance_gen(),
                 gc_balance_gen(), rts_opts.balance_gen != RTS_DEFAULT_BALANCE_GEN ? ""
-                : rts_opts.alloc_area >= RTS_BALANCE_YOUNG_MIN_AREA
-                ? ", the default from -A32m up" : ", the default below -A32m");
+                : gc_balance_gen() == 0 ? ", the default from -A32m up"
+                : ", the default below -A32m");
     fprintf(f, "  GC work balance by kind: minor %.2f%%, major %.2f%%; steals: minor %llu of %llu tries,"
                " major %llu of %llu\n",
             100 * (s->kind_balance[0] > 0 ? s->kind_balance[0] : 0),
