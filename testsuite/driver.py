@@ -385,9 +385,11 @@ MARKER = re.compile(r"^#\s*(\{\{|\}\})(no)?patch:([a-z0-9-]+)\s*$")
 
 # Scheme programs (testsuite/scheme/README.md): every NAME.scm with a NAME.stdout runs in
 # each of these configurations, as `rtslab NAME.scm +RTS OPTIONS [the program's own] -RTS`.
-# stress: a minor GC every 3 allocations (Note [GC stress] in runtime/sm/storage.h), so that
-# a Value a primitive holds across an allocation without protecting it is moved at once.
-SCHEME_RUNS = [("N1", "-N1"), ("N4", "-N4"), ("sanity", "-N1 -DS -A4k"), ("stress", "-N1 -DG3")]
+# stress: a minor GC at every allocation (Note [GC stress] in runtime/sm/storage.h), so that
+# a Value a primitive holds across an allocation without protecting it is moved at once, and
+# its old copy poisoned (Note [Poisoned from-space] in runtime/sm/gc.h; before: every 3
+# allocations, without the poison).
+SCHEME_RUNS = [("N1", "-N1"), ("N4", "-N4"), ("sanity", "-N1 -DS -A4k"), ("stress", "-N1 -DG1")]
 
 
 def scheme_tests(src, subdir="scheme"):

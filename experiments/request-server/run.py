@@ -5,7 +5,7 @@ the fixed page and the allocating route, and nginx serving the same page in the 
 
     python3 experiments/request-server/run.py [--variant [NAME=]BUILD]... [--caps 1,2,0]
         [--routes /,/alloc] [--conns 64] [--duration 5] [--reps 3] [--wrk-threads 2]
-        [--nginx-workers auto] [--out DIR] [--quick]
+        [--nginx-workers auto] [--layouts K] [--out DIR] [--quick]
 
 Variants default to baseline (the in-tree build, ROOT) and all-patches (_build/all-patches/,
 configured when missing and brought up to date by make). A BUILD is a build directory, an rtslab binary, or
@@ -19,6 +19,14 @@ configuration (variant x -N x route, and nginx x route /) runs --reps times, int
 --duration seconds over --conns keep-alive connections on 127.0.0.1, and stopped; the
 median of the reps is reported. A run in which wrk saw a socket error or a non-2xx answer,
 or the server did not stop cleanly with its own check passed, fails the whole experiment.
+
+Code layout is a random factor (Note [Code layout as a factor], tools/layout.py): with
+--layouts K every variant's rtslab is linked K ways (seeds 1..K), each copied, and rep i
+runs layout i % K, so give --reps a multiple of K. Every run records its layout's seed,
+and each variant's requests per second get benchstats' mean ratio to the first variant
+with its 95 % interval over layouts and runs (testsuite/benchstats.py). The default, 0,
+measures each build's own binary, and the report says a difference may then be a layout
+artefact.
 
 nginx (Debian's package) serves the server's fixed page as a static file, one worker per
 CPU (`worker_processes auto`), access log off, and keep-alive without a request limit, as
@@ -48,6 +56,8 @@ sys.path.insert(0, os.path.join(ROOT, "testsuite"))
 import bench  # noqa: E402
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 import variant as variant_tool  # noqa: E402  (tools/variant.py: builds named by VARIANT@REV)
+import layout  # noqa: E402  (tools/layout.py: a build's rtslab over K seeded layouts)
+import benchstats  # noqa: E402  (testsuite/benchstats.py: intervals over layouts and runs)
 import benchlib  # noqa: E402
 import serverload  # noqa: E402
 
@@ -191,28 +201,51 @@ def main():
     ap.add_argument("--wrk-threads", type=int, default=2)
     ap.add_argument("--nginx-workers", default="auto")
     ap.add_argument("--no-nginx", action="store_true")
+    ap.add_argument("--layouts", type=int, default=0, metavar="K",
+                    help="link each variant's rtslab K ways and spread the reps over them "
+                         "(tools/layout.py); 0: each build's own binary")
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
     ap.add_argument("--quick", action="store_true", help="1 s runs, 1 rep: a smoke run")
     a = ap.parse_args()
     if a.quick:
         a.duration, a.reps = 1, 1
+    if a.layouts < 0:
+        ap.error("--layouts must be 0 or more")
+    if a.layouts and a.reps % a.layouts:
+        ap.error(f"--reps {a.reps} does not spread evenly over --layouts {a.layouts} "
+                 f"(give a multiple of it)")
     if not serverload.have_wrk():
         sys.exit("request-server: wrk is not installed (Debian: apt-get install wrk)")
     if not a.no_nginx and not shutil.which("nginx"):
         sys.exit("request-server: nginx is not installed (Debian: apt-get install nginx), "
                  "or say --no-nginx")
 
-    variants, builds = {}, {}
+    variants, builds = {}, {}      # variants: {name: [(layout seed, binary)]}, rep i runs i % K
+    tmp = tempfile.mkdtemp(prefix="rtslab-rs-layouts-")
     for spec in a.variant or [f"baseline={ROOT}", "all-patches"]:
         name, eq, build = spec.partition("=")
         if not eq:
             build = name
-        _, builds[name] = variant_tool.resolve_or_exit(build or name, ROOT, "request-server")
-        variants[name] = builds[name]["binary"]
+        bdir, builds[name] = variant_tool.resolve_or_exit(build or name, ROOT, "request-server")
+        if not a.layouts:
+            variants[name] = [(0, builds[name]["binary"])]
+            continue
+        if os.path.basename(builds[name]["binary"]) != "rtslab":
+            sys.exit(f"request-server: {build}: --layouts relinks a build's rtslab, not "
+                     f"another binary")
+        try:
+            spread = layout.spread(bdir, "rtslab", a.layouts, log=print)
+        except layout.LayoutError as e:
+            sys.exit(f"request-server: {e}")
+        variants[name] = []
+        for seed, binary in spread:       # copies: a later relink cannot change a run's binary
+            copy = os.path.join(tmp, f"{len(variants)}-{seed}-rtslab")
+            shutil.copy2(binary, copy)
+            variants[name].append((seed, copy))
     caps = [int(c) for c in a.caps.split(",")]
     routes = [r for r in a.routes.split(",") if r]
     configs = [(v, c, r) for v in variants for c in caps for r in routes]
-    page = index_page(next(iter(variants.values())))
+    page = index_page(next(iter(variants.values()))[0][1])
     if not a.no_nginx:
         configs += [("nginx", None, "/")]
 
@@ -228,11 +261,14 @@ def main():
                     nginx = nginx or Nginx(page, a.nginx_workers)
                     res = run_nginx(nginx, r, a)
                 else:
-                    res = run_rtslab(variants[v], c, r, a)
+                    seed, binary = variants[v][(rep - 1) % len(variants[v])]
+                    res = run_rtslab(binary, c, r, a)
+                    res["layout"] = seed
                 res.update(variant=v, caps=c, route=r, rep=rep)
                 runs.append(res)
                 ld = res["load"]
                 print(f"  rep {rep} {v:12} {'-N' + str(c) if c else ('-N' if c == 0 else ''):5}"
+                      f"{'' if res.get('layout') is None else ' layout %d' % res['layout']}"
                       f" {r:7} {ld['requests_per_second']:9.0f} req/s  p50 "
                       f"{ld.get('latency_p50', 0) * 1e3:6.2f} ms  p99 "
                       f"{ld.get('latency_p99', 0) * 1e3:6.2f} ms"
@@ -240,18 +276,42 @@ def main():
     finally:
         if nginx:
             nginx.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
 
     def cell(v, c, r, key):
         return median([x["load"].get(key) for x in runs
                        if (x["variant"], x["caps"], x["route"]) == (v, c, r)
                        and x["load"].get(key) is not None])
 
+    def versus(v, c, r):
+        """benchstats' mean requests per second of V against the first variant's at (-N C,
+        route R), with its 95 % interval over layouts and runs; '-' for the first variant or
+        with fewer than 2 runs a side."""
+        first = next(iter(variants))
+        if v == first:
+            return "-"
+        side = {}
+        for w in (first, v):
+            side[w] = benchstats.sample_of(
+                [x for x in runs if (x["variant"], x["caps"], x["route"]) == (w, c, r)],
+                lambda x: x["load"].get("requests_per_second"))
+            if sum(map(len, side[w].values())) < 2:
+                return "-"
+        return benchstats.fmt_ratio_ci(*benchstats.ratio_ci(side[first], side[v]))
+
     nginx_rps = cell("nginx", None, "/", "requests_per_second") if not a.no_nginx else None
+    k = max(len(b) for b in variants.values())
+    if k > 1:
+        spread = (f"; every variant over {k} code layouts, the interval is benchstats' mean "
+                  f"ratio to {next(iter(variants))} and its 95 % interval over layouts and runs")
+    else:
+        spread = ("; one binary per variant, so a difference may be a layout artefact (an "
+                  "interval is over that binary's runs only: --layouts K)")
     lines = [f"Machine: {platform.node()}, {os.cpu_count()} CPUs, "
              f"{datetime.datetime.now().astimezone().isoformat(timespec='seconds')}; "
              f"commit {bench.git_commit(ROOT)}",
              f"wrk: {a.conns} connections, {a.wrk_threads} threads, {a.duration} s per run, "
-             f"median of {a.reps} interleaved runs; /alloc: {WORK} keys per request"]
+             f"median of {a.reps} interleaved runs; /alloc: {WORK} keys per request{spread}"]
     lines += ["  " + variant_tool.describe(v, builds[v]) for v in variants] + [""]
     if nginx_rps:
         lines.append(f"nginx 1.22 (`worker_processes {a.nginx_workers}`), fixed page: "
@@ -259,9 +319,9 @@ def main():
                      f"{cell('nginx', None, '/', 'latency_p50') * 1e3:.2f} ms, p99 "
                      f"{cell('nginx', None, '/', 'latency_p99') * 1e3:.2f} ms")
         lines.append("")
-    lines.append("| variant | -N | route | req/s | p50 ms | p99 ms | of nginx | GC time | "
-                 "max pause ms |")
-    lines.append("|---|---|---|---|---|---|---|---|---|")
+    lines.append(f"| variant | -N | route | req/s | vs {next(iter(variants))}, 95 % interval | "
+                 "p50 ms | p99 ms | of nginx | GC time | max pause ms |")
+    lines.append("|---|---|---|---|---|---|---|---|---|---|")
     for v in variants:
         for r in routes:
             for c in caps:
@@ -273,6 +333,7 @@ def main():
                                     x["stats"].get("gen_1_max_pause_seconds", 0)) for x in sel])
                 ratio = (f"{rps / nginx_rps:.2f}" if (nginx_rps and r == "/") else "")
                 lines.append(f"| {v} | {'-N' if c == 0 else c} | {r} | {rps:.0f} | "
+                             f"{versus(v, c, r)} | "
                              f"{cell(v, c, r, 'latency_p50') * 1e3:.2f} | "
                              f"{cell(v, c, r, 'latency_p99') * 1e3:.2f} | {ratio} | "
                              f"{gc * 100:.1f}% | {pause * 1e3:.2f} |")

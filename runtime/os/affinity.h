@@ -17,39 +17,21 @@ void affinity_pin_self(unsigned cap_no);
 #if RTS_PATCH_PHYS_CAPS
 /* Note [Capabilities on physical cores] in os/affinity.c.
  *
- * The decisions above, as pure functions of a topology and a CPU quota, so that --info, -s
+ * The decisions above, as pure functions of a topology and a CPU count limit, so that --info, -s
  * and the tests can show them for any machine:
  *   - affinity_pin_order fills out[0..t->n_logical-1]: every allowed CPU once; first the
  *     smt_rank-0 CPU of every core in t->physical_order (spread over packages and nodes),
  *     then the smt_rank-1 CPUs of the cores that have one, in the same order of cores, and
  *     so on. Capability i is pinned to out[i % n_logical].
- *   - affinity_default_caps_of = t->n_physical, lowered to the quota's CPU count rounded up
- *     when there is a quota (q->period > 0), never below 1.
+ *   - affinity_default_caps_of = t->n_physical, lowered to LIMIT when LIMIT is not 0 (the
+ *     cgroup's CPU quota rounded up, os/cpu_quota.h), never below 1.
  * The process's answers (affinity_default_caps, affinity_cpu_for_cap) are these for
- * topo_get() and affinity_quota(), computed once. */
+ * topo_get() and cpu_quota_cpus(cpu_quota()), computed once. */
 #include <stddef.h>
 #include "os/topology.h"
 
-/* A cgroup v2 CPU bandwidth limit (cpu.max: "QUOTA PERIOD" in microseconds, or "max ...").
- * period == 0: no limit found. Where several levels of the cgroup hierarchy set one, the
- * lowest quota/period ratio holds (each level throttles everything below it). */
-typedef struct AffinityQuota {
-    long long quota, period;   /* microseconds per period */
-    char file[256];            /* the cpu.max that set it, under the root (possibly truncated) */
-} AffinityQuota;
-
-/* Reads the quota of this process's cgroup: ROOT/proc/self/cgroup (its "0::" line; absent:
- * "/") and ROOT/sys/fs/cgroup/<path>/cpu.max at that directory and every parent. root: as
- * topo_load's sysfs_root (NULL: $RTSLAB_SYSFS_ROOT, else the real one). An unreadable or
- * malformed file counts as no limit there. */
-void affinity_read_quota(const char *root, AffinityQuota *q);
-/* The process's quota, read once (thread-safe). */
-const AffinityQuota *affinity_quota(void);
-/* The quota's CPU count rounded up; 0 when there is no quota. */
-unsigned affinity_quota_cpus(const AffinityQuota *q);
-
 void     affinity_pin_order(const Topology *t, int *out);
-unsigned affinity_default_caps_of(const Topology *t, const AffinityQuota *q);
+unsigned affinity_default_caps_of(const Topology *t, unsigned limit);
 
 /* Why -N means what it means, for people: "3 (4 physical cores of 8 logical CPUs, cgroup
  * cpu.max 2.50 CPUs)"; returns buf. */

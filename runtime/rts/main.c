@@ -9,6 +9,7 @@
  * a call of the prelude, then of the program (each a thunk compiled from all its forms, so a
  * syntax error anywhere is reported before anything runs), and finishes when it returns.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@ enum { ST_BOOT, ST_PROGRAM, ST_RESULT, ST_REPL_READ, ST_REPL_PRINT, ST_DONE };
 static const char *prog_file;       /* NULL: -e or the REPL */
 static const char *expr_text;       /* -e */
 static bool disassemble;
+static bool flush_failed;          /* a file port could not be written at the program's end */
 static SchPort *repl_in;
 
 static void usage(void)
@@ -136,7 +138,7 @@ static RtsStep driver(RtsCap *cap)
         SchPort *in = prog_file ? sch_port_open_file_in(prog_file)
                                 : sch_port_open_utf8_in(expr_text, strlen(expr_text), "<expression>");
         if (!in) {
-            fprintf(stderr, "rtslab: cannot open %s\n", prog_file);
+            fprintf(stderr, "rtslab: cannot open %s: %s\n", prog_file, strerror(errno));
             rts_exit(1);
         }
         const char *name = prog_file ? prog_file : "<expression>";
@@ -164,7 +166,8 @@ static RtsStep driver(RtsCap *cap)
     case ST_DONE:
         break;
     }
-    sch_flush_all();
+    if (!sch_flush_all())
+        flush_failed = true;
     rts_pop_frame(cap);
     return RTS_NEXT;
 }
@@ -201,6 +204,6 @@ int main(int argc, char **argv)
     else
         sch_set_command_line(1, argv);
     rts_run_main(driver, SLOT_NSLOTS);
-    sch_flush_all();
-    rts_exit(0);
+    bool flushed = sch_flush_all();
+    rts_exit(flushed && !flush_failed ? 0 : 1);
 }

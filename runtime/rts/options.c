@@ -37,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "base/util.h"          /* rts_opts: what --info shows of the options in force */
 #include "os/affinity.h"        /* --info: the capabilities --numa places */
 #include "os/numa.h"
@@ -46,6 +47,7 @@
 #include "io/iomgr.h"
 #if RTS_PATCH_PHYS_CAPS
 #include "os/affinity.h"
+#include "os/cpu_quota.h"       /* --info: "CPU quota" */
 #endif
 
 #define RTS_OPT_MAX_CAPS   4096u          /* -N<n>, -qn<n> */
@@ -616,6 +618,17 @@ static int check_patch_options(const RtsOptions *o, char *err, size_t errlen)
 
 static const char *fmt_size(char *buf, size_t len, size_t v);
 
+/* Whether two paths name one regular file (an existing one by its inode, a new one by the
+ * same text); a device such as /dev/null may take both. */
+static bool same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    bool ea = stat(a, &sa) == 0, eb = stat(b, &sb) == 0;
+    if (ea && eb)
+        return S_ISREG(sa.st_mode) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    return !ea && !eb && strcmp(a, b) == 0;
+}
+
 /* Options that must agree with each other, checked once all are parsed (so their order
  * does not matter). -qn beyond -N is not among them: rts_init clamps it with a warning, as
  * GHC does, since -N alone is known only there. */
@@ -635,6 +648,9 @@ static int check_final(const RtsOptions *o, char *err, size_t errlen)
                     fmt_size(kc, sizeof kc, o->stack_chunk));
     }
 #endif
+    if (o->stats_file && o->eventlog_file && same_file(o->stats_file, o->eventlog_file))
+        return fail(err, errlen, "-s%s and -l%s name the same file: the statistics would "
+                    "overwrite the eventlog", o->stats_file, o->eventlog_file);
     return check_patch_options(o, err, errlen);
 }
 
@@ -846,7 +862,6 @@ static void put_pair(FILE *f, bool first, const char *key, const char *val)
 static void phys_caps_info(FILE *f)
 {
     const Topology *t = topo_get();
-    const AffinityQuota *q = affinity_quota();
     unsigned n = rts_opts.n_caps_auto ? affinity_default_caps() : rts_opts.n_caps;
     size_t len = 12 * (size_t)n + 512;
     char *buf = malloc(len);
@@ -857,12 +872,7 @@ static void phys_caps_info(FILE *f)
              t->n_physical, t->n_packages, t->n_nodes, t->source, t->mask_source,
              t->root[0] ? t->root : "/");
     put_pair(f, false, "CPU topology", buf);
-    if (q->period > 0)
-        snprintf(buf, len, "%s: %lld/%lld = %.2f CPUs", q->file, q->quota, q->period,
-                 (double)q->quota / (double)q->period);
-    else
-        snprintf(buf, len, "none");
-    put_pair(f, false, "CPU quota", buf);
+    put_pair(f, false, "CPU quota", cpu_quota_format(cpu_quota(), buf, len));
     put_pair(f, false, "Default capabilities (-N)", affinity_explain_default(buf, len));
     if (rts_opts.n_caps_auto)
         snprintf(buf, len, "%u (-N)", n);

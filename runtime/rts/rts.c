@@ -1,5 +1,6 @@
 /* Start-up and shut-down of the runtime. */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -93,9 +94,38 @@ void rts_note_stdout_error(int e)
     __atomic_compare_exchange_n(&stdout_errno, &none, e, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 }
 
+/* -? and --info end here: 0, or 1 with the reason when stdout could not take what they
+ * printed (before: 0 either way; `+RTS -? > /dev/full` said nothing). */
+static void __attribute__((noreturn)) exit_after_printing(void)
+{
+    errno = 0;
+    if (fflush(stdout) != 0 || ferror(stdout) || fclose(stdout) != 0) {
+        fprintf(stderr, "rtslab: cannot write to stdout: %s\n", strerror(errno ? errno : EIO));
+        exit(1);
+    }
+    exit(0);
+}
+
+/* Descriptors 0-2 closed at start-up would be taken by the first ones the runtime opens:
+ * with stdout closed the IO manager's eventfd became descriptor 1, and `(display ...)`
+ * wrote into it and exited 0. Each closed one gets /dev/null, opened the wrong way round
+ * (stdin for writing, stdout and stderr for reading), so that it stays reserved and a use
+ * of it still fails with EBADF, reported as a write to a closed stdout is (as GHC and most
+ * runtimes reserve them). */
+static void reserve_std_fds(void)
+{
+    for (int fd = 0; fd <= 2; fd++)
+        if (fcntl(fd, F_GETFD) == -1 && errno == EBADF) {
+            int got = open("/dev/null", fd == 0 ? O_WRONLY : O_RDONLY);
+            if (got >= 0 && got != fd)      /* not the lowest free one: leave it */
+                close(got);
+        }
+}
+
 void rts_init(int *argc, char ***argv)
 {
     char err[512];
+    reserve_std_fds();
     rts_options_defaults(&rts_opts);
     if (rts_options_parse(&rts_opts, argc, *argv, getenv("RTSLAB_RTS"), err, sizeof err) != 0) {
         fprintf(stderr, "%s\n", err);
@@ -104,15 +134,29 @@ void rts_init(int *argc, char ***argv)
     }
     if (rts_opts.show_help) {
         rts_options_usage(stdout);
-        exit(0);
+        exit_after_printing();
     }
     if (rts_opts.show_info) {
         rts_options_info(stdout);
-        exit(0);
+        exit_after_printing();
     }
     if (rts_opts.max_heap && rts_opts.max_heap < rts_opts.alloc_area)
         rts_die(1, "maximum heap size (-M) is smaller than the allocation area (-A)");
     unsigned n = rts_opts.n_caps_auto ? affinity_default_caps() : rts_opts.n_caps;
+    /* the nurseries must fit in the machine (before: -A16383g touched 1 GB of block
+     * descriptors and then reported "out of memory" without naming -A) */
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    size_t nurseries;
+    bool too_big = __builtin_mul_overflow(rts_opts.alloc_area, (size_t)n, &nurseries);
+    if (pages > 0 && page > 0 && (too_big || nurseries > (size_t)pages * (size_t)page))
+        rts_die(1, "the allocation areas (-A x -N, %zu x %u bytes) are more than the machine's "
+                "memory (%zu bytes)", rts_opts.alloc_area, n, (size_t)pages * (size_t)page);
+    /* every capability has a nursery of -A (before: -M2m -A1m -N4 started, and the first
+     * allocation reported a heap overflow) */
+    if (rts_opts.max_heap && rts_opts.max_heap / n < rts_opts.alloc_area)
+        rts_die(1, "maximum heap size (-M, %zu bytes) is smaller than the allocation areas of "
+                "the %u capabilities (-A x -N, %zu x %u bytes)", rts_opts.max_heap, n,
+                rts_opts.alloc_area, n);
     if (rts_opts.gc_threads > n) {           /* as GHC: clamped, with a warning */
         fprintf(stderr, "rtslab: warning: -qn%u is more than the %u capabilit%s: using -qn%u\n",
                 rts_opts.gc_threads, n, n == 1 ? "y" : "ies", n);

@@ -28,20 +28,27 @@ Value sch_string_from_utf32(RtsCap *cap, const uint32_t *s, size_t n)
     return v;
 }
 
-/* Decodes one UTF-8 sequence at s[0..n); malformed input gives U+FFFD for one byte. */
-static uint32_t utf8_decode(const uint8_t *s, size_t n, size_t *used)
+/* The one UTF-8 decoder (scheme.h): strict, as the Unicode standard's "best practice" for
+ * U+FFFD substitution says. Before, utf8->string and every string made from C bytes had a
+ * decoder of their own that took ED A0 80 as U+D800, the overlong C0 80 as NUL and
+ * F4 90 80 80 as U+110000, characters that are not Unicode scalar values. */
+int32_t sch_utf8_decode(const uint8_t *s, size_t n, size_t *used)
 {
-    uint32_t c = s[0];
-    size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-    if (len == 1) { *used = 1; return c; }
-    if (len == 0 || len > n) { *used = 1; return 0xFFFD; }
-    c &= 0x7f >> len;
+    uint32_t c = s[0], min;
+    size_t len;
+    *used = 1;
+    if (c < 0x80) return (int32_t)c;
+    if (c >= 0xc2 && c <= 0xdf)      len = 2, c &= 0x1f, min = 0x80;
+    else if (c >= 0xe0 && c <= 0xef) len = 3, c &= 0x0f, min = 0x800;
+    else if (c >= 0xf0 && c <= 0xf4) len = 4, c &= 0x07, min = 0x10000;
+    else return 0xfffd;
     for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xc0) != 0x80) { *used = 1; return 0xFFFD; }
-        c = (c << 6) | (s[i] & 0x3f);
+        if (i == n) return -1;
+        if ((s[i] & 0xc0) != 0x80) { *used = i; return 0xfffd; }
+        c = c << 6 | (s[i] & 0x3f);
     }
     *used = len;
-    return c;
+    return c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff) ? 0xfffd : (int32_t)c;
 }
 
 Value sch_string_from_utf8(RtsCap *cap, const char *s, size_t n)
@@ -51,8 +58,9 @@ Value sch_string_from_utf8(RtsCap *cap, const char *s, size_t n)
     size_t k = 0;
     for (size_t i = 0; i < n;) {
         size_t used;
-        tmp[k++] = utf8_decode((const uint8_t *)s + i, n - i, &used);
-        i += used;
+        int32_t c = sch_utf8_decode((const uint8_t *)s + i, n - i, &used);
+        tmp[k++] = c < 0 ? 0xfffd : (uint32_t)c;    /* cut short: one U+FFFD for the rest */
+        i += c < 0 ? n - i : used;
     }
     Value v = sch_string_from_utf32(cap, tmp, k);
     free(tmp);
@@ -89,13 +97,21 @@ char *sch_string_to_utf8(Value s, size_t *n)
 
 /* --- symbols -------------------------------------------------------------------------------------
  * Note [Symbol table]
- * The table is a heap vector of buckets (lists of symbols), a GC root, with a fixed number
- * of buckets. Interning may run on any capability: the new symbol and its bucket cell are
- * allocated first, then the lookup and the insertion happen under sym_lock, which is never
- * held across an allocation (a GC cannot start while another capability spins on it).
+ * The table is a heap vector of buckets (lists of symbols), a GC root. Interning may run on
+ * any capability: the new symbol and its bucket cell are allocated first, then the lookup
+ * and the insertion happen under sym_lock, which is never held across an allocation (a GC
+ * cannot start while another capability spins on it). The table doubles when it holds two
+ * symbols per bucket: the larger vector is allocated outside the lock, and under it (if no
+ * other capability has grown the table meanwhile) the existing cells are relinked into it,
+ * which allocates nothing. Before, 8,192 buckets were all there ever were, and interning
+ * was quadratic: 200k symbols 0.2 s, 2M 48 s. Interned symbols live as long as the table
+ * (a weak table would let unreferenced ones go; not done: programs here intern names from
+ * their source and their input, a bounded set); uninterned ones (gensym) are ordinary
+ * objects the GC frees.
  */
-#define SYM_BUCKETS 8192
+#define SYM_BUCKETS_MIN 8192
 static Value sym_table = RTS_FALSE;
+static size_t sym_count;                /* under sym_lock */
 static RtvLock sym_lock = RTV_LOCK_INIT("symbols");
 
 static uint64_t name_hash(const char *s, size_t n)
@@ -128,13 +144,50 @@ static Value bucket_find(Value b, const char *s, size_t n)
     return RTS_FALSE;
 }
 
+static size_t bucket_of(const char *s, size_t n, Value table)
+{
+    return (size_t)(name_hash(s, n) % obj_size(table));
+}
+
+/* Relinks every cell of sym_table into `bigger` (all RTS_NIL), which then replaces it.
+ * Under sym_lock; allocates nothing. */
+static void sym_rehash(RtsCap *cap, Value bigger)
+{
+    for (size_t i = 0; i < obj_size(sym_table); i++) {
+        Value next;
+        for (Value c = rts_field(sym_table, i); c != RTS_NIL; c = next) {
+            next = rts_cdr(c);
+            size_t len;
+            const char *name = sch_symbol_utf8(rts_car(c), &len);
+            size_t j = bucket_of(name, len, bigger);
+            rts_set_cdr(cap, c, rts_field(bigger, j));
+            rts_set_field(cap, bigger, j, c);
+        }
+    }
+    sym_table = bigger;
+}
+
+/* Doubles the table when it holds two symbols per bucket (Note [Symbol table]). */
+static void sym_maybe_grow(RtsCap *cap)
+{
+    rtv_lock(&sym_lock);
+    size_t buckets = obj_size(sym_table), count = sym_count;
+    rtv_unlock(&sym_lock);
+    if (count <= 2 * buckets)
+        return;
+    Value bigger = rts_make_vector(cap, 2 * buckets, RTS_NIL);
+    rtv_lock(&sym_lock);
+    if (obj_size(sym_table) == buckets)     /* else another capability grew it first */
+        sym_rehash(cap, bigger);
+    rtv_unlock(&sym_lock);
+}
+
 Value sch_intern(RtsCap *cap, const char *utf8, size_t n)
 {
-    size_t i = name_hash(utf8, n) % SYM_BUCKETS;
     /* The common case, an existing symbol, allocates nothing. A GC may move objects but
      * cannot run in this window: nothing here allocates or reaches a safe point. */
     rtv_lock(&sym_lock);
-    Value found = bucket_find(rts_field(sym_table, i), utf8, n);
+    Value found = bucket_find(rts_field(sym_table, bucket_of(utf8, n, sym_table)), utf8, n);
     rtv_unlock(&sym_lock);
     if (found != RTS_FALSE)
         return found;
@@ -146,16 +199,24 @@ Value sch_intern(RtsCap *cap, const char *utf8, size_t n)
     Value *sym = sch_protect(cap, sch_make_symbol_uninterned(cap, copy, n));
     Value cell = rts_cons(cap, *sym, RTS_NIL);
     rtv_lock(&sym_lock);
+    size_t i = bucket_of(copy, n, sym_table);    /* the table may have grown meanwhile */
     Value b = rts_field(sym_table, i);
     found = bucket_find(b, copy, n);
-    if (found == RTS_FALSE) {
+    bool added = found == RTS_FALSE;
+    if (added) {
         rts_set_cdr(cap, cell, b);
         rts_set_field(cap, sym_table, i, cell);
         found = rts_car(cell);
+        sym_count++;
     }
     rtv_unlock(&sym_lock);
-    sch_release(cap, mark);
     free(copy);
+    if (added) {
+        *sym = found;                           /* growing allocates: keep it rooted */
+        sym_maybe_grow(cap);
+        found = *sym;
+    }
+    sch_release(cap, mark);
     return found;
 }
 
@@ -246,8 +307,11 @@ void sch_error(RtsCap *cap, const char *who, const char *msg, int n, ...)
     Value *irr = rtv_lroots_next(cap);
     va_list ap;
     va_start(ap, n);
-    for (int i = 0; i < n; i++)
-        sch_protect(cap, va_arg(ap, Value));
+    for (int i = 0; i < n; i++) {
+        Value v = va_arg(ap, Value);
+        rtv_check_not_stale(v, who ? who : msg);
+        sch_protect(cap, v);
+    }
     va_end(ap);
     sch_raise(cap, make_error(cap, who, msg, irr, n));
 }
@@ -279,7 +343,7 @@ void sch_raise(RtsCap *cap, Value obj)
 
 void sch_objects_init(RtsCap *cap)
 {
-    sym_table = rts_make_vector(cap, SYM_BUCKETS, RTS_NIL);
+    sym_table = rts_make_vector(cap, SYM_BUCKETS_MIN, RTS_NIL);
     rts_add_root(&sym_table);
     builtin_rtd(cap, "values", &sch_rtd_values);
     builtin_rtd(cap, "error", &sch_rtd_error);

@@ -24,7 +24,10 @@
  * that is EPIPE here) is kept in the port as its errno until the primitive that wrote
  * takes it (sch_port_take_error) and raises it as an error in the writing thread. stdio's
  * own error flag on stdout is left set, so a failure that no primitive saw (the final flush)
- * is still found at exit, where the runtime reports it with a non-zero exit status.
+ * is still found at exit, where the runtime reports it with a non-zero exit status; a file
+ * port's failure that no primitive raised (a write that ran while its thread went on, the
+ * flush at exit) is reported by sch_flush_all, and exit's status becomes 1 (before: lost,
+ * and `(display (make-string 100000 #\a) (open-output-file "/dev/full"))` exited 0).
  *
  * Note [Ports through the IO manager]
  * Socket ports (SOCKET: input and output at once), listening sockets (LISTENER) and the
@@ -109,6 +112,7 @@ struct SchPort {
     bool managed;
     bool eof;                  /* a read returned 0, not yet delivered */
     bool close_deferred;       /* closed with an op busy: port_op_done closes fd */
+    bool waiter_eof;           /* closed while a read waited on it: that read sees the end */
     /* Note [Reading a datum from a managed port]: a read in progress that may be undone */
     bool spec;                 /* the reader reads ahead: nothing is compacted or blocked on */
     bool dry;                  /* ... and it ran out of input that had come (sticky) */
@@ -170,6 +174,16 @@ bool sch_port_is_listener(SchPort *p)   { return p->kind == LISTENER; }
 bool sch_port_is_socket(SchPort *p)     { return p->kind == SOCKET; }
 int  sch_port_fd(SchPort *p)            { return p->fd; }
 bool sch_port_is_string_out(SchPort *p) { return p->kind == STRING_OUT; }
+bool sch_port_is_file_in(SchPort *p) { return p->kind == FILE_IN && !p->standard; }
+
+bool sch_port_take_waiter_eof(SchPort *p)
+{
+    pthread_mutex_lock(&p->lock);
+    bool r = p->waiter_eof;
+    p->waiter_eof = false;
+    pthread_mutex_unlock(&p->lock);
+    return r;
+}
 
 /* --- the standard streams ---------------------------------------------------------------- */
 
@@ -205,28 +219,6 @@ SchPort *sch_port_open_string_in(const uint32_t *s, size_t n)
     return p;
 }
 
-/* Decodes one UTF-8 sequence from s[0..n), n >= 1, and sets *used. Malformed bytes give
- * U+FFFD (a bad lead byte alone; a broken sequence up to the byte that breaks it). Returns
- * -1 when s ends inside a sequence that more bytes could complete. */
-static int32_t utf8_decode(const uint8_t *s, size_t n, size_t *used)
-{
-    uint32_t c = s[0], min;
-    size_t len;
-    *used = 1;
-    if (c < 0x80) return (int32_t)c;
-    if (c >= 0xc2 && c <= 0xdf)      len = 2, c &= 0x1f, min = 0x80;
-    else if (c >= 0xe0 && c <= 0xef) len = 3, c &= 0x0f, min = 0x800;
-    else if (c >= 0xf0 && c <= 0xf4) len = 4, c &= 0x07, min = 0x10000;
-    else return 0xfffd;
-    for (size_t i = 1; i < len; i++) {
-        if (i == n) return -1;
-        if ((s[i] & 0xc0) != 0x80) { *used = i; return 0xfffd; }
-        c = c << 6 | (s[i] & 0x3f);
-    }
-    *used = len;
-    return c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff) ? 0xfffd : (int32_t)c;
-}
-
 SchPort *sch_port_open_utf8_in(const char *s, size_t n, const char *name)
 {
     SchPort *p = port_new(STRING_IN, name);
@@ -234,7 +226,7 @@ SchPort *sch_port_open_utf8_in(const char *s, size_t n, const char *name)
     const uint8_t *b = (const uint8_t *)s;
     for (size_t i = 0; i < n;) {
         size_t used;
-        int32_t c = utf8_decode(b + i, n - i, &used);
+        int32_t c = sch_utf8_decode(b + i, n - i, &used);
         p->s[p->n++] = c < 0 ? 0xfffd : (uint32_t)c;
         i += c < 0 ? n - i : used;
     }
@@ -311,6 +303,11 @@ static void io_free_buffers(SchIo *io)
 
 static void managed_close(SchPort *p)
 {
+    /* A thread blocked in a read on it, woken by the shutdown below, calls its primitive
+     * again: that call sees the end of file, as docs/scheme.md says (before: "port is
+     * closed"); sch_port_take_waiter_eof. */
+    if (p->kind != LISTENER && p->io->rd_out)
+        p->waiter_eof = true;
     if (p->kind == SOCKET || p->kind == LISTENER)
         shutdown(p->fd, SHUT_RDWR);          /* ends an op in flight on it */
     if (op_busy(&p->io->rd) || op_busy(&p->io->wr)) {
@@ -402,7 +399,7 @@ static int32_t file_decode(SchPort *p)
     for (;;) {
         if (p->bpos == p->blen && !refill(p)) return -1;
         size_t used;
-        int32_t c = utf8_decode(p->bytes + p->bpos, p->blen - p->bpos, &used);
+        int32_t c = sch_utf8_decode(p->bytes + p->bpos, p->blen - p->bpos, &used);
         if (c >= 0) { p->bpos += used; return c; }
         if (!refill(p)) { p->bpos = p->blen; return 0xfffd; }   /* cut short by the end */
     }
@@ -591,7 +588,7 @@ void sch_port_puts(SchPort *p, const char *utf8)
         size_t n = strlen(utf8);
         for (size_t i = 0; i < n;) {
             size_t used;
-            int32_t c = utf8_decode(b + i, n - i, &used);
+            int32_t c = sch_utf8_decode(b + i, n - i, &used);
             putc_locked(p, c < 0 ? 0xfffd : (uint32_t)c);
             i += c < 0 ? n - i : used;
         }
@@ -649,12 +646,23 @@ uint32_t *sch_port_out_utf32(SchPort *p, size_t *n)
     return copy;
 }
 
-void sch_flush_all(void)
+bool sch_flush_all(void)
 {
     sch_port_stdout();
-    for (SchPort *p = __atomic_load_n(&all_ports, __ATOMIC_ACQUIRE); p; p = p->next)
-        if (p->kind == FILE_OUT || p->kind == SOCKET)
-            sch_port_flush(p);
+    bool ok = true;
+    for (SchPort *p = __atomic_load_n(&all_ports, __ATOMIC_ACQUIRE); p; p = p->next) {
+        if (p->kind != FILE_OUT && p->kind != SOCKET)
+            continue;
+        sch_port_flush(p);
+        if (p->kind != FILE_OUT || p->standard)   /* stdout's own: rts_exit reports it */
+            continue;
+        int e = sch_port_take_error(p);
+        if (e) {
+            fprintf(stderr, "rtslab: cannot write to %s: %s\n", p->name, strerror(e));
+            ok = false;
+        }
+    }
+    return ok;
 }
 
 /* --- managed ports: the steps (Note [Ports through the IO manager]) ---------------------------- */
@@ -769,12 +777,12 @@ static bool input_ready(SchPort *p, int need, size_t n)
     case SCH_NEED_MORE:          /* more than n bytes (and a character held ahead) */
         return avail > n;
     case SCH_NEED_CHAR:
-        return p->peeked != NO_PEEK || (avail && utf8_decode(b, avail, &used) >= 0);
+        return p->peeked != NO_PEEK || (avail && sch_utf8_decode(b, avail, &used) >= 0);
     case SCH_NEED_LINE:
         return p->peeked == '\n' || (avail && memchr(b, '\n', avail));
     case SCH_NEED_CHARS: {
         size_t k = p->peeked != NO_PEEK, i = 0;
-        while (k < n && i < avail && utf8_decode(b + i, avail - i, &used) >= 0) {
+        while (k < n && i < avail && sch_utf8_decode(b + i, avail - i, &used) >= 0) {
             i += used;
             k++;
         }
@@ -892,7 +900,10 @@ int sch_port_io_out(SchPort *p, bool all, RtsIoOp **op)
 static void managed_flush_blocking(SchPort *p)
 {
     SchIo *io = p->io;
-    if (!p->managed || p->kind == LISTENER || io->wr_out || p->err) return;
+    if (!p->managed || p->kind == LISTENER)
+        return;
+    take_write(p);         /* a write that completed since (its error, if any, is kept) */
+    if (io->wr_out || p->err) return;
     while (next_write(p)) {
         ssize_t k = write(p->fd, io->wbuf + io->woff, io->wlen - io->woff);
         if (k >= 0) { io->woff += (size_t)k; continue; }
@@ -967,19 +978,24 @@ uint8_t *sch_port_read_bytes(SchPort *p, size_t max, size_t *n)
     size_t k = 0;
     bool fd_in = p->open && (p->kind == FILE_IN || p->kind == SOCKET);
     if (fd_in && max) {
-        out = xrealloc(NULL, max + 4);
+        char peek[4];
+        bool some = true;
         if (p->peeked >= 0) {                /* a character peeked at comes first */
-            k = sch_utf8_encode((uint32_t)p->peeked, (char *)out);
+            k = sch_utf8_encode((uint32_t)p->peeked, peek);
             p->peeked = NO_PEEK;
         } else if (p->peeked == -1) {
             p->peeked = NO_PEEK;             /* an end seen by a peek */
+            some = false;
         } else if (p->bpos == p->blen && !refill(p)) {
-            free(out);
-            out = NULL;
+            some = false;
         }
-        if (out) {
+        if (some) {
+            /* what is buffered, up to max: never a buffer of max bytes, which a program may
+             * ask for by the billion (before: "fatal: out of memory (ports)" for 2^36) */
             size_t avail = p->blen - p->bpos, want = max > k ? max - k : 0;
             size_t take = avail < want ? avail : want;
+            out = xrealloc(NULL, k + take + 1);
+            memcpy(out, peek, k);
             memcpy(out + k, p->bytes + p->bpos, take);
             p->bpos += take;
             k += take;

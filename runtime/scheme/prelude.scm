@@ -116,9 +116,13 @@
 (define (%for-each2 f a b)
   (if (pair? a) (begin (f (car a) (car b)) (%for-each2 f (cdr a) (cdr b)))))
 
+; The one-list walkers that build or count (map, for-each, filter, filter-map, partition,
+; fold, count) first check that the list is not circular, as length, append, memv and assq
+; do: a C walk of the spine, cheap beside the calls of f (before: map and filter on a
+; circular list allocated until the heap was gone, for-each looped for ever).
 (define (map f l . ls)
   (if (null? ls)
-      (let loop ((rest l) (acc '()))
+      (let loop ((rest (begin (%check-not-circular "map" l) l)) (acc '()))
         (cond ((pair? rest) (loop (cdr rest) (cons (f (car rest)) acc)))
               ((null? rest) (reverse acc))
               (else (%check-list-ends "map" (list rest) (list l)))))
@@ -129,7 +133,7 @@
 
 (define (for-each f l . ls)
   (if (null? ls)
-      (let loop ((rest l))
+      (let loop ((rest (begin (%check-not-circular "for-each" l) l)))
         (cond ((pair? rest) (f (car rest)) (loop (cdr rest)))
               ((not (null? rest)) (%check-list-ends "for-each" (list rest) (list l)))))
       (let loop ((rests (cons l ls)))
@@ -139,12 +143,14 @@
   (if #f #f))
 
 (define (filter pred l)
+  (%check-not-circular "filter" l)
   (let loop ((l l) (acc '()))
     (cond ((null? l) (reverse acc))
           ((pred (car l)) (loop (cdr l) (cons (car l) acc)))
           (else (loop (cdr l) acc)))))
 (define (remove pred l) (filter (lambda (x) (not (pred x))) l))
 (define (partition pred l)
+  (%check-not-circular "partition" l)
   (let loop ((l l) (in '()) (out '()))
     (cond ((null? l) (values (reverse in) (reverse out)))
           ((pred (car l)) (loop (cdr l) (cons (car l) in) out))
@@ -152,7 +158,7 @@
 
 (define (fold kons knil l . ls)
   (if (null? ls)
-      (let loop ((l l) (acc knil))
+      (let loop ((l (begin (%check-not-circular "fold" l) l)) (acc knil))
         (if (pair? l) (loop (cdr l) (kons (car l) acc)) acc))
       (let loop ((ls (cons l ls)) (acc knil))
         (if (%all-pairs? ls)
@@ -185,8 +191,10 @@
   (let loop ((l l) (last #t))
     (if (null? l) last (let ((v (pred (car l)))) (and v (loop (cdr l) v))))))
 (define (count pred l)
+  (%check-not-circular "count" l)
   (let loop ((l l) (n 0)) (if (pair? l) (loop (cdr l) (if (pred (car l)) (+ n 1) n)) n)))
 (define (filter-map f l)
+  (%check-not-circular "filter-map" l)
   (let loop ((l l) (acc '()))
     (if (pair? l)
         (let ((v (f (car l)))) (loop (cdr l) (if v (cons v acc) acc)))
@@ -323,7 +331,19 @@
 (define (read-line . a) (%io-retry %read-line a))
 (define (read . a) (%io-retry %read a))
 (define (read-string . a) (%io-retry %read-string a))
-(define (read-bytevector . a) (%io-retry %read-bytevector a))
+;; read-bytevector (docs/scheme.md): from a file, k bytes or what is left before its end; from
+;; a socket or stdin, what has arrived once a byte has. %read-bytevector gives what is
+;; buffered (a byte at least, k at most), so a file is read here piece by piece (before: one
+;; buffer, 16,384 of 1,000,000 bytes).
+(define (read-bytevector k . a)
+  (let ((first (%io-retry %read-bytevector (cons k a))))
+    (if (or (eof-object? first) (>= (bytevector-length first) k) (not (apply %file-input-port? a)))
+        first
+        (let loop ((parts (list first)) (got (bytevector-length first)))
+          (let ((more (if (< got k) (%io-retry %read-bytevector (cons (- k got) a)) (eof-object))))
+            (if (eof-object? more)
+                (apply bytevector-append (reverse parts))
+                (loop (cons more parts) (+ got (bytevector-length more)))))))))
 (define (flush-output-port . a) (%io-retry %flush-output-port a))
 (define (close-port p) (%io-retry %close-port (list p)))
 (define (close-output-port p) (%io-retry %close-output-port (list p)))

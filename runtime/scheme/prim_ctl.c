@@ -83,8 +83,10 @@ static int interrupt_index(int sig) { return sig == RTS_DEADLOCK ? 2 : sig == SI
 
 static void on_interrupt(RtsCap *cap, int sig)
 {
-    Value raise = sch_symbol_value(sch_intern(cap, "%sys:raise", 10));
-    if (!sch_is_procedure(raise)) {      /* before the prelude has run */
+    size_t mark = sch_mark(cap);
+    /* a local root: making the error object below allocates, and a GC moves the closure */
+    Value *raise = sch_protect(cap, sch_symbol_value(sch_intern(cap, "%sys:raise", 10)));
+    if (!sch_is_procedure(*raise)) {     /* before the prelude has run */
         sch_flush_all();
         if (sig == RTS_DEADLOCK)
             rts_thread_error(cap, "%s", interrupt_msgs[2]);
@@ -93,16 +95,14 @@ static void on_interrupt(RtsCap *cap, int sig)
     int i = interrupt_index(sig);
     if (!interrupt_objs[i]) {
         const char *msg = interrupt_msgs[i];
-        size_t mark = sch_mark(cap);
         /* the fields in two adjacent local roots, which the GC updates */
         Value *f = sch_protect(cap, sch_string_from_utf8(cap, msg, strlen(msg)));
         sch_protect(cap, RTS_NIL);
-        Value e = sch_make_record(cap, sch_rtd_error, 2, f);
-        sch_release(cap, mark);
-        interrupt_objs[i] = e;
+        interrupt_objs[i] = sch_make_record(cap, sch_rtd_error, 2, f);
         rts_add_root(&interrupt_objs[i]);
     }
-    vm_push_call1(cap, raise, interrupt_objs[i]);
+    vm_push_call1(cap, *raise, interrupt_objs[i]);
+    sch_release(cap, mark);
 }
 
 /* An uncaught interrupt ends the program as an uncaught error does, with exit status 128 +
@@ -339,7 +339,8 @@ static Value p_command_line(RtsCap *cap, Value *argv, int argc)
 }
 
 /* #t or no argument: 0; #f: 1; an integer: itself, which must be 0..255, what a POSIX exit
- * status holds (300 would exit 44); anything else: 1. */
+ * status holds (300 would exit 44); anything else is an error, as an integer out of range
+ * is (R7RS leaves it to the implementation; before: exit 1, saying nothing). */
 static int exit_status(RtsCap *cap, const char *who, Value v)
 {
     if (v == RTS_TRUE || v == RTS_UNSPEC) return 0;
@@ -349,18 +350,20 @@ static int exit_status(RtsCap *cap, const char *who, Value v)
         if (n < 0 || n > 255) sch_error(cap, who, "exit status out of range 0 to 255:", 1, v);
         return (int)n;
     }
-    return 1;
+    sch_error(cap, who, "expected #t, #f or an exact integer 0 to 255 as the exit status, got", 1, v);
 }
 static Value p_exit(RtsCap *cap, Value *argv, int argc)
 {
     int status = exit_status(cap, "exit", argc ? argv[0] : RTS_UNSPEC);
-    sch_flush_all();
+    if (!sch_flush_all() && status == 0)
+        status = 1;
     rts_exit(status);
 }
 static Value p_emergency_exit(RtsCap *cap, Value *argv, int argc)
 {
     int status = exit_status(cap, "emergency-exit", argc ? argv[0] : RTS_UNSPEC);
-    sch_flush_all();
+    if (!sch_flush_all() && status == 0)
+        status = 1;
     _Exit(status);
 }
 

@@ -44,7 +44,10 @@ static SchPort *dir_port_arg(RtsCap *cap, Value *argv, int argc, int i, bool inp
     if (!sch_is_port(argv[i])
         || !(input ? sch_port_is_input(p = sch_port_of(argv[i])) : sch_port_is_output(p = sch_port_of(argv[i]))))
         sch_type_error(cap, who, input ? "input port" : "output port", argv[i]);
-    if (!sch_port_is_open(p)) sch_error(cap, who, "port is closed", 1, argv[i]);
+    /* a read that was waiting when another thread closed the port goes on, and reads the
+     * end of file of a closed port */
+    if (!sch_port_is_open(p) && !(input && sch_port_take_waiter_eof(p)))
+        sch_error(cap, who, "port is closed", 1, argv[i]);
     return p;
 }
 
@@ -123,6 +126,7 @@ static Value written(RtsCap *cap, SchPort *p, const char *who)
     check_written(cap, p, who);
     Value r;
     if (!out_step(cap, p, false, &r)) return r;
+    check_written(cap, p, who);     /* an earlier write's failure, which that step took */
     return RTS_UNSPEC;
 }
 
@@ -152,8 +156,13 @@ static Value open_file(RtsCap *cap, Value *argv, bool input, const char *who)
     check_string(cap, argv[0], who);
     char *path = sch_string_to_utf8(argv[0], NULL);
     SchPort *p = input ? sch_port_open_file_in(path) : sch_port_open_file_out(path);
+    int e = errno;
     free(path);
-    if (!p) sch_error(cap, who, "cannot open file", 1, argv[0]);
+    if (!p) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "cannot open file (%s):", strerror(e));
+        sch_error(cap, who, msg, 1, argv[0]);
+    }
     return sch_port_value(cap, p);
 }
 
@@ -379,6 +388,13 @@ PRIM(p_read_bytevector)
     memcpy(raw_bytes(v), b, n);
     free(b);
     return v;
+}
+
+/* (%file-input-port? [port]): whether read-bytevector reads it to k bytes (a file) or to what
+ * has arrived (a socket, stdin): the prelude's read-bytevector. */
+PRIM(p_file_input_port_p)
+{
+    return rts_bool(sch_port_is_file_in(in_arg(cap, argv, argc, 0, "read-bytevector")));
 }
 
 PRIM(p_write_bytevector)
@@ -660,6 +676,7 @@ const SchPrimDef sch_prims_port[] = {
     { "%read-line",          p_read_line,           0, 1 },
     { "%read-string",        p_read_string,         1, 2 },
     { "%read-bytevector",    p_read_bytevector,     1, 2 },
+    { "%file-input-port?",   p_file_input_port_p,   0, 1 },
     { "write-bytevector",    p_write_bytevector,    1, 4 },
     { "tcp-listen",          p_tcp_listen,          2, 3 },
     { "%tcp-accept",         p_tcp_accept,          1, 1 },

@@ -67,22 +67,16 @@ static void out_fmt_hex(Out *o, const char *prefix, uint32_t c, const char *suff
     out_str(o, b);
 }
 
-/* Decodes one UTF-8 sequence of a symbol's name (malformed bytes: U+FFFD for one byte). */
+/* Decodes one UTF-8 sequence of a symbol's name with the Scheme layer's decoder (a name cut
+ * short inside a sequence: U+FFFD for its lead byte). */
 static uint32_t utf8_next(const uint8_t *s, size_t n, size_t *used)
 {
-    uint32_t c = s[0];
-    size_t len = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3
-               : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
-    *used = 1;
-    if (len == 1) return c;
-    if (len == 0 || len > n) return 0xfffd;
-    c &= 0x7f >> len;
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xc0) != 0x80) return 0xfffd;
-        c = c << 6 | (s[i] & 0x3f);
+    int32_t c = sch_utf8_decode(s, n, used);
+    if (c < 0) {
+        *used = 1;
+        return 0xfffd;
     }
-    *used = len;
-    return c;
+    return (uint32_t)c;
 }
 
 /* Whether `write` shows c as itself (else as a hex escape or a character name). */

@@ -750,7 +750,10 @@ static int parse_real(const char *t, int radix, char exactness, intptr_t *fix, d
             *fix = neg ? -(intptr_t)q : (intptr_t)q;
             return 1;
         }
-        if (exactness == 'e') return 0;
+        /* A ratio that is no integer would be a rational, which is not supported (docs/
+         * scheme.md): not a number, unless #i asks for the flonum (before: "1/2" read as 0.5,
+         * an inexact number from exact syntax) */
+        if (exactness != 'i') return 0;
         double x = (nexact ? (double)nm : nx) / (dexact ? (double)dm : dx);
         *flo = neg ? -x : x;
         return 2;

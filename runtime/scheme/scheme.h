@@ -90,6 +90,11 @@ Value sch_string_from_utf32(RtsCap *cap, const uint32_t *s, size_t n);
 char *sch_string_to_utf8(Value s, size_t *n);
 /* Appends the UTF-8 encoding of c to buf (at most 4 bytes); returns the bytes written. */
 size_t sch_utf8_encode(uint32_t c, char *buf);
+/* Decodes one UTF-8 sequence from s[0..n), n >= 1, and sets *used. Malformed bytes give
+ * U+FFFD (a bad lead byte alone; a broken sequence up to the byte that breaks it; an
+ * overlong form, a surrogate or a value past U+10FFFF as a whole). Returns -1 when s ends
+ * inside a sequence that more bytes could complete. The one decoder of the Scheme layer. */
+int32_t sch_utf8_decode(const uint8_t *s, size_t n, size_t *used);
 
 /* --- symbols ---------------------------------------------------------------------------------- */
 
@@ -209,6 +214,10 @@ SchPort *sch_port_open_string_out(void);
 bool     sch_port_is_input(SchPort *p);
 bool     sch_port_is_open(SchPort *p);
 bool     sch_port_is_string_out(SchPort *p);
+bool     sch_port_is_file_in(SchPort *p);    /* open-input-file's (not stdin) */
+/* Whether p was closed while a read waited on it (once: the waiting read, which then reads
+ * the end of file from the closed port). */
+bool     sch_port_take_waiter_eof(SchPort *p);
 int32_t  sch_port_getc(SchPort *p);    /* a code point, or -1 at end of input */
 int32_t  sch_port_peekc(SchPort *p);
 /* Whether a character (or the end) can be read without blocking. */
@@ -238,7 +247,10 @@ void     sch_port_close(SchPort *p);
 Value    sch_port_value(RtsCap *cap, SchPort *p);
 bool     sch_is_port(Value v);
 SchPort *sch_port_of(Value v);
-void     sch_flush_all(void);          /* flushes stdout and stderr (at exit, before errors) */
+/* Flushes every output port (at exit, before errors); false when a file port could not be
+ * written, each such port reported on stderr ("rtslab: cannot write to FILE: reason";
+ * Note [Write errors] in port.c). */
+bool     sch_flush_all(void);
 /* Managed ports: sockets and files through the IO manager (Note [Ports through the IO
  * manager] in port.c). A step answers READY (go on as for any port), SUBMIT (*op is to be
  * blocked on with rts_io_block, then the step retried), BUSY (another thread's op is in

@@ -1,4 +1,5 @@
 /* The bytecode VM (Note [VM frames], Note [VM safe points] in vm.h). */
+#include <limits.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdio.h>
@@ -92,6 +93,10 @@ static void __attribute__((noreturn)) err_not_procedure(RtsCap *cap, Value f)
 {
     sch_error(cap, NULL, "attempt to call a non-procedure:", 1, f);
 }
+
+/* Local roots that apply leaves free when it spreads a list into them: room for raising an
+ * error (sch_error and make_error protect a few values) and for the callee's first steps. */
+#define APPLY_ROOTS_SPARE 4096
 
 static void __attribute__((noreturn)) err_arity(RtsCap *cap, Value f, int n)
 {
@@ -787,18 +792,36 @@ call_generic: {
     }
     if (q->special == SP_APPLY) {
         if (argc < 2) err_arity(cap, f, argc);
-        /* (apply g a ... lst): spread into a new argument vector above this one. */
+        /* (apply g a ... lst): spread into a new argument vector above this one. The list
+         * is measured first (Floyd's cycle check): an improper or circular list is a type
+         * error, and one longer than the local roots have room for is an error the program
+         * can catch (before: spreading it ran out of roots, a fatal error no handler saw). */
+        size_t len = 0;
+        for (Value slow = argv[argc - 1], fast = slow; sch_is_pair(fast); ) {
+            fast = rts_cdr(fast), len++;
+            if (!sch_is_pair(fast))
+                break;
+            fast = rts_cdr(fast), len++;
+            slow = rts_cdr(slow);
+            if (fast == slow)
+                sch_error(cap, "apply", "expected a proper list, got a circular list", 0);
+        }
+        if (len + (size_t)argc + APPLY_ROOTS_SPARE > rtv_lroots_room(cap))
+            sch_error(cap, "apply", "too many arguments for the local roots:", 1,
+                      rts_fixnum((intptr_t)len));
         Value *nargv = rtv_lroots_next(cap) + 1;
         for (int i = 0; i < argc - 1; i++)
             sch_protect(cap, argv[i]);
-        int nargc = argc - 2;
+        size_t nargc = (size_t)argc - 2;
         Value l = argv[argc - 1];
         for (; sch_is_pair(l); l = rts_cdr(l), nargc++)
             sch_protect(cap, rts_car(l));
         if (l != RTS_NIL)
             sch_type_error(cap, "apply", "proper list", argv[argc - 1]);
+        if (nargc > INT_MAX)
+            sch_error(cap, "apply", "too many arguments:", 1, rts_fixnum((intptr_t)nargc));
         argv = nargv;
-        argc = nargc;
+        argc = (int)nargc;
         goto call_generic;
     }
     if (q->special == SP_CALLCC) {
@@ -889,9 +912,13 @@ call_generic: {
 
 /* --- start-up ------------------------------------------------------------------------------------- */
 
-static const Proto special_apply  = { .name = "apply", .special = SP_APPLY, .consts = RTS_FALSE };
-static const Proto special_callcc = { .name = "%call/cc", .special = SP_CALLCC, .consts = RTS_FALSE };
-static const Proto special_throw  = { .name = "%throw", .special = SP_THROW, .consts = RTS_FALSE };
+/* nparams and rest are their arities, for err_arity's message (the VM calls them apart). */
+static const Proto special_apply  = { .name = "apply", .special = SP_APPLY, .consts = RTS_FALSE,
+                                      .nparams = 2, .rest = true };
+static const Proto special_callcc = { .name = "%call/cc", .special = SP_CALLCC, .consts = RTS_FALSE,
+                                      .nparams = 1 };
+static const Proto special_throw  = { .name = "%throw", .special = SP_THROW, .consts = RTS_FALSE,
+                                      .nparams = 2 };
 
 void vm_init(RtsCap *cap)
 {

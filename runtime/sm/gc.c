@@ -154,6 +154,8 @@ static void sweep_large(bdescr *chain)
             sm_old_gen.n_large_blocks += bd->blocks;
             obj_ptr((Value)bd->start)[0] &= ~OBJ_DIRTY;   /* no remembered set holds it now */
         } else {
+            if (sanity_poisons())           /* Note [Poisoned from-space] in gc.h */
+                sanity_poison(bd->start, bd->free);
             blk_free_group(bd);
         }
     }
@@ -324,13 +326,19 @@ static void collect(SmCap *leader, bool major, uint64_t stw_ns, const StwTakingP
         if (sm_caps[i]->left_out)
             continue;
 #endif
-        for (bdescr *bd = sm_caps[i]->nursery; bd; bd = bd->link)
+        for (bdescr *bd = sm_caps[i]->nursery; bd; bd = bd->link) {
             bd->flags &= (uint16_t)~BF_FROM;
+            if (sanity_poisons())           /* Note [Poisoned from-space] in gc.h */
+                sanity_poison(bd->start, bd->free);
+        }
         sm_reset_nursery(sm_caps[i]);
     }
     sweep_large(young_large);
     __atomic_store_n(&sm_large_young_blocks, 0, __ATOMIC_RELAXED);
     if (major) {
+        if (sanity_poisons())
+            for (bdescr *bd = old_blocks; bd; bd = bd->link)
+                sanity_poison(bd->start, bd->free);
         blk_free_chain(old_blocks);
         sweep_large(old_large);
     }

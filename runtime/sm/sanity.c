@@ -399,6 +399,28 @@ void sanity_check(SanityWhen when, bool major)
     remembered = NULL;
 }
 
+void sanity_poison(void *start, void *end)
+{
+    for (Value *p = start; p < (Value *)end; p++)
+        *p = SANITY_POISON;
+}
+
+void sanity_check_value(Value v, const char *where)
+{
+    if (!sanity_poisons() || !rts_is_ptr(v) || !v)
+        return;
+    spin_lock(&sm_lock);                /* the block allocator's table of megablocks */
+    bool heap = blk_is_heap_address(obj_ptr(v));
+    spin_unlock(&sm_lock);
+    if (heap && obj_header(v) == SANITY_POISON) {
+        fflush(stdout);
+        fprintf(stderr, "rtslab: sanity check failed (%s): %#lx is a stale pointer: a GC moved "
+                "or freed its object while C code held it across an allocation without a "
+                "root (Note [Poisoned from-space])\n", where, (unsigned long)v);
+        abort();
+    }
+}
+
 void sanity_counts(SanityCounts *out)
 {
     *out = counts;

@@ -78,8 +78,26 @@ void sm_sync_nursery(SmCap *cap)
     bd->free = (uint8_t *)cap->hp;
 }
 
+/* Under -DG<n>, the blocks a GC found in use (cur_block and those before it) go
+ * behind the unused ones, so that the poison the GC left in them lasts (Note [Poisoned
+ * from-space] in gc.h). */
+static void rotate_nursery(SmCap *cap)
+{
+    bdescr *used_last = cap->cur_block, *unused = used_last->link;
+    if (!unused)
+        return;
+    bdescr *last = unused;
+    while (last->link)
+        last = last->link;
+    last->link = cap->nursery;
+    used_last->link = NULL;
+    cap->nursery = unused;
+}
+
 void sm_reset_nursery(SmCap *cap)
 {
+    if (rts_opts.gc_stress)
+        rotate_nursery(cap);
     for (bdescr *bd = cap->nursery; bd; bd = bd->link)
         bd->free = bd->start;
     cap->large_blocks_since_gc = 0;

@@ -142,6 +142,19 @@ def stage_roundtrip(srv):
         for _ in range(3):
             s.sendall(b"GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
             check_index(rd.response())
+    with connect(srv) as s:     # an absolute-form target (RFC 9112, 3.2.2; before: 404)
+        rd = Reader(s)
+        s.sendall(b"GET http://127.0.0.1/ HTTP/1.1\r\nHost: test\r\n\r\n")
+        check_index(rd.response())
+        s.sendall(b"GET HTTP://example.org:8080/alloc HTTP/1.1\r\nHost: test\r\n\r\n")
+        status, _, body = rd.response()
+        expect(status == 200 and body == ALLOC, f"GET http://.../alloc: {status} {body!r}")
+    with connect(srv) as s:     # lines ended by a bare LF (RFC 9112, 2.2; before: never answered)
+        rd = Reader(s)
+        for req in (b"GET / HTTP/1.1\nHost: test\n\n", b"GET / HTTP/1.1\r\nHost: test\n\r\n",
+                    b"GET / HTTP/1.1\nHost: test\r\n\n"):
+            s.sendall(req)
+            check_index(rd.response())
 
 
 ERRORS = [
@@ -154,7 +167,21 @@ ERRORS = [
     (b"GET / HTTP/1.1\r\n: empty name\r\n\r\n", 400),
     (b"GET / HTTP/1.1\r\nContent-Length: ten\r\n\r\n", 400),
     (b"GET / HTTP/1.1\r\nContent-Length: -1\r\n\r\n", 400),
+    # Content-Length is ASCII digits alone (RFC 9112), not Scheme's number syntax, and two
+    # that differ are a 400: before, "#x5" was read as 5 and the last header won, so the
+    # bytes after a 5-byte body were taken as a second request (request smuggling)
+    (b"GET / HTTP/1.1\r\nContent-Length: #x5\r\n\r\nhelloGET /nothing HTTP/1.1\r\n\r\n", 400),
+    (b"GET / HTTP/1.1\r\nContent-Length: +5\r\n\r\nhello", 400),
+    (b"GET / HTTP/1.1\r\nContent-Length: #e5\r\n\r\nhello", 400),
+    (b"GET / HTTP/1.1\r\nContent-Length: 5.0\r\n\r\nhello", 400),
+    (b"GET / HTTP/1.1\r\nContent-Length: 0\r\nContent-Length: 5\r\n\r\nhello", 400),
     (b"GET /\xff\xfe HTTP/1.1\r\n\r\n", 400),
+    # a header value with NUL, a control character, bytes that are not UTF-8 or an overlong
+    # form (before: each answered 200)
+    (b"GET / HTTP/1.1\r\nX-A: a\x00b\r\n\r\n", 400),
+    (b"GET / HTTP/1.1\r\nX-A: a\x07b\r\n\r\n", 400),
+    (b"GET / HTTP/1.1\r\nX-A: \xff\xfe\r\n\r\n", 400),
+    (b"GET / HTTP/1.1\r\nX-A: \xc0\x80\r\n\r\n", 400),
     (b"GET /nothing-here HTTP/1.1\r\n\r\n", 404),
     (b"POST / HTTP/1.1\r\nContent-Length: 5\r\n\r\nhello", 405),
     (b"GET / HTTP/1.1\r\nContent-Length: 2000000\r\n\r\n", 413),

@@ -385,7 +385,9 @@ static void test_read_atoms(void)
     CHECK_STR(read_show("-inf.0"), "-inf");
     CHECK_STR(read_show("+nan.0"), "nan");
     CHECK_STR(read_show("6/3"), "2");
-    CHECK_STR(read_show("1/4"), "0.25");
+    /* a ratio that is no integer: rationals are not supported (it read as 0.25 before) */
+    CHECK_STR(read_show("1/4"), "error: bad number syntax 1/4 @1:1");
+    CHECK_STR(read_show("#i1/4"), "0.25");
     CHECK_STR(read_show("4611686018427387904"), "error: integer 4611686018427387904 is beyond the fixnum range (-4611686018427387904 to 4611686018427387903) @1:1");
     CHECK_STR(read_show("#i4611686018427387904"), "4.6116860184273879e+18");
 
@@ -715,8 +717,9 @@ static void test_parse_number(void)
     CHECK(parses_flo("#x#i10", 10, 16.0));
     CHECK(parses_flo("#i#x10", 10, 16.0));
     CHECK(parses_flo("#i6/3", 10, 2.0));
-    CHECK(parses_flo("1/4", 10, 0.25));
-    CHECK(parses_flo("-1/4", 10, -0.25));
+    /* a ratio that is no integer is a flonum only with #i: rationals are not supported */
+    CHECK(parses_flo("#i1/4", 10, 0.25));
+    CHECK(parses_flo("#i-1/4", 10, -0.25));
     CHECK(parses_flo("+inf.0", 10, INFINITY));
     CHECK(parses_flo("-inf.0", 10, -INFINITY));
     CHECK(parses_flo("+INF.0", 10, INFINITY));
@@ -764,7 +767,7 @@ static void test_parse_number(void)
         "", "+", "-", ".", "..", "...", "+.", "-.", "e", "e1", "1e", "1e+", "1.5.", "1..5",
         "abc", "1a", "--1", "+-1", "1+", "inf.0", "nan.0", "+inf.1", "+inf", "1/", "/2",
         "1/0", "1/2/3", "1.5/2", "#", "#x", "#x#x1", "#e#i1", "#q1", "#x1.5", "#b2", "#o8",
-        "1 ", " 1", "1_000", "0x10", "#e+inf.0", "#e1.5", "#e1/2", "1/-2", "#xg",
+        "1 ", " 1", "1_000", "0x10", "#e+inf.0", "#e1.5", "#e1/2", "1/-2", "#xg", "1/4", "-1/4",
     };
     for (size_t i = 0; i < sizeof not_numbers / sizeof *not_numbers; i++)
         if (!CHECK_EQ_INT(parse(not_numbers[i], 10, &fix, &d), 0))

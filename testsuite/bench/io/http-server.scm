@@ -12,7 +12,8 @@
 ;; Arguments: HOST PORT N (PORT 0: the OS picks one). On standard error it prints
 ;; "http-server: listening on HOST PORT" once it accepts; SIGTERM or SIGINT stops it, and it
 ;; prints to standard output what it checked (the same at any load, for the runner to
-;; compare) and exits 0, having written -s. A malformed request gets 400, a request head
+;; compare) and exits 0, having written -s. A malformed request gets 400 (a Content-Length
+;; that is not digits alone, or two that differ, among them), a request head
 ;; over 8 KiB gets 431, a body (Content-Length) over 1 MiB 413, Transfer-Encoding 501, a
 ;; method other than GET or HEAD 405, any other path 404; after a 4xx/5xx the connection is
 ;; closed. Every /alloc answer is compared with one computed at start-up by another
@@ -104,14 +105,19 @@
 
 ;; --- reading a request head ------------------------------------------------------------------
 
-;; The index just past the first CRLF CRLF in bv at or after from, or #f.
+;; Where the head in bv ends, looking from index from on: (content-end . after), the head's
+;; bytes being [0, content-end) and the next request starting at after, or #f. A blank line
+;; ends it; a line may end with CRLF or a bare LF (RFC 9112, 2.2: a recipient may take LF
+;; alone as a line's end; before, a head ended by LF LF was never answered).
 (define (head-end bv from)
   (let ((n (bytevector-length bv)))
     (let loop ((i (max 0 from)))
-      (cond ((> (+ i 4) n) #f)
-            ((and (= (bytevector-u8-ref bv (+ i 3)) 10) (= (bytevector-u8-ref bv (+ i 2)) 13)
-                  (= (bytevector-u8-ref bv (+ i 1)) 10) (= (bytevector-u8-ref bv i) 13))
-             (+ i 4))
+      (cond ((>= (+ i 1) n) #f)
+            ((not (= (bytevector-u8-ref bv i) 10)) (loop (+ i 1)))
+            ((= (bytevector-u8-ref bv (+ i 1)) 10) (cons i (+ i 2)))
+            ((and (< (+ i 2) n) (= (bytevector-u8-ref bv (+ i 1)) 13)
+                  (= (bytevector-u8-ref bv (+ i 2)) 10))
+             (cons i (+ i 3)))
             (else (loop (+ i 1)))))))
 
 ;; Reads until a whole head has arrived. Returns (head-bytes . rest), 'eof (the peer closed
@@ -119,8 +125,8 @@
 (define (read-head c buf)
   (let loop ((buf buf) (from 0))
     (let ((end (head-end buf from)))
-      (cond ((if end (> end max-head) (> (bytevector-length buf) max-head)) 'too-large)
-            (end (cons (bytevector-copy buf 0 (- end 4)) (bytevector-copy buf end)))
+      (cond ((if end (> (cdr end) max-head) (> (bytevector-length buf) max-head)) 'too-large)
+            (end (cons (bytevector-copy buf 0 (car end)) (bytevector-copy buf (cdr end))))
             (else
              (let ((more (read-bytevector 4096 c)))
                (if (eof-object? more)
@@ -149,6 +155,13 @@
 
 (define (visible-ascii? ch) (< 32 (char->integer ch) 127))
 
+;; A header value's characters (RFC 9110, 5.5): tab, space, visible ASCII, and characters
+;; beyond ASCII that were valid UTF-8 (malformed bytes decode to U+FFFD); not NUL, not other
+;; control characters.
+(define (field-char? ch)
+  (let ((i (char->integer ch)))
+    (or (= i 9) (<= 32 i 126) (and (> i 127) (not (= i #xFFFD))))))
+
 (define (token-char? ch)
   (or (char-alphabetic? ch) (char-numeric? ch) (memv ch (string->list "!#$%&'*+-.^_`|~"))))
 
@@ -170,6 +183,7 @@
                (let* ((l (car ls)) (colon (string-contains l ":")))
                  (and colon (> colon 0)
                       (every token-char? (string->list (substring l 0 colon)))
+                      (every field-char? (string->list (substring l (+ colon 1) (string-length l))))
                       (loop (cdr ls)
                             (cons (cons (string-downcase (substring l 0 colon))
                                         (trim-spaces (substring l (+ colon 1) (string-length l))))
@@ -177,19 +191,43 @@
 
 (define (header hs name) (let ((p (assoc name hs))) (and p (cdr p))))
 
+;; The body's length (RFC 9112, 6.3): 0 without Content-Length; #f, a malformed request, unless
+;; it is ASCII digits alone (not Scheme number syntax: #x5, +5, 1e3) and every Content-Length
+;; header says the same (two that differ are how a request is smuggled past a proxy).
+(define (content-length hs)
+  (let ((vals (filter-map (lambda (h) (and (string=? (car h) "content-length") (cdr h))) hs)))
+    (cond ((null? vals) 0)
+          ((not (every (lambda (v) (string=? v (car vals))) vals)) #f)
+          ((and (> (string-length (car vals)) 0)
+                (every (lambda (ch) (char<=? #\0 ch #\9)) (string->list (car vals))))
+           (string->number (car vals)))
+          (else #f))))
+
 ;; --- a connection --------------------------------------------------------------------------
 
 (define (send c bv)
   (write-bytevector bv c)
   (flush-output-port c))
 
+;; The path of a request target: an absolute-form target (RFC 9112, 3.2.2: "http://host/x",
+;; what a client sends to a proxy, which a server must accept) names its path after the
+;; authority (before: 404); an origin-form one ("/x") is its path.
+(define (target-path target)
+  (let ((scheme-end (string-contains target "://")))
+    (if (and scheme-end (member (string-downcase (substring target 0 scheme-end)) '("http" "https")))
+        (let* ((rest (substring target (+ scheme-end 3) (string-length target)))
+               (slash (string-contains rest "/")))
+          (if slash (substring rest slash (string-length rest)) "/"))
+        target)))
+
 ;; The response to one parsed request, and whether to close after it.
-(define (answer method target version hs)
+(define (answer method raw-target version hs)
   (let* ((conn (let ((v (header hs "connection"))) (and v (string-downcase v))))
          (close? (if (string=? version "HTTP/1.0")
                      (not (equal? conn "keep-alive"))
                      (equal? conn "close")))
-         (head? (string=? method "HEAD")))
+         (head? (string=? method "HEAD"))
+         (target (target-path raw-target)))
     (define (reply bv) (values (if head? (head-of bv) bv) close?))
     (cond ((not (member method '("GET" "HEAD")))
            (values (error-response 405 "Method Not Allowed") #t))
@@ -221,11 +259,10 @@
                (if (not req)
                    (send c (error-response 400 "Bad Request"))
                    (let* ((hs (list-ref req 3))
-                          (len-text (header hs "content-length"))
-                          (len (if len-text (string->number len-text) 0)))
+                          (len (content-length hs)))
                      (cond ((header hs "transfer-encoding")
                             (send c (error-response 501 "Not Implemented")))
-                           ((not (and (exact-integer? len) (>= len 0)))
+                           ((not len)
                             (send c (error-response 400 "Bad Request")))
                            ((> len max-body)
                             (send c (error-response 413 "Content Too Large")))

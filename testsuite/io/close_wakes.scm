@@ -1,0 +1,31 @@
+;; close-port of a socket another thread is reading ends that read with the end of file
+;; (docs/scheme.md, "Sockets"; before: the woken read said "port is closed"), for read-char,
+;; read-line, read-bytevector and read; a read of the closed port after that is an error.
+;; The reader reads a first byte, says so through an MVar, and starts the read that blocks;
+;; the main thread closes the port 0.2 s after the word.
+(define l (tcp-listen "127.0.0.1" 0))
+(define port (tcp-port-number l))
+(define (try who read)
+  (let* ((c (tcp-connect "127.0.0.1" port))
+         (s (tcp-accept l))
+         (started (make-mvar))
+         (reader (fork (lambda ()
+                         (read-char s)
+                         (mvar-put! started #t)
+                         (guard (e ((error-object? e) (list 'error (error-object-message e))))
+                           (read s))))))
+    (write-char #\x c)
+    (flush-output-port c)
+    (mvar-take! started)
+    (sleep 0.2)
+    (close-port s)
+    (let ((r (thread-join reader)))
+      (close-port c)
+      (list who (cond ((eof-object? r) 'eof)
+                      (else r))
+            'then (guard (e ((error-object? e) (error-object-message e))) (read-char s))))))
+(display (list (try 'read-char read-char)
+               (try 'read-line read-line)
+               (try 'read-bytevector (lambda (p) (read-bytevector 10 p)))
+               (try 'read read)))
+(newline)
