@@ -167,14 +167,10 @@ static void sym_rehash(RtsCap *cap, Value bigger)
     sym_table = bigger;
 }
 
-/* Doubles the table when it holds two symbols per bucket (Note [Symbol table]). */
-static void sym_maybe_grow(RtsCap *cap)
+/* Doubles the table, which had `buckets` buckets and two symbols in each when the caller
+ * looked (under sym_lock; Note [Symbol table]). */
+static void sym_grow(RtsCap *cap, size_t buckets)
 {
-    rtv_lock(&sym_lock);
-    size_t buckets = obj_size(sym_table), count = sym_count;
-    rtv_unlock(&sym_lock);
-    if (count <= 2 * buckets)
-        return;
     Value bigger = rts_make_vector(cap, 2 * buckets, RTS_NIL);
     rtv_lock(&sym_lock);
     if (obj_size(sym_table) == buckets)     /* else another capability grew it first */
@@ -202,18 +198,19 @@ Value sch_intern(RtsCap *cap, const char *utf8, size_t n)
     size_t i = bucket_of(copy, n, sym_table);    /* the table may have grown meanwhile */
     Value b = rts_field(sym_table, i);
     found = bucket_find(b, copy, n);
-    bool added = found == RTS_FALSE;
-    if (added) {
+    size_t grow_from = 0;                       /* the table's size, when it is full */
+    if (found == RTS_FALSE) {
         rts_set_cdr(cap, cell, b);
         rts_set_field(cap, sym_table, i, cell);
         found = rts_car(cell);
-        sym_count++;
+        if (++sym_count > 2 * obj_size(sym_table))
+            grow_from = obj_size(sym_table);
     }
     rtv_unlock(&sym_lock);
     free(copy);
-    if (added) {
+    if (grow_from) {
         *sym = found;                           /* growing allocates: keep it rooted */
-        sym_maybe_grow(cap);
+        sym_grow(cap, grow_from);
         found = *sym;
     }
     sch_release(cap, mark);
