@@ -154,6 +154,9 @@ bool  rts_mvar_try_put(RtsCap *cap, Value mvar, Value v);
 /* --- GC ---------------------------------------------------------------------------------- */
 
 void rts_add_root(Value *root);                  /* a C global the GC updates */
+/* Calls fn(data) once after the GC that finds obj unreachable, on that GC's leading OS
+ * thread, the world running; fn must not touch the heap (Note [Finalizers], sm/finalize.h). */
+void rts_add_finalizer(Value obj, void (*fn)(void *data), void *data);
 void rts_gc(RtsCap *cap, bool major);            /* collect now */
 
 typedef struct RtsStats {

@@ -143,7 +143,7 @@ static RtsStep driver(RtsCap *cap)
         }
         const char *name = prog_file ? prog_file : "<expression>";
         Datum *forms = read_all(a, in, name);
-        sch_port_close(in);
+        sch_port_free(in);
         Value thunk = forms ? compile_forms(cap, forms, name) : RTS_FALSE;
         datum_arena_free(a);
         if (thunk == RTS_FALSE)

@@ -660,7 +660,7 @@ static Datum *include(Ex *x, Datum *d)
             *tail = datum_cons(x->a, f, DNIL);
             tail = &(*tail)->u.pair.cdr;
         }
-        sch_port_close(in);
+        sch_port_free(in);
         if (err.msg[0]) fail_at(x, path, err.line, err.col, err.msg);
     }
     x->includes++;

@@ -472,7 +472,7 @@ Value sch_boot(RtsCap *cap)
         *tail = datum_cons(a, d, DNIL);
         tail = &(*tail)->u.pair.cdr;
     }
-    sch_port_close(in);
+    sch_port_free(in);
     if (rerr.msg[0])
         rtv_fatal("prelude.scm:%d:%d: %s", rerr.line, rerr.col, rerr.msg);
     SchCompileError cerr;

@@ -243,7 +243,9 @@ int      sch_port_line(SchPort *p);
 int      sch_port_col(SchPort *p);
 const char *sch_port_name(SchPort *p);
 void     sch_port_close(SchPort *p);
-/* A port object wraps a SchPort (a record of sch_rtd_port). */
+/* Closes and frees a port the C code made for itself, one no port object wraps (Note [Ports]). */
+void     sch_port_free(SchPort *p);
+/* A port object wraps a SchPort (a record of sch_rtd_port), and its finalizer frees it. */
 Value    sch_port_value(RtsCap *cap, SchPort *p);
 bool     sch_is_port(Value v);
 SchPort *sch_port_of(Value v);

@@ -292,7 +292,7 @@ void vm_uncaught(RtsCap *cap, Value obj)
     /* The backtrace: the Scheme frames from the top, after the raising machinery. */
     vm_backtrace(cap, out, false);
     char *text = sch_port_out_utf8(out, NULL);
-    sch_port_close(out);
+    sch_port_free(out);
     char report[8192];
     snprintf(report, sizeof report, "%s", text);
     free(text);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sm/gc.h"
+#include "sm/finalize.h"
 #include "base/util.h"
 #include "sync/stw.h"
 #include "trace/eventlog.h"
@@ -290,6 +291,7 @@ static void collect(SmCap *leader, bool major, uint64_t stw_ns, const StwTakingP
     size_t refused = __atomic_load_n(&gc_refused, __ATOMIC_ACQUIRE);
     if (refused)
         sm_out_of_memory(refused);          /* Note [Out of memory in a GC] */
+    gc_find_dead_finalized(major);          /* Note [Finalizers] in finalize.h */
 
     /* From-space is garbage now; to-space joins the old generation. */
     spin_lock(&sm_lock);
@@ -401,6 +403,7 @@ void gc_collect(SmCap *cap, bool force_major)
         sm_heap_overflow(cap);              /* exits with the world still stopped */
     trace_end(major ? SPAN_MAJOR_GC : SPAN_MINOR_GC);
     stw_release();
+    gc_run_finalizers();                    /* Note [Finalizers] in finalize.h */
     if (in_mutator)
         trace_begin(SPAN_MUTATOR, thread);
     if (over)

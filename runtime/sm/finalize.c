@@ -1,0 +1,120 @@
+/* Finalizers: see Note [Finalizers] in finalize.h. */
+#include <pthread.h>
+#include <stdlib.h>
+#include "sm/finalize.h"
+#include "base/util.h"
+
+typedef struct {
+    Value obj;
+    void (*fn)(void *data);
+    void *data;
+} Finalizer;
+
+typedef struct {
+    Finalizer *v;
+    size_t n, cap;
+} FinTable;
+
+static FinTable young, old, to_run;
+static pthread_mutex_t fin_mu = PTHREAD_MUTEX_INITIALIZER;   /* young and old, to_run */
+static uint64_t n_run;                                       /* atomic */
+
+static void table_add(FinTable *t, Finalizer f)
+{
+    if (t->n == t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 64;
+        Finalizer *v = realloc(t->v, cap * sizeof *v);
+        if (!v)
+            rts_fatal("out of memory (the table of %zu finalizers)", cap);
+        t->v = v;
+        t->cap = cap;
+    }
+    t->v[t->n++] = f;
+}
+
+void gc_add_finalizer(Value obj, void (*fn)(void *data), void *data)
+{
+    Finalizer f = { obj, fn, data };
+    pthread_mutex_lock(&fin_mu);
+    table_add(bdescr_of(obj_ptr(obj))->gen == 0 ? &young : &old, f);
+    pthread_mutex_unlock(&fin_mu);
+}
+
+void rts_add_finalizer(Value obj, void (*fn)(void *data), void *data)
+{
+    gc_add_finalizer(obj, fn, data);
+}
+
+/* Where obj is after the GC, or 0 if it was unreachable (Note [Finalizers]). */
+static Value survivor(Value obj)
+{
+    Value *p = obj_ptr(obj);
+    bdescr *bd = bdescr_of(p);
+    uint16_t flags = __atomic_load_n(&bd->flags, __ATOMIC_RELAXED);
+    if (!(flags & BF_FROM))
+        return obj;
+    if (flags & BF_LARGE)
+        return flags & BF_EVACUATED ? obj : 0;
+    Value h = __atomic_load_n(p, __ATOMIC_ACQUIRE);
+    return hdr_is_header(h) ? 0 : h;
+}
+
+/* The entries of t: the unreachable to to_run; the others followed, and those that are old
+ * now moved to `old` (t itself when t is old). */
+static void sweep(FinTable *t)
+{
+    size_t keep = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        Finalizer f = t->v[i];
+        Value now = survivor(f.obj);
+        if (!now) {
+            table_add(&to_run, f);
+            continue;
+        }
+        /* Copied: to-space is old. A large object keeps its group, still marked from-space
+         * here, whose gen the sweep of large objects sets after this: it is old now too. */
+        bdescr *bd = bdescr_of(obj_ptr(now));
+        bool is_old = now != f.obj || (bd->flags & BF_FROM) || bd->gen != 0;
+        f.obj = now;
+        if (t == &young && is_old)
+            table_add(&old, f);
+        else
+            t->v[keep++] = f;
+    }
+    t->n = keep;
+}
+
+void gc_find_dead_finalized(bool major)
+{
+    /* The world is stopped, so no mutator is inside gc_add_finalizer (it has no safe point);
+     * the lock orders this with the last one's writes. */
+    pthread_mutex_lock(&fin_mu);
+    if (major)
+        sweep(&old);
+    sweep(&young);
+    pthread_mutex_unlock(&fin_mu);
+}
+
+void gc_run_finalizers(void)
+{
+    pthread_mutex_lock(&fin_mu);
+    FinTable mine = to_run;
+    to_run = (FinTable){ 0 };
+    pthread_mutex_unlock(&fin_mu);
+    if (!mine.n)
+        return;
+    for (size_t i = 0; i < mine.n; i++)
+        mine.v[i].fn(mine.v[i].data);
+    __atomic_fetch_add(&n_run, mine.n, __ATOMIC_RELAXED);
+    free(mine.v);
+}
+
+size_t gc_finalizers_pending(void)
+{
+    pthread_mutex_lock(&fin_mu);
+    size_t n = young.n + old.n;
+    pthread_mutex_unlock(&fin_mu);
+    return n;
+}
+
+uint64_t gc_finalizers_run(void) { return __atomic_load_n(&n_run, __ATOMIC_RELAXED); }
