@@ -46,7 +46,8 @@ needs=F       the test is for builds that have F; needs=!F: for builds without i
               that a socket can bind), or wrk or nginx (that program is installed: the
               request server's load and its anchor), or strace (strace is installed and
               may trace a child here), or mountns (`unshare -m` may make a mount namespace
-              and bind a file over /etc/hosts in it: a test's own host names); any other
+              and bind a file over /etc/hosts in it: a test's own host names), or
+              sanitizer (the build has ASan or TSan: --info's "Sanitizer"); any other
               name is a manifest error. May be
               repeated: all must hold.
               What the build has is read from its `rtslab +RTS --info -RTS` ("Patch F" and
@@ -104,7 +105,10 @@ STDERR_LINES_SHOWN = 10
 SRC_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PATCHES = tuple(benchlib.patch_names(SRC_ROOT))
 LIBRARIES = ("liburing", "libnuma", "io_uring")
-FEATURES = {**{p: "Patch " + p for p in PATCHES}, **{lib: lib for lib in LIBRARIES}}
+# sanitizer: built with ASan or TSan (--info's "Sanitizer"), whose allocators keep freed
+# memory and shadow it, so a test of the resident set size says needs=!sanitizer.
+FEATURES = {**{p: "Patch " + p for p in PATCHES}, **{lib: lib for lib in LIBRARIES},
+            "sanitizer": "Sanitizer"}
 
 
 def have_ipv6_loopback():

@@ -970,6 +970,16 @@ void rts_options_info(void *file)
     put_pair(f, false, "Stop-the-world waits", futex);
 #endif
     put_pair(f, false, "Debug", YESNO(RTS_DEBUG));
+    /* configure --with-sanitizer: what the tests that measure memory skip (GCC's macros) */
+#if defined(__SANITIZE_ADDRESS__) && defined(__SANITIZE_THREAD__)
+    put_pair(f, false, "Sanitizer", "YES (address, thread)");
+#elif defined(__SANITIZE_ADDRESS__)
+    put_pair(f, false, "Sanitizer", "YES (address)");
+#elif defined(__SANITIZE_THREAD__)
+    put_pair(f, false, "Sanitizer", "YES (thread)");
+#else
+    put_pair(f, false, "Sanitizer", "NO");
+#endif
 #if RTS_PATCH_PHYS_CAPS
     phys_caps_info(f);
 #endif
