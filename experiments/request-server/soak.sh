@@ -1,0 +1,31 @@
+#!/bin/bash
+# The request server's memory over many connections (issue 33, item 9): starts
+# testsuite/bench/io/http-server.scm at -N2 on one IO back end, loads it with wrk making a new
+# connection per request (Connection: close, 16 at a time) in slices (1 s, then 5 s each), and
+# after each slice prints the connections served so far, the server's resident set (VmRSS)
+# and its /stats line (connections open at that moment). On 127.0.0.1 only, bounded in time.
+#   usage: soak.sh RTSLAB_BINARY epoll|uring SLICES
+set -eu
+bin=$(realpath "$1") iom=$2 slices=$3
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$here/../../testsuite/bench/io"
+"$bin" http-server.scm 127.0.0.1 0 200 +RTS -N2 --io-manager="$iom" -s"$tmp/s" -RTS \
+    >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+for _ in $(seq 100); do grep -q listening "$tmp/err" && break; sleep 0.1; done
+port=$(grep -o 'listening on [^ ]* [0-9]*' "$tmp/err" | awk '{print $4}')
+total=0
+for s in $(seq "$slices"); do
+    d=5s; [ "$s" = 1 ] && d=1s
+    n=$(wrk -t2 -c16 -d$d -H 'Connection: close' "http://127.0.0.1:$port/" 2>/dev/null |
+        awk '/requests in/{print $1}')
+    total=$((total + n))
+    echo "connections=$total rss_kb=$(awk '/VmRSS/{print $2}' "/proc/$pid/status")" \
+         "stats=\"$(curl -s "http://127.0.0.1:$port/stats" | tr '\n' ' ')\""
+done
+kill -TERM "$pid"
+wait "$pid" || { echo "the server exited $?"; exit 1; }
+tail -n 1 "$tmp/out"
+grep 'total memory in use' "$tmp/s"
