@@ -135,6 +135,10 @@ struct SchPort {
     int spec_line, spec_col;
     int rerr;                  /* errno of a failed read not yet raised, or 0 */
     size_t bsize;              /* the size of bytes (managed input: it grows) */
+    size_t nl_scanned;         /* bytes[bpos, nl_scanned) hold no newline (read-line's wait
+                                * looks only at what came after: once quadratic, 20 s for a
+                                * 98 MB line); moved with bytes, 0 when bpos goes back */
+    bool line_too_long;        /* a line being waited for outgrew -M: read-line raises */
     uint8_t *obuf;             /* output encoded and not yet written */
     size_t olen, osize;
     SchIo *io;
@@ -192,6 +196,15 @@ bool sch_port_is_socket(SchPort *p)     { return p->kind == SOCKET; }
 int  sch_port_fd(SchPort *p)            { return p->fd; }
 bool sch_port_is_string_out(SchPort *p) { return p->kind == STRING_OUT; }
 bool sch_port_is_file_in(SchPort *p) { return p->kind == FILE_IN && !p->standard; }
+
+bool sch_port_take_line_too_long(SchPort *p)
+{
+    pthread_mutex_lock(&p->lock);
+    bool r = p->line_too_long;
+    p->line_too_long = false;
+    pthread_mutex_unlock(&p->lock);
+    return r;
+}
 
 bool sch_port_take_waiter_eof(SchPort *p)
 {
@@ -337,7 +350,7 @@ static void managed_close(SchPort *p)
     }
     free(p->bytes);
     p->bytes = NULL;
-    p->bpos = p->blen = p->bsize = 0;
+    p->bpos = p->blen = p->bsize = p->nl_scanned = 0;
     free(p->obuf);
     p->obuf = NULL;
     p->olen = p->osize = 0;
@@ -405,6 +418,7 @@ static bool refill(SchPort *p)
     if (!p->spec) {            /* a read ahead keeps every byte where it is */
         memmove(p->bytes, p->bytes + p->bpos, p->blen - p->bpos);
         p->blen -= p->bpos;
+        p->nl_scanned = p->nl_scanned > p->bpos ? p->nl_scanned - p->bpos : 0;
         p->bpos = 0;
     }
     if (p->managed)
@@ -483,6 +497,10 @@ uint32_t *sch_port_read_chars(SchPort *p, size_t max, bool line, size_t *n)
         any = true;
         if (line && c == '\n') {
             if (k && buf[k - 1] == '\r') k--;
+            break;
+        }
+        if (line && rtv_max_heap() && k >= rtv_max_heap() / sizeof(uint32_t)) {
+            p->line_too_long = true;           /* as in input_ready: its string passes -M */
             break;
         }
         if (k == size) {
@@ -760,6 +778,7 @@ static void take_read(SchPort *p)
             if (p->bpos && !p->spec) {
                 memmove(p->bytes, p->bytes + p->bpos, p->blen - p->bpos);
                 p->blen -= p->bpos;
+                p->nl_scanned = p->nl_scanned > p->bpos ? p->nl_scanned - p->bpos : 0;
                 p->bpos = 0;
             }
             while (p->blen + (size_t)r > p->bsize) p->bsize *= 2;
@@ -837,6 +856,7 @@ bool sch_port_read_done(SchPort *p, size_t *had)
     bool dry = p->spec && p->dry;
     if (dry) {
         p->bpos = p->spec_pos;
+        p->nl_scanned = 0;                 /* bpos went back: scan it all again */
         p->peeked = p->spec_peeked;
         p->line = p->spec_line;
         p->col = p->spec_col;
@@ -858,8 +878,22 @@ static bool input_ready(SchPort *p, int need, size_t n)
         return avail > n;
     case SCH_NEED_CHAR:
         return p->peeked != NO_PEEK || (avail && sch_utf8_decode(b, avail, &used) >= 0);
-    case SCH_NEED_LINE:
-        return p->peeked == '\n' || (avail && memchr(b, '\n', avail));
+    case SCH_NEED_LINE: {
+        if (p->peeked == '\n')
+            return true;
+        size_t from = p->nl_scanned > p->bpos ? p->nl_scanned : p->bpos;
+        if (from < p->blen && memchr(p->bytes + from, '\n', p->blen - from))
+            return true;
+        p->nl_scanned = p->blen;
+        /* Its string would pass -M too (a byte makes a character at most, which takes 4 bytes
+         * in the heap): stop here, before the C buffers do (a 98 MB line under -M100m took
+         * 480 MB of them before the heap said no). */
+        if (rtv_max_heap() && avail > rtv_max_heap() / sizeof(uint32_t)) {
+            p->line_too_long = true;
+            return true;
+        }
+        return false;
+    }
     case SCH_NEED_CHARS: {
         size_t k = p->peeked != NO_PEEK, i = 0;
         while (k < n && i < avail && sch_utf8_decode(b + i, avail - i, &used) >= 0) {

@@ -259,11 +259,22 @@ PRIM(p_peek_char)
 PRIM(p_char_ready) { return rts_bool(sch_port_char_ready(in_arg(cap, argv, argc, 0, "char-ready?"))); }
 
 /* A string of what sch_port_read_chars reads, or the eof object when the input had ended. */
+/* A line that outgrew the heap's limit (sch_port_take_line_too_long): a catchable error, not a
+ * heap overflow after C buffers of several times -M. */
+static __attribute__((noreturn)) void line_too_long(RtsCap *cap)
+{
+    sch_error(cap, "read-line", "the line is longer than the heap may be (+RTS -M)", 0);
+}
+
 static Value read_chars(RtsCap *cap, SchPort *p, size_t max, bool line)
 {
     size_t n;
     uint32_t *buf = sch_port_read_chars(p, max, line, &n);
     if (!buf) return RTS_EOF;
+    if (line && sch_port_take_line_too_long(p)) {
+        free(buf);
+        line_too_long(cap);
+    }
     Value s = sch_string_from_utf32(cap, buf, n);
     free(buf);
     return s;
@@ -274,6 +285,8 @@ PRIM(p_read_line)
     SchPort *p = in_arg(cap, argv, argc, 0, "read-line");
     Value r;
     if (!in_step(cap, p, SCH_NEED_LINE, 0, "read-line", &r)) return r;
+    if (sch_port_take_line_too_long(p))
+        line_too_long(cap);
     return read_chars(cap, p, SIZE_MAX, true);
 }
 

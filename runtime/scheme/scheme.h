@@ -218,6 +218,8 @@ bool     sch_port_is_file_in(SchPort *p);    /* open-input-file's (not stdin) */
 /* Whether p was closed while a read waited on it (once: the waiting read, which then reads
  * the end of file from the closed port). */
 bool     sch_port_take_waiter_eof(SchPort *p);
+/* Whether the line read-line waits for (or read) outgrew the heap's limit, -M (once). */
+bool     sch_port_take_line_too_long(SchPort *p);
 int32_t  sch_port_getc(SchPort *p);    /* a code point, or -1 at end of input */
 int32_t  sch_port_peekc(SchPort *p);
 /* Whether a character (or the end) can be read without blocking. */
