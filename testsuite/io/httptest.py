@@ -24,6 +24,11 @@ Stages:
               reading its answer while all the others are open
   wrk         wrk, 64 connections for 2 s on / and on /alloc: no socket error, every answer
               200 (needs wrk)
+  idle        the head timeout (HTTP_TEST_HEAD_TIMEOUT seconds, the server's fourth argument;
+              needs it set): 60 slowloris connections (nothing sent, half a head, a byte a
+              second) and a keep-alive connection idle after its answer are all closed by the
+              server between the timeout and three times it, while a connection that sends
+              its request at once is answered
 """
 
 import os
@@ -292,8 +297,64 @@ def stage_wrk(srv):
                f"p99 {r.get('latency_p99')} s, max {r.get('latency_max')} s")
 
 
+def closed_by_server(s, within):
+    """Whether the server closes s (end of stream or reset) within `within` seconds; a
+    trickling client's dribbles (bytes to send) are sent meanwhile, one a second."""
+    s.settimeout(0.2)
+    end = time.time() + within
+    while time.time() < end:
+        try:
+            if s.recv(4096) == b"":
+                return True
+        except socket.timeout:
+            continue
+        except ConnectionResetError:
+            return True
+    return False
+
+
+def stage_idle(srv):
+    expect(HEAD_TIMEOUT is not None, "the idle stage needs HTTP_TEST_HEAD_TIMEOUT")
+    t0 = time.time()
+    silent = [connect(srv) for _ in range(20)]
+    halves = [connect(srv) for _ in range(20)]
+    for s in halves:
+        s.sendall(b"GET / HTTP/1.1\r\nHost: test\r\nX-Slow: ")
+    trickle = [connect(srv) for _ in range(20)]
+    keep = connect(srv)
+    rd = Reader(keep)
+    keep.sendall(request("/"))
+    check_index(rd.response())                   # answered; then idle on a live connection
+    prompt = connect(srv)
+    prompt.sendall(request("/"))
+    check_index(Reader(prompt).response())       # a request sent at once is not cut off
+    prompt.close()
+    # the trickling clients send a byte a second: each byte does not extend the deadline
+    for k in range(int(HEAD_TIMEOUT * 3) + 1):
+        if time.time() - t0 > HEAD_TIMEOUT * 0.9:
+            break
+        for s in trickle:
+            try:
+                s.sendall(b"X-%d: y\r\n" % k)
+            except OSError:
+                pass
+        time.sleep(1)
+    end = t0 + HEAD_TIMEOUT * 3
+    still = [s for s in silent + halves + trickle + [keep]
+             if not closed_by_server(s, max(end - time.time(), 0.2))]
+    took = time.time() - t0
+    expect(not still, f"{len(still)} of 61 idle connections still open {took:.1f} s after they "
+                      f"opened (head timeout {HEAD_TIMEOUT} s)")
+    expect(took >= HEAD_TIMEOUT * 0.9, f"idle connections closed after {took:.1f} s, before the "
+                                        f"head timeout of {HEAD_TIMEOUT} s")
+    for s in silent + halves + trickle + [keep]:
+        s.close()
+
+
 STAGES = {"roundtrip": stage_roundtrip, "errors": stage_errors, "slow": stage_slow,
-          "disconnect": stage_disconnect, "wrk": stage_wrk}
+          "disconnect": stage_disconnect, "wrk": stage_wrk, "idle": stage_idle}
+HEAD_TIMEOUT = (float(os.environ["HTTP_TEST_HEAD_TIMEOUT"])
+                if os.environ.get("HTTP_TEST_HEAD_TIMEOUT") else None)
 
 
 def settle(srv, fds_before):
@@ -315,8 +376,10 @@ def main():
     build, backend, nopt = sys.argv[1], sys.argv[2], sys.argv[3]
     stages = sys.argv[4:] or ["roundtrip", "errors", "slow", "disconnect", "many"]
     conns = int(os.environ.get("HTTP_TEST_CONNS", "1000"))
-    cmd = [os.path.join(build, "rtslab"), SERVER, "127.0.0.1", "0", WORK,
-           "+RTS", f"--io-manager={backend}"] + nopt.split() + ["-RTS"]
+    cmd = [os.path.join(build, "rtslab"), SERVER, "127.0.0.1", "0", WORK]
+    if HEAD_TIMEOUT is not None:
+        cmd.append(os.environ["HTTP_TEST_HEAD_TIMEOUT"])
+    cmd += ["+RTS", f"--io-manager={backend}"] + nopt.split() + ["-RTS"]
     srv = serverload.Server(cmd)
     status, failed = 0, []
     try:

@@ -9,7 +9,11 @@
 ;; slow: 127.0.0.1 0 500
 ;; load: / /alloc
 
-;; Arguments: HOST PORT N (PORT 0: the OS picks one). On standard error it prints
+;; Arguments: HOST PORT N [HEAD-TIMEOUT] (PORT 0: the OS picks one). A connection whose request
+;; head (and body) has not all arrived HEAD-TIMEOUT seconds (default 60, nginx's
+;; client_header_timeout) after the server began waiting for it, at its start or after its
+;; previous answer, is closed without an answer: a client that opens connections and sends
+;; nothing, or a byte now and then, cannot hold them for ever. On standard error it prints
 ;; "http-server: listening on HOST PORT" once it accepts; SIGTERM or SIGINT stops it, and it
 ;; prints to standard output what it checked (the same at any load, for the runner to
 ;; compare) and exits 0, having written -s. A malformed request gets 400 (a Content-Length
@@ -23,6 +27,7 @@
 (define host (list-ref args 1))
 (define port-arg (string->number (list-ref args 2)))
 (define work-n (string->number (list-ref args 3)))
+(define head-timeout (if (> (length args) 4) (string->number (list-ref args 4)) 60))
 
 (define max-head 8192)
 (define max-body 1048576)
@@ -249,8 +254,9 @@
                             close?)))
           (else (values (error-response 404 "Not Found") #t)))))
 
-(define (serve c)
+(define (serve c box)
   (let loop ((buf (bytevector)))
+    (await-request! box)
     (let ((r (read-head c buf)))
       (cond ((eq? r 'too-large) (send c (error-response 431 "Request Header Fields Too Large")))
             ((symbol? r) #f)                                 ; the peer went away
@@ -268,6 +274,7 @@
                             (send c (error-response 413 "Content Too Large")))
                            (else
                             (let ((next (skip-body c (cdr r) len)))
+                              (request-arrived! box)
                               (when next
                                 (call-with-values
                                     (lambda () (answer (car req) (cadr req) (list-ref req 2) hs))
@@ -276,12 +283,41 @@
                                     (bump! served 1)
                                     (unless close? (loop next))))))))))))))))
 
+;; --- the head timeout ------------------------------------------------------------------------
+
+;; Each connection's deadline is a box: the time by which the request being waited for must
+;; have arrived, or #f while none is awaited (the server is answering). The reaper thread
+;; looks at every open connection a few times per timeout and closes those past their
+;; deadline; a connection's handler, blocked in a read, then reads the end of the stream.
+;; Connections join the reaper's list when they open and leave it once closed.
+(define watched (make-mvar '()))          ; ((port . deadline-box) ...)
+(define (watch! c box) (mvar-put! watched (cons (cons c box) (mvar-take! watched))))
+(define (await-request! box) (vector-set! box 0 (+ (current-second) head-timeout)))
+(define (request-arrived! box) (vector-set! box 0 #f))
+(define (reaper)
+  (sleep (min 1 (/ head-timeout 4)))
+  (let ((now (current-second)))
+    (mvar-put! watched
+               (filter (lambda (w)
+                         (let ((deadline (vector-ref (cdr w) 0)))
+                           (cond ((eq? deadline 'closed) #f)
+                                 ((and deadline (> now deadline))
+                                  (guard (e (#t #f)) (close-port (car w)))
+                                  #f)
+                                 (else #t))))
+                       (mvar-take! watched))))
+  (reaper))
+(fork reaper)
+
 (define (connection c)
   (bump! open-conns 1)
-  (guard (e (#t #f))                    ; reset, broken pipe: the client has gone
-    (tcp-nodelay! c #t)
-    (serve c))
-  (guard (e (#t #f)) (close-port c))
+  (let ((box (vector #f)))
+    (watch! c box)
+    (guard (e (#t #f))                  ; reset, broken pipe, closed by the reaper: gone
+      (tcp-nodelay! c #t)
+      (serve c box))
+    (vector-set! box 0 'closed)         ; the reaper forgets it
+    (guard (e (#t #f)) (close-port c)))
   (bump! open-conns -1))
 
 ;; --- the listener ------------------------------------------------------------------------------
