@@ -31,6 +31,17 @@
  * step, and every thread is counted out as running only after its step has returned. So when a
  * capability finds nothing to run and sched_live is 0, no thread can ever run again: if the
  * main thread has not finished, it is deadlocked.
+ * The check reads sched_live, then sched_main_finished: at the end, the main thread is
+ * marked finished before it is counted out, so a check that saw 0 live sees it finished. At
+ * the start, the main thread to be is counted in (a placeholder in sched_live) before
+ * anything else, and the placeholder is counted out only once the main thread counts as
+ * runnable, so a check never sees 0 live while the main thread is being made. (Before, an
+ * idle capability that read 0 live just before the main thread was counted in, and
+ * sched_main_finished just after it was cleared, declared the program deadlocked before
+ * the prelude had run: "rtslab: thread blocked indefinitely in an MVar operation" at once,
+ * about 1 run in 300 of real/solver at -N2 on a loaded machine, once for smp/sieve -N4
+ * -ki64k; the main thread's creation collects when its -ki stack passes the nursery, and
+ * the idle capabilities then run the check right after that GC.)
  * It is one counter, read once, on purpose. With three (runnable, sleeping, blocked in IO)
  * read one after the other, a thread whose IO completed between the two loads was in
  * neither count the reader saw (counted runnable after the first load, out of IO before the
@@ -56,6 +67,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include "sched/thread.h"
 #include "io/iomgr.h"
 #include "sync/stw.h"
@@ -69,6 +81,7 @@ int sched_main_finished;
 static int interrupt_pending;    /* atomic: the signal the main thread has yet to take, or 0 */
 static void (*interrupt_handler)(Capability *cap, int sig);
 unsigned sched_live;             /* schedule.h; Note [Idle capabilities and deadlock] */
+unsigned sched_deadlock_check_pause_us;   /* schedule.h: tests only */
 
 static inline void safe_point(Capability *cap)
 {
@@ -535,6 +548,7 @@ static bool idle_sleep(Capability *cap, uint64_t next_wake)
 static void idle_wait(Capability *cap, uint64_t next_wake)
 {
     if (!__atomic_load_n(&sched_live, __ATOMIC_SEQ_CST) && !stw_pending()
+        && (!sched_deadlock_check_pause_us || (usleep(sched_deadlock_check_pause_us), true))
         && !__atomic_load_n(&sched_main_finished, __ATOMIC_SEQ_CST))
         deadlock();
 
@@ -633,13 +647,15 @@ static void sched_start_workers(void)
 }
 
 /* May be called again once it has returned (the fuzzing harness runs one main thread per
- * input): the workers are started by the first call only, before the main thread is made, and
- * sched_main_finished is cleared only after the new main thread counts as runnable, so no idle
- * capability sees a deadlock. */
+ * input): the workers are started by the first call only, before the main thread is made.
+ * The main thread to be is counted live (a placeholder) from the start until it is counted
+ * runnable, so no idle capability sees a deadlock meanwhile (Note [Idle capabilities and
+ * deadlock]); sched_main_finished is cleared only after that. */
 int rts_run_main(RtsCode code, size_t nslots)
 {
     static bool workers_started;
     Capability *cap = &cap_array[0];
+    __atomic_fetch_add(&sched_live, 1, __ATOMIC_SEQ_CST);    /* the placeholder */
     cap_attach(cap);
     if (rts_opts.pin_caps)
         affinity_pin_self(0);
@@ -647,9 +663,7 @@ int rts_run_main(RtsCode code, size_t nslots)
     if (!workers_started) {
         /* Before the main thread is made: making it may collect (a -ki stack of more than
          * the nursery does), and a collection stops every capability, so every worker must
-         * be there to stop (before, `-ki256m -N2` hung here). Until the main thread counts
-         * as runnable, sched_main_finished says that none runs, so no idle worker takes the
-         * empty scheduler for a deadlock. */
+         * be there to stop (before, `-ki256m -N2` hung here). */
         __atomic_store_n(&sched_main_finished, 1, __ATOMIC_SEQ_CST);
         sched_start_workers();
         workers_started = true;
@@ -658,6 +672,7 @@ int rts_run_main(RtsCode code, size_t nslots)
     tso_set(cap, sched_main_thread, TSO_LOCKED, RTS_TRUE);    /* Note [Pushing work] */
     rts_thread_start(cap, sched_main_thread);
     __atomic_store_n(&sched_main_finished, 0, __ATOMIC_SEQ_CST);
+    __atomic_fetch_sub(&sched_live, 1, __ATOMIC_SEQ_CST);    /* the placeholder out */
     schedule(cap);
     sched_main_thread = RTS_FALSE;
     return 0;

@@ -11,6 +11,10 @@ extern int sched_main_finished;     /* atomic: the main thread has finished */
  * before it is counted out of the old one, so the count is 0 only when none is in any of
  * them (Note [Idle capabilities and deadlock] in schedule.c). */
 extern unsigned sched_live;
+/* Tests only (unit/test_sched_start): microseconds an idle capability pauses between its
+ * deadlock check's reads of sched_live and sched_main_finished, to hold open the window that
+ * the main thread's start must not fall into (Note [Idle capabilities and deadlock]). 0. */
+extern unsigned sched_deadlock_check_pause_us;
 
 /* The GcClient of sm/gc.h (Note [GC roots from above]): a capability's roots, and the
  * running threads' TSO and stack marked dirty again after a GC (Note [Dirty stacks]). */
