@@ -197,23 +197,18 @@ int  sch_port_fd(SchPort *p)            { return p->fd; }
 bool sch_port_is_string_out(SchPort *p) { return p->kind == STRING_OUT; }
 bool sch_port_is_file_in(SchPort *p) { return p->kind == FILE_IN && !p->standard; }
 
-bool sch_port_take_line_too_long(SchPort *p)
+/* A flag of p that says something once: its value, cleared. */
+static bool take_flag(SchPort *p, bool *flag)
 {
     pthread_mutex_lock(&p->lock);
-    bool r = p->line_too_long;
-    p->line_too_long = false;
+    bool r = *flag;
+    *flag = false;
     pthread_mutex_unlock(&p->lock);
     return r;
 }
 
-bool sch_port_take_waiter_eof(SchPort *p)
-{
-    pthread_mutex_lock(&p->lock);
-    bool r = p->waiter_eof;
-    p->waiter_eof = false;
-    pthread_mutex_unlock(&p->lock);
-    return r;
-}
+bool sch_port_take_line_too_long(SchPort *p) { return take_flag(p, &p->line_too_long); }
+bool sch_port_take_waiter_eof(SchPort *p)    { return take_flag(p, &p->waiter_eof); }
 
 /* --- the standard streams ---------------------------------------------------------------- */
 
