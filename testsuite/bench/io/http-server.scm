@@ -285,21 +285,24 @@
 
 ;; --- the head timeout ------------------------------------------------------------------------
 
-;; Each connection's deadline is a box: the time by which the request being waited for must
-;; have arrived, or #f while none is awaited (the server is answering). The reaper thread
+;; Each connection's deadline is an MVar (not a vector: the reaper reads it from another
+;; thread, and a plain field read and written by two threads is a data race): the time by which
+;; the request being waited for must have arrived, or #f while none is awaited (the server is
+;; answering). Only the connection's own thread changes it; the reaper reads it. The reaper thread
 ;; looks at every open connection a few times per timeout and closes those past their
 ;; deadline; a connection's handler, blocked in a read, then reads the end of the stream.
 ;; Connections join the reaper's list when they open and leave it once closed.
 (define watched (make-mvar '()))          ; ((port . deadline-box) ...)
 (define (watch! c box) (mvar-put! watched (cons (cons c box) (mvar-take! watched))))
-(define (await-request! box) (vector-set! box 0 (+ (current-second) head-timeout)))
-(define (request-arrived! box) (vector-set! box 0 #f))
+(define (set-deadline! box v) (mvar-take! box) (mvar-put! box v))
+(define (await-request! box) (set-deadline! box (+ (current-second) head-timeout)))
+(define (request-arrived! box) (set-deadline! box #f))
 (define (reaper)
   (sleep (min 1 (/ head-timeout 4)))
   (let ((now (current-second)))
     (mvar-put! watched
                (filter (lambda (w)
-                         (let ((deadline (vector-ref (cdr w) 0)))
+                         (let ((deadline (mvar-read (cdr w))))
                            (cond ((eq? deadline 'closed) #f)
                                  ((and deadline (> now deadline))
                                   (guard (e (#t #f)) (close-port (car w)))
@@ -311,12 +314,12 @@
 
 (define (connection c)
   (bump! open-conns 1)
-  (let ((box (vector #f)))
+  (let ((box (make-mvar #f)))
     (watch! c box)
     (guard (e (#t #f))                  ; reset, broken pipe, closed by the reaper: gone
       (tcp-nodelay! c #t)
       (serve c box))
-    (vector-set! box 0 'closed)         ; the reaper forgets it
+    (set-deadline! box 'closed)         ; the reaper forgets it
     (guard (e (#t #f)) (close-port c)))
   (bump! open-conns -1))
 
