@@ -1145,6 +1145,34 @@ static Value p_vector_set(RtsCap *cap, Value *argv, int argc)
     return RTS_UNSPEC;
 }
 
+/* (vector-fetch-add! v k n): adds the fixnum n to the fixnum in element k of v as one atomic
+ * step and returns what the element held, as GHC's fetchAddIntArray#: a counter that threads
+ * on several capabilities share without an MVar (an MVar every thread takes in turn makes
+ * them queue through the run queue). Threads that share such an element change and read it
+ * only this way, (vector-fetch-add! v k 0) to read it: a vector-ref beside it would be a data
+ * race. No write barrier: a fixnum is not a pointer, and nothing allocates here, so no GC
+ * moves v meanwhile. */
+static Value p_vector_fetch_add(RtsCap *cap, Value *argv, int argc)
+{
+    (void)argc;
+    check_vector(cap, "vector-fetch-add!", argv[0]);
+    size_t i = index_arg(cap, "vector-fetch-add!", argv[1], rts_vector_length(argv[0]), argv[0]);
+    intptr_t d = fix_arg(cap, "vector-fetch-add!", argv[2]);
+    Value *slot = &obj_payload(argv[0])[i];
+    Value old = __atomic_load_n(slot, __ATOMIC_RELAXED);
+    for (;;) {
+        if (!rts_is_fixnum(old))
+            sch_type_error(cap, "vector-fetch-add!", "exact integer element", old);
+        intptr_t sum;
+        if (__builtin_add_overflow(rts_fixnum_val(old), d, &sum) || sum > RTS_FIXNUM_MAX
+            || sum < RTS_FIXNUM_MIN)
+            sch_error(cap, "vector-fetch-add!", "the sum is not a fixnum", 2, old, argv[2]);
+        if (__atomic_compare_exchange_n(slot, &old, rts_fixnum(sum), true, __ATOMIC_SEQ_CST,
+                                        __ATOMIC_RELAXED))
+            return old;
+    }
+}
+
 static Value p_vector_to_list(RtsCap *cap, Value *argv, int argc)
 {
     check_vector(cap, "vector->list", argv[0]);
@@ -1497,6 +1525,7 @@ const SchPrimDef sch_prims_data[] = {
     { "vector-length", p_vector_length, 1, 1 },
     { "vector-ref", p_vector_ref, 2, 2 },
     { "vector-set!", p_vector_set, 3, 3 },
+    { "vector-fetch-add!", p_vector_fetch_add, 3, 3 },
     { "vector->list", p_vector_to_list, 1, 3 },
     { "list->vector", p_list_to_vector, 1, 1 },
     { "vector-fill!", p_vector_fill, 2, 4 },

@@ -29,6 +29,10 @@ Stages:
               second) and a keep-alive connection idle after its answer are all closed by the
               server between the timeout and three times it, while a connection that sends
               its request at once is answered
+  limit       the bound on open connections (HTTP_TEST_MAX_CONNS, the server's fifth
+              argument; needs it set): three times that many connections opened and kept
+              silent leave the server with at most that many more descriptors; once every
+              one sends a request, every one is answered (the held back ones as others close)
 """
 
 import os
@@ -351,10 +355,35 @@ def stage_idle(srv):
         s.close()
 
 
+def stage_limit(srv, fds_before):
+    expect(MAX_CONNS is not None, "the limit stage needs HTTP_TEST_MAX_CONNS")
+    socks = [connect(srv) for _ in range(3 * MAX_CONNS)]
+    time.sleep(1.0)                         # time for an unbounded acceptor to take them all
+    held = srv.open_fds() - fds_before
+    for i, s in enumerate(socks):
+        s.sendall(b"GET %s HTTP/1.1\r\nConnection: close\r\n\r\n" % (b"/alloc" if i % 2 else b"/"))
+    for i, s in enumerate(socks):
+        s.settimeout(30)
+        a = b""
+        while True:
+            data = s.recv(65536)
+            if not data:
+                break
+            a += data
+        body = ALLOC if i % 2 else INDEX
+        expect(a.startswith(b"HTTP/1.1 200 OK\r\n") and a.endswith(b"\r\n\r\n" + body),
+               f"connection {i} of {len(socks)}: {a[:60]!r}...{a[-40:]!r}")
+        s.close()
+    expect(held <= MAX_CONNS, f"{len(socks)} silent connections: the server held {held} "
+                              f"descriptors more, past its bound of {MAX_CONNS}")
+
+
 STAGES = {"roundtrip": stage_roundtrip, "errors": stage_errors, "slow": stage_slow,
           "disconnect": stage_disconnect, "wrk": stage_wrk, "idle": stage_idle}
 HEAD_TIMEOUT = (float(os.environ["HTTP_TEST_HEAD_TIMEOUT"])
                 if os.environ.get("HTTP_TEST_HEAD_TIMEOUT") else None)
+MAX_CONNS = (int(os.environ["HTTP_TEST_MAX_CONNS"])
+             if os.environ.get("HTTP_TEST_MAX_CONNS") else None)
 
 
 def settle(srv, fds_before):
@@ -377,8 +406,10 @@ def main():
     stages = sys.argv[4:] or ["roundtrip", "errors", "slow", "disconnect", "many"]
     conns = int(os.environ.get("HTTP_TEST_CONNS", "1000"))
     cmd = [os.path.join(build, "rtslab"), SERVER, "127.0.0.1", "0", WORK]
-    if HEAD_TIMEOUT is not None:
-        cmd.append(os.environ["HTTP_TEST_HEAD_TIMEOUT"])
+    if HEAD_TIMEOUT is not None or MAX_CONNS is not None:
+        cmd.append(os.environ.get("HTTP_TEST_HEAD_TIMEOUT") or "60")
+    if MAX_CONNS is not None:
+        cmd.append(str(MAX_CONNS))
     cmd += ["+RTS", f"--io-manager={backend}"] + nopt.split() + ["-RTS"]
     srv = serverload.Server(cmd)
     status, failed = 0, []
@@ -389,6 +420,8 @@ def main():
             try:
                 if name == "many":
                     stage_many(srv, conns)
+                elif name == "limit":
+                    stage_limit(srv, fds_before)
                 else:
                     STAGES[name](srv)
                 print(f"{name}: ok", flush=True)
