@@ -9,8 +9,8 @@
 ;; slow: 127.0.0.1 0 500
 ;; load: / /alloc
 
-;; Arguments: HOST PORT N [HEAD-TIMEOUT [MAX-CONNS]] (PORT 0: the OS picks one). A connection whose request
-;; head (and body) has not all arrived HEAD-TIMEOUT seconds (default 60, nginx's
+;; Arguments: HOST PORT N [HEAD-TIMEOUT [MAX-CONNS]] (PORT 0: the OS picks one). A connection
+;; whose request head (and body) has not all arrived HEAD-TIMEOUT seconds (default 60, nginx's
 ;; client_header_timeout) after the server began waiting for it, at its start or after its
 ;; previous answer, is closed without an answer: a client that opens connections and sends
 ;; nothing, or a byte now and then, cannot hold them for ever. At most MAX-CONNS connections
@@ -109,7 +109,7 @@
         (bytevector-copy bv 0 (+ i 4))
         (loop (+ i 1)))))
 
-;; --- counters (one MVar each: threads share mutable data only through MVars) ---------------
+;; --- counters -------------------------------------------------------------------------------
 
 ;; Counters every connection's thread updates: elements of one vector, changed and read with
 ;; vector-fetch-add! (one atomic step each). They were MVars, which every connection took in
