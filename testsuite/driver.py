@@ -150,7 +150,8 @@ def have_mountns():
 
 
 HOST_FEATURES = {"ipv6": have_ipv6_loopback, "wrk": have_command("wrk"),
-                 "nginx": have_command("nginx"), "strace": have_strace, "mountns": have_mountns}
+                 "nginx": have_command("nginx"), "strace": have_strace, "mountns": have_mountns,
+                 "unifdef": have_command("unifdef")}
 # Programs of the build that print its --info, the first one found is asked.
 INFO_PROGRAMS = ("rtslab", "tests/gc/err_stack")
 INFO_TIMEOUT = 60.0
