@@ -264,12 +264,24 @@ def stage_disconnect(srv):
         check_index(rd.response())
 
 
+def closing_request(i):
+    """The request connection i sends in the many-connection stages: /alloc or /, then close."""
+    return b"GET %s HTTP/1.1\r\nConnection: close\r\n\r\n" % (b"/alloc" if i % 2 else b"/")
+
+
+def check_closing_answer(i, a, of=""):
+    """What connection i read to the end of the stream: the whole answer to closing_request(i)."""
+    body = ALLOC if i % 2 else INDEX
+    expect(a.startswith(b"HTTP/1.1 200 OK\r\n") and a.endswith(b"\r\n\r\n" + body),
+           f"connection {i}{of}: {a[:60]!r}...{a[-40:]!r}")
+
+
 def stage_many(srv, conns):
     sel = selectors.DefaultSelector()
     socks = [socket.create_connection((srv.host, srv.port), timeout=30) for _ in range(conns)]
     answers = {}
     for i, s in enumerate(socks):
-        s.sendall(b"GET %s HTTP/1.1\r\nConnection: close\r\n\r\n" % (b"/alloc" if i % 2 else b"/"))
+        s.sendall(closing_request(i))
         s.setblocking(False)
         answers[i] = b""
         sel.register(s, selectors.EVENT_READ, i)
@@ -286,9 +298,7 @@ def stage_many(srv, conns):
         s.close()
     expect(pending == 0, f"{pending} of {conns} connections got no whole answer in 90 s")
     for i, a in answers.items():
-        body = ALLOC if i % 2 else INDEX
-        expect(a.startswith(b"HTTP/1.1 200 OK\r\n") and a.endswith(b"\r\n\r\n" + body),
-               f"connection {i}: {a[:60]!r}...{a[-40:]!r}")
+        check_closing_answer(i, a)
 
 
 def stage_wrk(srv):
@@ -361,7 +371,7 @@ def stage_limit(srv, fds_before):
     time.sleep(1.0)                         # time for an unbounded acceptor to take them all
     held = srv.open_fds() - fds_before
     for i, s in enumerate(socks):
-        s.sendall(b"GET %s HTTP/1.1\r\nConnection: close\r\n\r\n" % (b"/alloc" if i % 2 else b"/"))
+        s.sendall(closing_request(i))
     for i, s in enumerate(socks):
         s.settimeout(30)
         a = b""
@@ -370,9 +380,7 @@ def stage_limit(srv, fds_before):
             if not data:
                 break
             a += data
-        body = ALLOC if i % 2 else INDEX
-        expect(a.startswith(b"HTTP/1.1 200 OK\r\n") and a.endswith(b"\r\n\r\n" + body),
-               f"connection {i} of {len(socks)}: {a[:60]!r}...{a[-40:]!r}")
+        check_closing_answer(i, a, f" of {len(socks)}")
         s.close()
     expect(held <= MAX_CONNS, f"{len(socks)} silent connections: the server held {held} "
                               f"descriptors more, past its bound of {MAX_CONNS}")
