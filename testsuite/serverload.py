@@ -152,12 +152,13 @@ def parse_wrk(text):
     return out
 
 
-def wrk(url, connections, duration, threads=2, timeout_s=None):
+def wrk(url, connections, duration, threads=2, timeout_s=None, request_timeout=2):
     """Runs wrk against url (bounded: `duration` whole seconds, `connections` connections, a
-    request timeout of 2 s) and returns parse_wrk's dict plus the command and its text."""
+    request timeout of `request_timeout` seconds, which wrk counts as an error) and returns
+    parse_wrk's dict plus the command and its text."""
     threads = max(1, min(threads, connections))
     duration = max(1, int(duration))                  # wrk takes whole seconds
-    cmd = ["wrk", f"-t{threads}", f"-c{connections}", f"-d{duration}s", "--timeout", "2s",
+    cmd = ["wrk", f"-t{threads}", f"-c{connections}", f"-d{duration}s", "--timeout", f"{request_timeout}s",
            "--latency", url]
     p = subprocess.run(cmd, capture_output=True, text=True,
                        timeout=timeout_s or duration + 30)

@@ -145,7 +145,7 @@ static void run_thread(Capability *cap, Value t)
         trace_end(SPAN_MUTATOR);
         cap->sm.nsave = 0;
         cap->nlroots = 0;
-        if (cap->current == sched_main_thread)
+        if (cap->current == sched_main())
             rts_exit(1);
         tso_set(cap, cap->current, TSO_RESULT, RTS_FALSE);
         thread_finish(cap, cap->current, TS_KILLED);
@@ -154,7 +154,7 @@ static void run_thread(Capability *cap, Value t)
         count_out();
         return;
     }
-    if (t == sched_main_thread && __atomic_load_n(&interrupt_pending, __ATOMIC_RELAXED))
+    if (t == sched_main() && __atomic_load_n(&interrupt_pending, __ATOMIC_RELAXED))
         take_interrupt(cap);
     for (;;) {
         RtsCode code = thread_top_code(cap->current);
@@ -420,7 +420,7 @@ static bool join_cancel_wait(Capability *cap, Value target, Value t)
  * queue it waits on (under that queue's lock) wakes it. */
 static void unblock_main(Capability *cap)
 {
-    Value m = sched_main_thread;
+    Value m = sched_main();
     if (m == RTS_FALSE)
         return;
     Value on = __atomic_load_n(&obj_payload(m)[TSO_BLOCKED_ON], __ATOMIC_ACQUIRE);
@@ -456,7 +456,7 @@ static void unblock_main(Capability *cap)
  * waiting main thread is made runnable, to take it when it runs. */
 static void take_interrupt(Capability *cap)
 {
-    if (cap->current != sched_main_thread || cap->current == RTS_FALSE) {
+    if (cap->current != sched_main() || cap->current == RTS_FALSE) {
         unblock_main(cap);
         return;
     }
@@ -516,7 +516,7 @@ static void push_work(Capability *cap)
  * is, that one reaches the main thread instead. Without a handler the process ends here. */
 static void deadlock(void)
 {
-    if (interrupt_handler && sched_main_thread != RTS_FALSE) {
+    if (interrupt_handler && sched_main() != RTS_FALSE) {
         sched_interrupt_main(RTS_DEADLOCK);
         return;
     }
@@ -668,12 +668,13 @@ int rts_run_main(RtsCode code, size_t nslots)
         sched_start_workers();
         workers_started = true;
     }
-    sched_main_thread = rts_thread_new(cap, code, nslots);
-    tso_set(cap, sched_main_thread, TSO_LOCKED, RTS_TRUE);    /* Note [Pushing work] */
-    rts_thread_start(cap, sched_main_thread);
+    Value m = rts_thread_new(cap, code, nslots);
+    tso_set(cap, m, TSO_LOCKED, RTS_TRUE);    /* Note [Pushing work] */
+    __atomic_store_n(&sched_main_thread, m, __ATOMIC_RELEASE);
+    rts_thread_start(cap, m);
     __atomic_store_n(&sched_main_finished, 0, __ATOMIC_SEQ_CST);
     __atomic_fetch_sub(&sched_live, 1, __ATOMIC_SEQ_CST);    /* the placeholder out */
     schedule(cap);
-    sched_main_thread = RTS_FALSE;
+    __atomic_store_n(&sched_main_thread, RTS_FALSE, __ATOMIC_RELEASE);
     return 0;
 }

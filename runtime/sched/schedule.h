@@ -4,7 +4,14 @@
 
 #include "sm/gc.h"
 
-extern Value sched_main_thread;     /* a GC root */
+/* The program's main thread, or RTS_FALSE (a GC root). Threads it forked may still run on
+ * other capabilities when rts_run_main sets and clears it (they live until the process
+ * exits), so it is written atomically and read with sched_main(); the GC updates it in place
+ * with the world stopped. (Before: plain reads against the main thread's clearing it at the
+ * end of a run, a data race TSan reported at exit.) */
+extern Value sched_main_thread;
+static inline Value sched_main(void)
+{ return __atomic_load_n(&sched_main_thread, __ATOMIC_ACQUIRE); }
 extern int sched_main_finished;     /* atomic: the main thread has finished */
 /* Threads that can run again without another thread's help: runnable, running, sleeping or
  * blocked in IO (atomic). A thread moving between those states is counted in its new state

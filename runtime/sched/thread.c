@@ -64,7 +64,7 @@ void rts_thread_error(Capability *cap, const char *fmt, ...)
     va_list ap;
     va_start(ap, fmt);
     fflush(stdout);
-    if (cap->current == sched_main_thread)
+    if (cap->current == sched_main())
         fprintf(stderr, "rtslab: ");
     else
         fprintf(stderr, "rtslab: thread %ld: ", (long)rts_thread_id(cap->current));
@@ -143,7 +143,7 @@ void thread_finish(Capability *cap, Value t, ThreadStatus how)
     Value j = tso_get(t, TSO_JOINERS);
     tso_set(cap, t, TSO_JOINERS, RTS_FALSE);
     obj_unlock(cap, t);
-    if (t == sched_main_thread)
+    if (t == sched_main())
         __atomic_store_n(&sched_main_finished, 1, __ATOMIC_SEQ_CST);
     while (j != RTS_FALSE) {
         Value next = tso_get(j, TSO_LINK);

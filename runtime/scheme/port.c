@@ -699,10 +699,18 @@ bool sch_flush_all(void)
     bool ok = !__atomic_load_n(&lost_write, __ATOMIC_RELAXED);
     pthread_mutex_lock(&all_ports_lock);
     for (SchPort *p = all_ports; p; p = p->next) {
-        if (p->kind != FILE_OUT && p->kind != SOCKET)
+        /* Threads the main thread forked may still be closing ports (they run until the
+         * process exits), and a port's open flag sits beside its kind: the compiler may read
+         * kind and standard with one load that spans it, so they are read under the lock
+         * that sch_port_close writes open under (TSan saw the wide load race at exit). */
+        pthread_mutex_lock(&p->lock);
+        PortKind kind = p->kind;
+        bool standard = p->standard;
+        pthread_mutex_unlock(&p->lock);
+        if (kind != FILE_OUT && kind != SOCKET)
             continue;
         sch_port_flush(p);
-        if (p->kind != FILE_OUT || p->standard)   /* stdout's own: rts_exit reports it */
+        if (kind != FILE_OUT || standard)         /* stdout's own: rts_exit reports it */
             continue;
         ok &= report_write_error(p);
     }
