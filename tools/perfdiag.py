@@ -198,7 +198,7 @@ def parse_script(text, pid_tids=None):
     frames [(symbol, dso)] leaf first; only threads of PID_TIDS (a set of tids) if given."""
     samples, cur = [], None
     for line in text.splitlines():
-        if not line.strip():
+        if not line.strip() or line.startswith("#"):
             if cur:
                 samples.append(cur)
             cur = None
@@ -287,14 +287,16 @@ def record(cmd, cwd, stats_file, user_groups=None, env=None, perf=PERF, timeout=
 
 
 # perf sched timehist: "TIME [CPU] COMM[TID/PID] or COMM[PID]  WAIT  DELAY  RUN  [STATE]"
-_TIMEHIST = re.compile(r"^\s*(\d+\.\d+)\s+\[(\d+)\]\s+(.*?)\[(\d+)(?:/(\d+))?\]\s+"
+_TIMEHIST = re.compile(r"^\s*(\d+\.\d+)\s+\[(\d+)\]\s+(.*?)\[(-?\d+)(?:/(\d+))?\]\s+"
                        r"([\d.]+)\s+([\d.]+)\s+([\d.]+)(?:\s+(\w))?\s*$")
 
 
 def parse_timehist(text, pid=None):
     """{tid: {"switches", "run_ms", "wait_ms", "delay_ms", "max_delay_ms", "preempted",
-    "slept"}} from `perf sched timehist --state` lines; only the threads of process PID if
-    given (a thread is COMM[TID/PID], a process's main thread COMM[PID])."""
+    "slept", "comm"}} from `perf sched timehist --state` lines; only the threads of process
+    PID if given (a thread is COMM[TID/PID], a process's main thread COMM[PID]; perf shows a
+    thread that has exited by the time it reads the record as `:-1[-1/PID]`, counted here as
+    one thread, tid -1). State R: switched out while runnable (preempted); S or D: asleep."""
     threads = {}
     for line in text.splitlines():
         m = _TIMEHIST.match(line)
@@ -562,11 +564,12 @@ def report(results, labels, tools, user_groups, runtime_rows, with_hw):
 
 
 def main(argv=None, *, who, here, default_builds, programs, settings, tools, user_groups=None,
-         runtime_rows=None, size="quick", about=""):
+         runtime_rows=None, size="quick", about="", patch=None):
     """An experiment's perf script (see the section's comment). DEFAULT_BUILDS: [(label,
     build spec)], the first the baseline; PROGRAMS: workload specs; SETTINGS: {name: (RTS
     options, busy)}; TOOLS: of "stat", "record", "sched"; USER_GROUPS: {group: regex over a
-    sample's leaf symbol}; RUNTIME_ROWS: {tool: [(label, regex over -s keys, summed[, scale])]}."""
+    sample's leaf symbol}; RUNTIME_ROWS: {tool: [(label, regex over -s keys, summed[, scale])]};
+    PATCH: the patch the first build must lack and the others have (their --info)."""
     import argparse
     import datetime
     import json
@@ -608,6 +611,12 @@ def main(argv=None, *, who, here, default_builds, programs, settings, tools, use
     labels = [label for label, _ in default_builds]
     builds = {l: variant.resolve_or_exit(getattr(a, l.replace("-", "_")), ROOT, f"{who}/perf.py",
                                          targets=targets)[1] for l in labels}
+    if patch:
+        has = {l: patch in (builds[l]["patches"] or "").split() for l in labels}
+        if has[labels[0]] or not all(has[l] for l in labels[1:]):
+            sys.exit(f"{who}/perf.py: --{labels[0]} must be built without {patch} and "
+                     f"{', '.join('--' + l for l in labels[1:])} with it (their patches: "
+                     + "; ".join(f"{l}: {builds[l]['patches']}" for l in labels) + ")")
     caps = probe()
     hw = oscounters.probe_perf().hardware
     print("\n".join(describe(caps)), flush=True)

@@ -43,7 +43,7 @@ ROWS = [("stop-the-world syncs", r"rtslab_stw_syncs"),
 
 if __name__ == "__main__":
     sys.exit(perfdiag.main(
-        who="futex-barrier", here=HERE, about=__doc__,
+        who="futex-barrier", here=HERE, about=__doc__, patch="futex-barrier",
         default_builds=[("baseline", "baseline"), ("futex-barrier", "futex-barrier")],
         programs=["micro/simple_alloc:200"], settings=SETTINGS, tools=["stat", "sched"],
         runtime_rows={"stat": ROWS, "sched": ROWS}))

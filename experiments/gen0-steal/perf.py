@@ -43,7 +43,7 @@ ROWS = [("work balance (0 serial, 1 perfect)", r"work_balance"),
 
 if __name__ == "__main__":
     sys.exit(perfdiag.main(
-        who="gen0-steal", here=HERE, about=__doc__,
+        who="gen0-steal", here=HERE, about=__doc__, patch="gen0-steal",
         default_builds=[("baseline", "baseline"), ("gen0-steal", "gen0-steal")],
         programs=["real/synth", "micro/skewed_live:48:128:16"], settings=SETTINGS,
         tools=["stat", "record"], user_groups=USER_GROUPS,

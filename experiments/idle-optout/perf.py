@@ -39,7 +39,7 @@ ROWS = [("GCs", r"num_GCs"),
 
 if __name__ == "__main__":
     sys.exit(perfdiag.main(
-        who="idle-optout", here=HERE, about=__doc__,
+        who="idle-optout", here=HERE, about=__doc__, patch="idle-optout",
         default_builds=[("baseline", "baseline"), ("idle-optout", "idle-optout")],
         programs=["micro/busy_one:500", "spectral/nbody"], settings=SETTINGS,
         tools=["stat", "sched"], runtime_rows={"stat": ROWS, "sched": ROWS}))

@@ -42,7 +42,7 @@ LOCKS = [("lock spins", r"rtslab_lock_\w+_spins"), ("lock yields", r"rtslab_lock
 
 if __name__ == "__main__":
     sys.exit(perfdiag.main(
-        who="spin-yield", here=HERE, about=__doc__,
+        who="spin-yield", here=HERE, about=__doc__, patch="spin-yield",
         default_builds=[("baseline", "baseline"), ("spin-yield", "spin-yield")],
         programs=["real/synth", "smp/thread-churn"], settings=SETTINGS,
         tools=["stat", "record"], user_groups=USER_GROUPS,
