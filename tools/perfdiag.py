@@ -1,5 +1,5 @@
 """The perf diagnoses of the seeds, run on one rtslab program, for the experiments' perf
-scripts (experiments/{spin-yield,gen0-steal,futex-barrier,idle-optout}/perf.py).
+scripts (experiments/PATCH/perf.py, beside each experiment's run.py).
 
 Seed 000 ("scaling ghc --make") ran `perf record` and found GHC "did mostly sched_yield()";
 seed 001 ("OCaml 5 performance part 2") read stop-the-world latency off `perf sched

@@ -4,8 +4,9 @@
     python3 testsuite/bench/test_perfdiag.py --build BUILDDIR [--live]
 
 1. On perf output recorded on this project's 2-core KVM guest (perf 6.1), in perf-fixtures/:
-   `perf script` call chains of smp/thread-churn at -N4 under the spin-yield patch (ten
-   samples picked from the run; an eleventh of another process added), and `perf sched
+   `perf script` call chains of smp/thread-churn at -N4 in a build whose spin-waits yield
+   (ten samples picked from the run, the binary's path shortened to /build/rtslab; an
+   eleventh of another process added), and `perf sched
    timehist --state` of simple_alloc 5 at -N2 (the whole output: other processes, idle,
    exited threads): the samples' places (a system call by its kernel entry, page faults,
    the experiment's user functions), and each thread's switches, run, wait and scheduling
@@ -44,7 +45,7 @@ def near(a, b):
 
 
 def test_script():
-    text = fixture("script-thread-churn-N4-spin-yield.txt")
+    text = fixture("script-thread-churn-N4.txt")
     every = perfdiag.parse_script(text)
     mine = perfdiag.parse_script(text, {1245})
     check(len(every) == 11 and len(mine) == 10,
