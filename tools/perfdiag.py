@@ -43,6 +43,7 @@ PerfDiagError with the command and stderr's tail.
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -124,26 +125,31 @@ def describe(caps):
 
 def _run(argv, cwd, env, timeout, tmp):
     """Run ARGV's workload (the part after `--`) through the pid-writing shell; returns
-    (process, its pid)."""
+    (its stdout, its process id)."""
     pidfile = os.path.join(tmp, "pid")
     i = argv.index("--")
     wrapped = argv[:i + 1] + ["sh", "-c", 'echo $$ > "$0"; exec "$@"', pidfile] + argv[i + 1:]
     env = dict(os.environ if env is None else env)
     env.pop("RTSLAB_RTS", None)
+    # A session of its own, so that a timeout kills the program under perf too.
+    p = subprocess.Popen(wrapped, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True)
     try:
-        p = subprocess.run(wrapped, cwd=cwd, env=env, capture_output=True, text=True,
-                           timeout=timeout)
+        out, err = p.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.communicate()
         raise PerfDiagError(f"timed out after {timeout} s: {' '.join(argv)}")
     if p.returncode != 0:
         raise PerfDiagError(f"exit status {p.returncode}: {' '.join(argv)}\n"
-                            + "\n".join(p.stderr.splitlines()[-15:]))
+                            + "\n".join(err.splitlines()[-15:]))
     try:
         with open(pidfile, encoding="utf-8") as f:
             pid = int(f.read().strip())
     except (OSError, ValueError):
         pid = None
-    return p, pid
+    return out, pid
 
 
 def _stats(stats_file):
@@ -176,13 +182,13 @@ def stat(cmd, cwd, stats_file, env=None, perf=PERF, timeout=TIMEOUT):
     with tempfile.TemporaryDirectory(prefix="rtslab-perfdiag-") as tmp:
         out = os.path.join(tmp, "stat.txt")
         argv = [perf, "stat", "-x,", "-e", ",".join(events), "-o", out, "--", *cmd]
-        p, _ = _run(argv, cwd, env, timeout, tmp)
+        stdout, _ = _run(argv, cwd, env, timeout, tmp)
         with open(out, encoding="utf-8", errors="replace") as f:
             text = f.read()
     counted = {e["event"]: (oscounters.seconds(e) if e["event"] == "task-clock" else e["value"])
                for e in oscounters.parse_events(text)}
     return {"ok": True, "events": counted, "text": text, "stats": _stats(stats_file),
-            "stdout": p.stdout, "syscalls_counted": caps["tracepoints"][0],
+            "stdout": stdout, "syscalls_counted": caps["tracepoints"][0],
             "why_no_syscalls": caps["tracepoints"][1],
             "perf_command": f"perf stat -e {','.join(events)} -- {' '.join(cmd)}"}
 
@@ -267,7 +273,7 @@ def record(cmd, cwd, stats_file, user_groups=None, env=None, perf=PERF, timeout=
         data = os.path.join(tmp, "perf.data")
         argv = [perf, "record", "-q", "-F", str(RECORD_FREQ), "-e", "cpu-clock", "-g", "-o",
                 data, "--", *cmd]
-        p, pid = _run(argv, cwd, env, timeout, tmp)
+        stdout, pid = _run(argv, cwd, env, timeout, tmp)
         pids = ["--pid", str(pid)] if pid else []
         rep = subprocess.run([perf, "report", "-i", data, "--stdio", "--no-children", "-g",
                               "none", "--sort", "dso,sym", "--percent-limit", "0.5", *pids],
@@ -281,7 +287,7 @@ def record(cmd, cwd, stats_file, user_groups=None, env=None, perf=PERF, timeout=
             shutil.copy(data, keep)
     frac, n = shares(samples, user_groups)
     return {"ok": True, "shares": frac, "samples": n, "kernel": caps["kernel"][0],
-            "top": lines[:top], "stats": _stats(stats_file), "stdout": p.stdout,
+            "top": lines[:top], "stats": _stats(stats_file), "stdout": stdout,
             "perf_command": f"perf record -F {RECORD_FREQ} -e cpu-clock -g -- "
                             f"{' '.join(cmd)}; perf report --no-children --sort dso,sym"}
 
@@ -346,7 +352,7 @@ def sched(cmd, cwd, stats_file, env=None, perf=PERF, timeout=TIMEOUT, keep=None)
     with tempfile.TemporaryDirectory(prefix="rtslab-perfdiag-") as tmp:
         data = os.path.join(tmp, "sched.data")
         argv = [perf, "sched", "record", "-k", "CLOCK_MONOTONIC", "-o", data, "--", *cmd]
-        p, pid = _run(argv, cwd, env, timeout, tmp)
+        stdout, pid = _run(argv, cwd, env, timeout, tmp)
         th = subprocess.run([perf, "sched", "timehist", "-i", data, "--state"],
                             capture_output=True, text=True, timeout=timeout)
         lat = subprocess.run([perf, "sched", "latency", "-i", data, "--pids"],
@@ -361,7 +367,7 @@ def sched(cmd, cwd, stats_file, env=None, perf=PERF, timeout=TIMEOUT, keep=None)
         latency = [f"(perf sched latency listed none of this process's threads; exit status "
                    f"{lat.returncode}{': ' + why[0] if why else ''})"]
     return {"ok": True, "pid": pid, "threads": threads, "totals": sched_totals(threads),
-            "latency": latency, "stats": _stats(stats_file), "stdout": p.stdout,
+            "latency": latency, "stats": _stats(stats_file), "stdout": stdout,
             "perf_command": f"perf sched record -k CLOCK_MONOTONIC -- {' '.join(cmd)}; "
                             "perf sched timehist --state; perf sched latency --pids"}
 
@@ -547,6 +553,8 @@ def report(results, labels, tools, user_groups, runtime_rows, with_hw):
                     _rows_sched(runs, labels))
             rows += _rows_runtime(runs, labels, runtime_rows.get(tool, []))
             out += table(rows, labels) + [""]
+            if runs[labels[0]][0].get("perf_command"):
+                text += [f"by hand ({labels[0]}): {runs[labels[0]][0]['perf_command']}", ""]
             if tool == "record":
                 if not runs[labels[0]][0]["kernel"]:
                     out += ["(perf may not sample the kernel here: time inside system calls "

@@ -98,7 +98,8 @@ def test_report():
         return {"ok": True, "events": {"task-clock": 0.5, "context-switches": cs,
                                        "cpu-migrations": 2.0, "page-faults": 9.0},
                 "stats": {"rtslab_stw_syncs": syncs, "rtslab_lock_a_yields": 2.0,
-                          "rtslab_lock_b_yields": 3.0}, "syscalls_counted": False}
+                          "rtslab_lock_b_yields": 3.0}, "syscalls_counted": False,
+                "perf_command": "perf stat -e context-switches -- prog"}
     results = {"prog, `+RTS -N2`": {
         "stat": {"base": [stat_run(100.0, 10.0), stat_run(300.0, 30.0), stat_run(200.0, 20.0)],
                  "patch": [stat_run(40.0, 10.0)] * 3},
@@ -112,6 +113,8 @@ def test_report():
     check("| -s: syncs | 20 | 10 |" in text and "| -s: yields | 5 | 5 |" in text
           and "| -s: syncs (k) | 0.020 | 0.010 |" in text,
           "the runtime's rows: summed over the keys a pattern matches, scaled:\n" + text)
+    check("by hand (base): perf stat -e context-switches -- prog" in text,
+          "the command that gives the same view by hand")
     check("instructions" not in text and "system calls" not in text,
           "no hardware rows without hardware counters, no system call rows uncounted")
     check("**perf sched (what the threads waited for)**: not run here, perf sched: not "
