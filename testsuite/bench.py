@@ -5,7 +5,7 @@ prints a nofib-analyse-style comparison (testsuite/benchlib.py says how to read 
 
     python3 testsuite/bench.py [-c VARIANT[:RTSOPT,...]]... [--size quick|norm|slow]
                                [--runs R] [--layouts K] [-p REGEX]... [--metrics LIST]
-                               [--out DIR] [--plan HALFWIDTH]
+                               [--out DIR] [--plan HALFWIDTH] [--perf | --no-perf]
     python3 testsuite/bench.py --report _bench/latest/runs.json [--metrics LIST]
 
 With --layouts K every variant is linked K ways (tools/layout.py, Note [Code layout as a
@@ -43,8 +43,10 @@ table, and the exit status is then 1.
 
 The raw runs, every statistic of `-s --machine-readable` plus the runner's own wall clock,
 the child's rusage, the OS's counters (testsuite/oscounters.py: perf stat where it may count,
-else rusage), the layout seed and the environment padding, go to OUT/<date>-<size>/runs.json and runs.csv, with the table in
-table.txt; OUT/latest points at the newest.
+with instructions and cycles where the machine has hardware counters, else rusage), the
+layout seed and the environment padding, go to OUT/<date>-<size>/runs.json and runs.csv,
+with the table in table.txt; OUT/latest points at the newest. --perf prints the OS
+counters' tables (context switches, CPU migrations, ...) instead of the default set.
 
 A server (testsuite/bench/io/, a `;; load:` line in its header) runs under load instead:
 wrk drives each of its paths (one table row each, GROUP/NAME:PATH) on 127.0.0.1 for the
@@ -311,6 +313,8 @@ def print_report(data, metrics):
             f"run(s) per configuration ({how}), {data['date']}",
             f"machine: {data['machine'].get('cpu', '?')}, {data['machine'].get('cpus')} CPUs; "
             f"commit {data.get('commit') or '?'}"]
+    if data.get("os_counters_tool"):
+        head.append(f"OS counters: {data['os_counters_tool']}")
     revs = {c["label"]: c.get("revision") for c in data["configs"]}
     if any(r and r != data.get("commit") for r in revs.values()):
         head += [f"  {label}: built from {rev}" for label, rev in revs.items()]
@@ -378,11 +382,17 @@ def main():
                     help="a pilot (--layouts, default 3, x --runs, default 2) then the layouts "
                          "and runs that reach a geometric mean within +-HALFWIDTH (e.g. 0.02) "
                          "for each configuration against the first, and how long they take")
+    ap.add_argument("--perf", action="store_true",
+                    help="print the OS counters' tables: elapsed, then task clock, context "
+                         "switches, CPU migrations, page faults, and instructions and cycles "
+                         "where the machine has hardware counters (perf stat; getrusage where "
+                         "perf may not count, which has no migrations); with --metrics, "
+                         "after those tables")
     ap.add_argument("--no-perf", action="store_true",
                     help="take the OS counters from rusage even where perf could count")
     ap.add_argument("-p", "--programs", action="append", metavar="REGEX",
                     help="only programs whose GROUP/NAME matches; repeat or comma-separate")
-    ap.add_argument("--metrics", default=",".join(benchlib.DEFAULT_METRICS),
+    ap.add_argument("--metrics", default=None,
                     help="tables to print, from: " + ", ".join(benchlib.METRICS))
     ap.add_argument("--out", default=None, help="where results go (default SRC/_bench)")
     ap.add_argument("--use-build", action="append", default=[], metavar="VARIANT=DIR",
@@ -396,7 +406,14 @@ def main():
     ap.add_argument("--report", metavar="RUNS.json", help="print the table of saved runs")
     args = ap.parse_args()
     src = os.path.abspath(args.src)
-    metrics = [m for m in args.metrics.split(",") if m]
+    if args.perf and args.no_perf:
+        ap.error("--perf and --no-perf contradict each other")
+    if args.metrics is None:
+        metrics = list(benchlib.PERF_METRICS if args.perf else benchlib.DEFAULT_METRICS)
+    else:
+        metrics = [m for m in args.metrics.split(",") if m]
+        if args.perf:
+            metrics += [m for m in benchlib.OS_METRICS if m not in metrics]
     for m in metrics:
         if m not in benchlib.METRICS:
             ap.error(f"unknown metric '{m}' (known: {', '.join(benchlib.METRICS)})")
@@ -491,9 +508,13 @@ def main():
         else:
             seeds[variant] = [0]
             binaries[variant] = {0: rtslab}
-    counters = "rusage" if args.no_perf else oscounters.probe()
-    log(f"  OS counters from {counters}" + ("" if counters == "perf" else
-                                           " (perf stat cannot count here, or --no-perf)"))
+    probe = oscounters.Probe("rusage", why="--no-perf") if args.no_perf else \
+        oscounters.probe_perf()
+    counters = probe.tool
+    log(f"  OS counters from {probe.describe()}")
+    if args.perf and counters != "perf":
+        log("  bench: --perf: perf stat cannot count here, so the tables show getrusage's "
+            "task clock, context switches and page faults, and no CPU migrations")
 
     timeout = args.timeout or TIMEOUT[args.size]
     runs, failures = [], []
@@ -510,7 +531,7 @@ def main():
             for label, variant, opts in configs:
                 seed = seeds[variant][j]
                 r = run_once(binaries[variant][seed], prog, args.size, opts, timeout, pad,
-                             counters)
+                             probe)
                 r.update(program=prog.id, config=label, variant=variant, rts=opts, run=k,
                          layout=seed, env_pad=pad)
                 runs.append(r)
@@ -530,6 +551,7 @@ def main():
     data = {
         "size": args.size, "runs_per_config": args.runs * nlayouts,
         "layouts": args.layouts, "runs_per_layout": args.runs, "os_counters": counters,
+        "os_counters_tool": probe.describe(), "os_counters_events": list(probe.events),
         "layout_seeds": seeds,
         "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
         "machine": machine(), "commit": git_commit(src),

@@ -248,6 +248,7 @@ METRICS = {m.key: m for m in (
     Metric("faults", "Page faults (OS)", "count", _stat("os_page_faults"), _count),
     Metric("instructions", "Instructions (hardware)", "count", _stat("os_instructions"),
            _count),
+    Metric("cycles", "Cycles (hardware)", "count", _stat("os_cycles"), _count),
     Metric("rps", "Requests per second (servers, wrk)", "requests/s",
            _stat("load_requests_per_second"), lambda v: f"{v:.0f}", interval=True, modes=True),
     Metric("p50", "Latency, median (servers, wrk)", "ms", _stat("load_latency_p50_seconds"),
@@ -256,7 +257,11 @@ METRICS = {m.key: m for m in (
            _stat("load_latency_p99_seconds"), _millis, interval=True),
 )}
 # Metrics that only some programs have (the servers'): their tables list only those.
-SPARSE_METRICS = ("rps", "p50", "p99", "instructions", "migrations")
+SPARSE_METRICS = ("rps", "p50", "p99", "instructions", "cycles", "migrations")
+# The OS's counters (testsuite/oscounters.py): `bench.py --perf` prints these tables, and a
+# report says why one of them is missing (getrusage, or no hardware counters, counts none).
+OS_METRICS = ["taskclock", "ctxsw", "migrations", "faults", "instructions", "cycles"]
+PERF_METRICS = ["elapsed"] + OS_METRICS
 DEFAULT_METRICS = ["elapsed", "mutator", "gc", "allocs", "copied", "syncs", "taskclock", "ctxsw",
                    "maxpause", "balance", "rps", "p99"]
 # Bootstrap resamples behind each interval of a table (benchstats): enough for a 95 %
@@ -510,6 +515,18 @@ def modes_lines(modes, metric):
     return out
 
 
+def _why_no_os(runs, key):
+    """Why no run has the OS counter of metric KEY: where the counters came from."""
+    sources = {r["stats"].get("os_counters_source") for r in runs if r["ok"]}
+    if sources == {"rusage"}:
+        return "the OS counters came from getrusage, which has no such counter (perf stat " \
+               "could not count here, or --no-perf)"
+    if key in ("instructions", "cycles"):
+        return "perf counted no hardware events here (no hardware counters: a virtual " \
+               "machine often has none)"
+    return "no run has it"
+
+
 def report(runs, programs, configs, metrics):
     lines = []
     multi_layout = len({r.get("layout", 0) for r in runs}) > 1
@@ -520,6 +537,8 @@ def report(runs, programs, configs, metrics):
                    if not r["ok"] or isinstance(METRICS[key].get(r["stats"]), float)}
             progs = [p for p in programs if p in has]
             if not progs:
+                if key in OS_METRICS:
+                    lines += [f"{METRICS[key].title}: no figures; {_why_no_os(runs, key)}", ""]
                 continue
         modes = []
         lines += table(runs, progs, configs, METRICS[key], modes)

@@ -45,11 +45,12 @@ needs=F       the test is for builds that have F; needs=!F: for builds without i
               back end can run here), or ipv6 (this machine has an IPv6 loopback, ::1,
               that a socket can bind), or wrk or nginx (that program is installed: the
               request server's load and its anchor), or strace (strace is installed and
-              may trace a child here), or mountns (`unshare -m` may make a mount namespace
-              and bind a file over /etc/hosts in it: a test's own host names), or
-              sanitizer (the build has ASan or TSan: --info's "Sanitizer"); any other
-              name is a manifest error. May be
-              repeated: all must hold.
+              may trace a child here), or perf (`perf stat` may count a child's software
+              events here: testsuite/oscounters.py's probe), or mountns (`unshare -m` may
+              make a mount namespace and bind a file over /etc/hosts in it: a test's own
+              host names), or sanitizer (the build has ASan or TSan: --info's
+              "Sanitizer"); any other name is a manifest error. May be repeated: all must
+              hold.
               What the build has is read from its `rtslab +RTS --info -RTS` ("Patch F" and
               library lines, YES or NO). A test whose needs do not hold is not run, and is
               printed as "SKIP DIR/NAME: needs F" (or "needs !F") and counted as skipped.
@@ -138,6 +139,12 @@ def have_strace():
         return False
 
 
+def have_perf():
+    """Whether `perf stat` may count a child's software events here (the feature perf)."""
+    import oscounters
+    return oscounters.probe() == "perf"
+
+
 def have_mountns():
     """Whether a file can be bound over /etc/hosts in a mount namespace (the feature mountns)."""
     import subprocess
@@ -150,7 +157,8 @@ def have_mountns():
 
 
 HOST_FEATURES = {"ipv6": have_ipv6_loopback, "wrk": have_command("wrk"),
-                 "nginx": have_command("nginx"), "strace": have_strace, "mountns": have_mountns,
+                 "nginx": have_command("nginx"), "strace": have_strace, "perf": have_perf,
+                 "mountns": have_mountns,
                  "unifdef": have_command("unifdef")}
 # Programs of the build that print its --info, the first one found is asked.
 INFO_PROGRAMS = ("rtslab", "tests/gc/err_stack")
