@@ -377,6 +377,7 @@ int main(int argc, char **argv)
 
     rts_opts.eventlog = true;
     rts_opts.eventlog_file = argv[1];
+    rts_opts.eventlog_format = EVENTLOG_CHROME;
     trace_init(argv[0], 2);
     CHECK(trace_on);
 
