@@ -47,6 +47,8 @@ needs=F       the test is for builds that have F; needs=!F: for builds without i
               request server's load and its anchor), or strace (strace is installed and
               may trace a child here), or mountns (`unshare -m` may make a mount namespace
               and bind a file over /etc/hosts in it: a test's own host names), or
+              ghc-events (GHC and its ghc-events library are installed: a test reads the
+              eventlog with the real library), or
               sanitizer (the build has ASan or TSan: --info's "Sanitizer"); any other
               name is a manifest error. May be
               repeated: all must hold.
@@ -138,6 +140,20 @@ def have_strace():
         return False
 
 
+def have_ghc_events():
+    """Whether GHC and its ghc-events library are installed (the feature ghc-events; Debian
+    12's ghc and libghc-ghc-events-dev)."""
+    import subprocess
+    if not shutil.which("ghc") or not shutil.which("ghc-pkg"):
+        return False
+    try:
+        return subprocess.run(["ghc-pkg", "--simple-output", "field", "ghc-events", "version"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              timeout=60).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
 def have_mountns():
     """Whether a file can be bound over /etc/hosts in a mount namespace (the feature mountns)."""
     import subprocess
@@ -151,7 +167,7 @@ def have_mountns():
 
 HOST_FEATURES = {"ipv6": have_ipv6_loopback, "wrk": have_command("wrk"),
                  "nginx": have_command("nginx"), "strace": have_strace, "mountns": have_mountns,
-                 "unifdef": have_command("unifdef")}
+                 "unifdef": have_command("unifdef"), "ghc-events": have_ghc_events}
 # Programs of the build that print its --info, the first one found is asked.
 INFO_PROGRAMS = ("rtslab", "tests/gc/err_stack")
 INFO_TIMEOUT = 60.0
