@@ -167,6 +167,15 @@ void trace_gc_stats_slow(const TraceGcStats *s)
     if (t) post(no, t, &(TraceEv){ .kind = TEV_GC_STATS, .stats = s });
 }
 
+#if RTS_PATCH_IDLE_OPTOUT
+void trace_optout_slow(bool rejoin, bool waited)
+{
+    unsigned no;
+    Track *t = my(&no);
+    if (t) post(no, t, &(TraceEv){ .kind = TEV_OPT_OUT, .n = rejoin, .a = waited });
+}
+#endif
+
 void trace_init(const char *prog, unsigned n_caps)
 {
     if (!rts_opts.eventlog)

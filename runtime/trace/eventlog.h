@@ -40,6 +40,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "rts_config.h"
 
 typedef enum {
     SPAN_MUTATOR, SPAN_STW_REQUEST, SPAN_ENTER_BARRIER, SPAN_MINOR_GC, SPAN_MAJOR_GC,
@@ -133,5 +134,13 @@ static inline void trace_gc_stats(const TraceGcStats *s)
  * trace_begin(SPAN_MUTATOR, arg) after. */
 static inline bool trace_suspend_mutator(uint64_t *arg)
 { return __builtin_expect(trace_on, 0) && trace_suspend_mutator_slow(arg); }
+#if RTS_PATCH_IDLE_OPTOUT
+/* An idle capability opts out of a GC at its go (false), or rejoins after opting out
+ * (true; waited: it had to wait for the release of a GC still in progress). Instants
+ * "opt out" and "rejoin" (Note [Idle opt-out] in sync/stw.h). */
+void trace_optout_slow(bool rejoin, bool waited);
+static inline void trace_optout(bool rejoin, bool waited)
+{ if (__builtin_expect(trace_on, 0)) trace_optout_slow(rejoin, waited); }
+#endif
 
 #endif

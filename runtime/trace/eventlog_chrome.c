@@ -98,6 +98,15 @@ static void emit(FILE *f, unsigned tid, const Record *r, const TraceGcStats *gcs
                 (unsigned long long)s->heap_bytes, (unsigned long long)s->live_bytes);
         break;
     }
+#if RTS_PATCH_IDLE_OPTOUT
+    case TEV_OPT_OUT:
+        if (e->n)
+            fprintf(f, "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"rejoin\",\"pid\":1,\"tid\":%u,\"ts\":%.3f,\"args\":{\"waited\":%s}}",
+                    tid, ts, e->a ? "true" : "false");
+        else
+            fprintf(f, "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"opt out\",\"pid\":1,\"tid\":%u,\"ts\":%.3f}", tid, ts);
+        break;
+#endif
     }
 }
 

@@ -67,6 +67,10 @@ static const struct { uint16_t num; int16_t size; const char *desc; } types[] = 
     { EV_RTSLAB_MAJOR_GC, 0, "rtslab: the GC starting is a major GC" },
     { EV_RTSLAB_WAKE, 1, "rtslab: capability woken (0 for work, 1 for a GC)" },
     { EV_RTSLAB_SPIN, VARIABLE, "rtslab: contended spinlock (spins, lock name)" },
+#if RTS_PATCH_IDLE_OPTOUT
+    { EV_RTSLAB_OPT_OUT, 0, "rtslab: idle capability opts out of a GC" },
+    { EV_RTSLAB_REJOIN, 1, "rtslab: capability rejoins (1: waited for the GC's release)" },
+#endif
 };
 
 static uint8_t *put16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)(v >> 8); p[1] = (uint8_t)v; return p + 2; }
@@ -234,6 +238,14 @@ static void ghc_post(unsigned no, uint64_t ts, const TraceEv *e)
         put64(put32(event(no, EV_HEAP_LIVE, ts, 12, false), 0), s->live_bytes);
         break;
     }
+#if RTS_PATCH_IDLE_OPTOUT
+    case TEV_OPT_OUT:
+        if (e->n)
+            *event(no, EV_RTSLAB_REJOIN, ts, 1, false) = e->a != 0;
+        else
+            ev0(no, EV_RTSLAB_OPT_OUT, ts);
+        break;
+#endif
     }
 }
 

@@ -47,6 +47,8 @@
 #ifndef RTS_TRACE_EVENTLOG_GHC_H
 #define RTS_TRACE_EVENTLOG_GHC_H
 
+#include "rts_config.h"
+
 /* GHC's event numbers (EventLogFormat.h) */
 #define EV_CREATE_THREAD        0
 #define EV_RUN_THREAD           1
@@ -91,6 +93,12 @@
 #define EV_RTSLAB_MAJOR_GC              2010
 #define EV_RTSLAB_WAKE                  2011
 #define EV_RTSLAB_SPIN                  2012
+#if RTS_PATCH_IDLE_OPTOUT
+/* Note [Idle opt-out] in sync/stw.h: an idle capability opts out of a GC at its go (no
+ * payload); it rejoins (Word8 1 when it waited for the GC's release, else 0). */
+#define EV_RTSLAB_OPT_OUT               2013
+#define EV_RTSLAB_REJOIN                2014
+#endif
 
 #define CAPSET_TYPE_OSPROCESS   2
 #define EV_NO_CAP               0xffff   /* the capability of the process-wide block */

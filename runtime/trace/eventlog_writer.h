@@ -21,6 +21,9 @@ typedef enum {
     TEV_GC_RESUME,      /* inside gc work: found work again */
     TEV_THREAD,         /* n = ThreadEv, a = the thread, b = the other capability */
     TEV_GC_STATS,       /* stats */
+#if RTS_PATCH_IDLE_OPTOUT
+    TEV_OPT_OUT,        /* n: 0 opted out of a GC, 1 rejoined; a: the rejoin waited */
+#endif
 } TraceEvKind;
 
 typedef struct TraceEv {
