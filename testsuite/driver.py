@@ -48,9 +48,10 @@ needs=F       the test is for builds that have F; needs=!F: for builds without i
               may trace a child here), or perf (`perf stat` may count a child's software
               events here: testsuite/oscounters.py's probe), or mountns (`unshare -m` may
               make a mount namespace and bind a file over /etc/hosts in it: a test's own
-              host names), or sanitizer (the build has ASan or TSan: --info's
-              "Sanitizer"); any other name is a manifest error. May be repeated: all must
-              hold.
+              host names), or ghc-events (GHC and its ghc-events library are installed: a
+              test reads the eventlog with the real library), or sanitizer (the build has
+              ASan or TSan: --info's "Sanitizer"); any other name is a manifest error. May
+              be repeated: all must hold.
               What the build has is read from its `rtslab +RTS --info -RTS` ("Patch F" and
               library lines, YES or NO). A test whose needs do not hold is not run, and is
               printed as "SKIP DIR/NAME: needs F" (or "needs !F") and counted as skipped.
@@ -145,6 +146,20 @@ def have_perf():
     return oscounters.probe() == "perf"
 
 
+def have_ghc_events():
+    """Whether GHC and its ghc-events library are installed (the feature ghc-events; Debian
+    12's ghc and libghc-ghc-events-dev)."""
+    import subprocess
+    if not shutil.which("ghc") or not shutil.which("ghc-pkg"):
+        return False
+    try:
+        return subprocess.run(["ghc-pkg", "--simple-output", "field", "ghc-events", "version"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              timeout=60).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
 def have_mountns():
     """Whether a file can be bound over /etc/hosts in a mount namespace (the feature mountns)."""
     import subprocess
@@ -158,8 +173,8 @@ def have_mountns():
 
 HOST_FEATURES = {"ipv6": have_ipv6_loopback, "wrk": have_command("wrk"),
                  "nginx": have_command("nginx"), "strace": have_strace, "perf": have_perf,
-                 "mountns": have_mountns,
-                 "unifdef": have_command("unifdef")}
+                 "mountns": have_mountns, "unifdef": have_command("unifdef"),
+                 "ghc-events": have_ghc_events}
 # Programs of the build that print its --info, the first one found is asked.
 INFO_PROGRAMS = ("rtslab", "tests/gc/err_stack")
 INFO_TIMEOUT = 60.0

@@ -43,6 +43,7 @@ typedef struct RtsOptions {
     unsigned long long numa_mask;  /* its nodes: bit i is node i; all bits for --numa alone */
     bool     eventlog;        /* -l */
     char    *eventlog_file;   /* -l<file>; NULL = <prog>.eventlog */
+    int      eventlog_format; /* --eventlog-format=ghc|chrome: 0, 1 (trace/eventlog.h) */
     bool     sanity;          /* -DS: sanity-check the heap before and after every GC */
     unsigned gc_stress;       /* -DG<n>: a minor GC every n allocations; 0 = off */
 #if RTS_PATCH_IDLE_OPTOUT

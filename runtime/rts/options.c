@@ -167,6 +167,7 @@ void rts_options_defaults(RtsOptions *o)
     o->numa_mask = 0;
     o->eventlog = false;
     o->eventlog_file = NULL;
+    o->eventlog_format = 0;
     o->sanity = false;
     o->gc_stress = 0;
 #if RTS_PATCH_IDLE_OPTOUT
@@ -566,6 +567,13 @@ int rts_options_parse_word(RtsOptions *o, const char *w, char *err, size_t errle
             else return fail(err, errlen, "%s: --io-manager= takes auto, uring or epoll", w);
             return 0;
         }
+        if (strncmp(w, "--eventlog-format=", 18) == 0) {   /* Note [Eventlog] */
+            const char *v = w + 18;
+            if (strcmp(v, "ghc") == 0) o->eventlog_format = 0;
+            else if (strcmp(v, "chrome") == 0) o->eventlog_format = 1;
+            else return fail(err, errlen, "%s: --eventlog-format= takes ghc or chrome", w);
+            return 0;
+        }
         break;
     default:
         break;
@@ -817,9 +825,12 @@ void rts_options_usage(void *file)
         "  --numa=<mask> the same, on the nodes of <mask> only (bit i: node i; decimal or 0x)\n"
         "  --io-manager=<m>  the IO manager's back end: uring (io_uring, liburing), epoll,\n"
         "                or auto (default: io_uring when the kernel allows it, else epoll)\n"
-        "  -l[<file>]    write an eventlog (Perfetto opens it) to <file>\n"
-        "                (default <prog>.eventlog.json, <prog> the script run or else\n"
-        "                the executable)\n"
+        "  -l[<file>]    write an eventlog to <file> (default <prog>.eventlog, <prog> the\n"
+        "                script run or else the executable), in GHC's binary format:\n"
+        "                ThreadScope and ghc-events read it\n"
+        "  --eventlog-format=<f>  the eventlog's format: ghc (the default) or chrome\n"
+        "                (Chrome trace JSON, which Perfetto opens; default file\n"
+        "                <prog>.eventlog.json)\n"
         "  -DS           sanity-check the heap before and after every GC (slow)\n"
         "  -DG<n>        collector stress: a minor GC every n allocations (slow)\n",
         RTS_OPT_MAX_CAPS, RTS_DEFAULT_PAR_GC_GEN, RTS_DEFAULT_BALANCE_TEXT,

@@ -130,6 +130,20 @@ static void wake_from_wait(Capability *cap, Value t)
 static uint64_t wake_sleepers(Capability *cap);
 static void take_interrupt(Capability *cap);
 
+/* Why a thread whose step returned RTS_BLOCK stopped, in GHC's terms, for the eventlog: what
+ * it waits on (it may have been woken already: then only that it blocked). */
+static TraceStop blocked_status(Value t)
+{
+    switch (tso_status(t)) {
+    case TS_BLOCKED_TAKE: case TS_BLOCKED_READ: case TS_BLOCKED_PUT: case TS_BLOCKED_JOIN:
+        return STOP_BLOCKED_ON_MVAR;
+    case TS_SLEEPING:
+        return STOP_BLOCKED_ON_DELAY;
+    default:
+        return STOP_THREAD_BLOCKED;
+    }
+}
+
 /* Runs thread t until it blocks, yields, finishes, dies or is preempted. At a timer tick the
  * sleepers that are due join the run queue first (Note [Due sleepers]), so a thread that
  * never blocks cannot keep them asleep. */
@@ -141,8 +155,9 @@ static void run_thread(Capability *cap, Value t)
     thread_dirty(cap, t);
     cap->thread_exit = &exit_point;
     trace_begin(SPAN_MUTATOR, (uint64_t)rts_thread_id(t));
+    TraceStop why = STOP_THREAD_YIELDING;       /* 0: blocked, blocked_status says on what */
     if (setjmp(exit_point)) {                   /* rts_thread_error: the thread dies */
-        trace_end(SPAN_MUTATOR);
+        trace_stop_thread(STOP_THREAD_FINISHED);
         cap->sm.nsave = 0;
         cap->nlroots = 0;
         if (cap->current == sched_main())
@@ -159,6 +174,7 @@ static void run_thread(Capability *cap, Value t)
     for (;;) {
         RtsCode code = thread_top_code(cap->current);
         if (!code) {                            /* returned from its last frame */
+            why = STOP_THREAD_FINISHED;
             thread_finish(cap, cap->current, TS_FINISHED);
             count_out();
             break;
@@ -182,13 +198,17 @@ static void run_thread(Capability *cap, Value t)
         if (step == RTS_YIELD) {
             runq_push(cap, cap->current);
         } else {
-            if (step == RTS_FINISH)
+            why = 0;
+            if (step == RTS_FINISH) {
+                why = STOP_THREAD_FINISHED;
                 thread_finish(cap, cap->current, TS_FINISHED);
+            }
             count_out();                        /* RTS_BLOCK: queued where it waits */
         }
         break;
     }
-    trace_end(SPAN_MUTATOR);
+    if (__builtin_expect(trace_on, 0))
+        trace_stop_thread_slow(why ? why : blocked_status(cap->current));
     cap->current = RTS_FALSE;
     cap->thread_exit = NULL;
 }
@@ -505,6 +525,7 @@ static void push_work(Capability *cap)
             return;
         tso_set(cap, t, TSO_CAP, rts_fixnum(c->sm.no));
         cap->threads_pushed++;
+        trace_thread(THREAD_EV_MIGRATE, (uint64_t)rts_thread_id(t), c->sm.no);
         cap_send_thread(cap, c, t);
     }
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 #include "sched/stack.h"
 #include "base/util.h"
+#include "trace/eventlog.h"
 
 static intptr_t next_thread_id = 1;
 
@@ -32,6 +33,7 @@ Value rts_thread_new(Capability *cap, RtsCode code, size_t nslots)
 
 void rts_thread_start(Capability *cap, Value t)
 {
+    trace_thread(THREAD_EV_CREATE, (uint64_t)rts_thread_id(t), 0);
     __atomic_fetch_add(&sched_live, 1, __ATOMIC_SEQ_CST);
     runq_push(cap, t);
 }
@@ -46,6 +48,8 @@ void rts_thread_start_on(Capability *cap, Value t, unsigned no)
         rts_thread_start(cap, t);
         return;
     }
+    trace_thread(THREAD_EV_CREATE, (uint64_t)rts_thread_id(t), 0);
+    trace_thread(THREAD_EV_WAKEUP, (uint64_t)rts_thread_id(t), no);
     __atomic_fetch_add(&sched_live, 1, __ATOMIC_SEQ_CST);
     tso_set_status(cap, t, TS_RUNNABLE);
     cap_send_thread(cap, &cap_array[no], t);
@@ -125,10 +129,13 @@ void thread_wake(Capability *cap, Value t)
     __atomic_fetch_add(&sched_live, 1, __ATOMIC_SEQ_CST);
     tso_set(cap, t, TSO_BLOCKED_ON, RTS_FALSE);
     unsigned owner = (unsigned)rts_fixnum_val(tso_get(t, TSO_CAP));
-    if (owner == cap->sm.no)
+    if (owner == cap->sm.no) {
+        trace_thread(THREAD_EV_RUNNABLE, (uint64_t)rts_thread_id(t), 0);
         runq_push(cap, t);
-    else
+    } else {
+        trace_thread(THREAD_EV_WAKEUP, (uint64_t)rts_thread_id(t), owner);
         cap_send_thread(cap, &cap_array[owner], t);
+    }
 }
 
 void thread_finish(Capability *cap, Value t, ThreadStatus how)

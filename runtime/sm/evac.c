@@ -8,6 +8,7 @@
 #include "sm/gc.h"
 #include "base/util.h"
 #include "os/numa.h"
+#include "trace/eventlog.h"
 #if RTS_PATCH_GEN0_STEAL
 #include <sched.h>
 #endif
@@ -316,14 +317,17 @@ void gc_scavenge_loop(GCThread *gct)
     if (!gct->steal)
         return;
     __atomic_fetch_sub(&gc_busy, 1, __ATOMIC_ACQ_REL);
+    trace_gc_idle(true);                    /* GHC's GC_IDLE ... GC_WORK ... GC_DONE */
     SpinWait w = SPIN_WAIT_INIT;
     for (;;) {
         if (any_work(gct)) {
             __atomic_fetch_add(&gc_busy, 1, __ATOMIC_ACQ_REL);
             bdescr *bd = steal(gct);
             if (bd) {
+                trace_gc_idle(false);
                 gct->scan_bd = bd;
                 scavenge_local(gct);
+                trace_gc_idle(true);
             }
             __atomic_fetch_sub(&gc_busy, 1, __ATOMIC_ACQ_REL);
             continue;

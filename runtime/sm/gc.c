@@ -376,6 +376,29 @@ static void collect(SmCap *leader, bool major, uint64_t stw_ns, const StwTakingP
         .steals = steals,
 #endif
     };
+    if (__builtin_expect(trace_on, 0)) {
+        /* GHC's balanced copied bytes (its Note [Work Balance]): with C copied in all by
+         * n threads, (sum over the threads of min(n * copied, C) - C) / (n - 1), which is C
+         * when every thread copied C / n and 0 when one copied everything; 0 when serial. */
+        uint64_t balanced = 0;
+        if (n_gc_threads > 1) {
+            uint64_t sum = 0;
+            for (unsigned k = 0; k < n_gc_threads; k++) {
+                uint64_t c = gc_threads[k]->copied_words * sizeof(Value) * n_gc_threads;
+                sum += c < copied ? c : copied;
+            }
+            balanced = (sum - copied) / (n_gc_threads - 1);
+        }
+        uint64_t allocated = 0;
+        for (unsigned i = 0; i < sm_n_caps; i++)
+            allocated += sm_caps[i]->bytes_allocated
+                       + (uint64_t)((uint8_t *)sm_caps[i]->hp - sm_caps[i]->cur_block->free);
+        trace_gc_stats(&(TraceGcStats){
+            .gen = major, .gc_threads = n_gc_threads, .copied_bytes = copied,
+            .max_thread_copied_bytes = max_copied, .balanced_copied_bytes = balanced,
+            .allocated_bytes = allocated, .heap_bytes = (uint64_t)sm_heap_blocks() * BLOCK_SIZE,
+            .live_bytes = r.live_bytes });
+    }
     if (done_hook)
         done_hook(&r);
     last_gc_major = major;

@@ -162,12 +162,14 @@ void stw_rejoin(unsigned me)
     }
     __atomic_fetch_add(&members[me].rejoins, 1, __ATOMIC_RELAXED);
     struct released_wait r = { STW_EPOCH(s) };
-    if (!released_reached(&r)) {
+    bool waited = !released_reached(&r);
+    if (waited) {
         /* left out of a GC in progress: its heap, nursery and roots are the GC's until the
          * release (which wakes WAIT_LEAVE waiters on `released`) */
         __atomic_fetch_add(&members[me].rejoin_waits, 1, __ATOMIC_RELAXED);
         sync_wait(&stw_sync.released, released_reached, &r, WAIT_LEAVE);
     }
+    trace_optout(true, waited);
     __atomic_store_n(&members[me].state, STW_RUNNING, __ATOMIC_SEQ_CST);
 }
 #endif
@@ -313,6 +315,8 @@ void stw_follow(unsigned me)
     trace_end(SPAN_ENTER_BARRIER);
 #if RTS_PATCH_IDLE_OPTOUT
     bool left = members[me].opt_out_at_go && opt_out(me, epoch);   /* Note [Idle opt-out] */
+    if (left)
+        trace_optout(false, false);
 #endif
     SpanKind gc = __atomic_load_n(&stw_sync.major, __ATOMIC_RELAXED) ? SPAN_MAJOR_GC : SPAN_MINOR_GC;
     trace_begin(gc, 0);

@@ -1,77 +1,36 @@
-/* The eventlog: see Note [Eventlog] in eventlog.h. */
+/* The eventlog: see Note [Eventlog] in eventlog.h. This file keeps the tracks' open spans
+ * and the file; eventlog_ghc.c and eventlog_chrome.c encode the events. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "trace/eventlog.h"
+#include "trace/eventlog_writer.h"
 #include "base/util.h"
 
 bool trace_on;
 
-enum { REC_BEGIN, REC_END, REC_WAKE, REC_SPIN };
-enum { TRACE_BUF_RECORDS = 8192, MAX_OPEN_SPANS = 16 };
+enum { MAX_OPEN_SPANS = 16 };
 
-typedef struct {
-    uint64_t ts;              /* ns since trace_init */
-    uint32_t rec;             /* REC_* */
-    uint32_t span;            /* SpanKind, for B/E */
-    uint64_t arg;
-    const char *name;         /* the lock of a spin record */
-} Record;
-
-typedef struct {
-    Record   recs[TRACE_BUF_RECORDS];
-    unsigned n;
+typedef struct Track {
     SpanKind open[MAX_OPEN_SPANS];   /* spans begun and not yet ended, innermost last */
     uint64_t open_arg[MAX_OPEN_SPANS];
     unsigned depth;
-    uint64_t last_ts;                /* of the last record, flushed or not */
-} TraceBuf;
+    uint64_t last_ts;                /* of the last event, written or not */
+} Track;
 
-static TraceBuf *bufs;                  /* one per capability */
-static unsigned n_bufs;
-static __thread int my_buf = -1;        /* the capability this OS thread runs, if any */
+static Track *tracks;                   /* one per capability */
+static unsigned n_tracks;
+static __thread int my_track = -1;      /* the capability this OS thread runs, if any */
+static const TraceWriter *writer;
 static FILE *out;
 static pthread_mutex_t out_mu = PTHREAD_MUTEX_INITIALIZER;   /* guards out and what follows */
 static char out_name[4096];             /* the file, opened on first use unless -l named it */
 static bool out_failed;                 /* it could not be opened or written: said once */
-static unsigned out_ncaps;
-static bool first_event = true;
 static uint64_t t0;
 
-static const char *span_names[SPAN_NKINDS] = {
-    "mutator", "stw request", "enter barrier", "minor GC", "major GC",
-    "gc work", "await gc threads", "leave barrier", "sleep", "idle",
-};
+unsigned trace_n_tracks(void) { return n_tracks; }
 
-static void emit(FILE *f, unsigned tid, const Record *r)
-{
-    fputs(first_event ? "\n " : ",\n ", f);
-    first_event = false;
-    double ts = (double)r->ts / 1e3;
-    switch (r->rec) {
-    case REC_BEGIN:
-        fprintf(f, "{\"ph\":\"B\",\"name\":\"%s\",\"pid\":1,\"tid\":%u,\"ts\":%.3f", span_names[r->span], tid, ts);
-        if (r->span == SPAN_MUTATOR)
-            fprintf(f, ",\"args\":{\"thread\":%llu}", (unsigned long long)r->arg);
-        fputc('}', f);
-        break;
-    case REC_END:
-        fprintf(f, "{\"ph\":\"E\",\"name\":\"%s\",\"pid\":1,\"tid\":%u,\"ts\":%.3f}", span_names[r->span], tid, ts);
-        break;
-    case REC_WAKE:
-        fprintf(f, "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"wake\",\"pid\":1,\"tid\":%u,\"ts\":%.3f,\"args\":{\"by\":\"%s\"}}",
-                tid, ts, r->arg == WAKE_FOR_GC ? "gc" : "work");
-        break;
-    case REC_SPIN:
-        fprintf(f, "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"spin\",\"pid\":1,\"tid\":%u,\"ts\":%.3f,\"args\":{\"lock\":\"%s\",\"spins\":%llu}}",
-                tid, ts, r->name, (unsigned long long)r->arg);
-        break;
-    }
-}
-
-/* Writes a capability's buffer out; called by its own OS thread, or at exit. */
 /* Opens the file and writes its head; on failure says why, once. Caller holds out_mu. */
 static bool open_out(void)
 {
@@ -83,93 +42,99 @@ static bool open_out(void)
         out_failed = true;
         return false;
     }
-    fputs("{\"displayTimeUnit\":\"ns\",\n \"otherData\":{\"rtslab\":\"" RTSLAB_VERSION "\"", out);
-    fprintf(out, ",\"n_caps\":%u},\n \"traceEvents\":[", out_ncaps);
-    for (unsigned i = 0; i < out_ncaps; i++) {
-        fputs(first_event ? "\n " : ",\n ", out);
-        first_event = false;
-        fprintf(out, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":%u,\"args\":{\"name\":\"cap %u\"}}", i, i);
-    }
+    writer->head(out, n_tracks);
     return true;
 }
 
-static void flush(unsigned no)
+FILE *trace_out_lock(void)
 {
-    TraceBuf *b = &bufs[no];
     pthread_mutex_lock(&out_mu);
-    if (open_out())
-        for (unsigned i = 0; i < b->n; i++)
-            emit(out, no, &b->recs[i]);
-    pthread_mutex_unlock(&out_mu);
-    b->n = 0;
+    return open_out() ? out : NULL;
 }
 
-static Record *next_record(unsigned *no)
+void trace_out_unlock(void)
 {
-    if (my_buf < 0 || !bufs)
+    pthread_mutex_unlock(&out_mu);
+}
+
+/* The calling OS thread's track, or NULL (not attached, or not tracing). */
+static inline Track *my(unsigned *no)
+{
+    if (my_track < 0 || !tracks)
         return NULL;
-    *no = (unsigned)my_buf;
-    TraceBuf *b = &bufs[*no];
-    if (b->n == TRACE_BUF_RECORDS)
-        flush(*no);
-    Record *r = &b->recs[b->n++];
-    r->ts = b->last_ts = rts_now_ns() - t0;
-    r->name = NULL;
-    r->arg = 0;
-    return r;
+    *no = (unsigned)my_track;
+    return &tracks[*no];
+}
+
+static void post(unsigned no, Track *t, const TraceEv *e)
+{
+    uint64_t ts = rts_now_ns() - t0;
+    if (ts < t->last_ts)                 /* one clock, one thread: only a guard */
+        ts = t->last_ts;
+    __atomic_store_n(&t->last_ts, ts, __ATOMIC_RELAXED);
+    writer->post(no, ts, e);
 }
 
 void trace_begin_slow(SpanKind k, uint64_t arg)
 {
     unsigned no;
-    Record *r = next_record(&no);
-    if (!r) return;
-    r->rec = REC_BEGIN;
-    r->span = k;
-    r->arg = arg;
-    TraceBuf *b = &bufs[no];
-    if (b->depth < MAX_OPEN_SPANS) {
-        b->open[b->depth] = k;
-        b->open_arg[b->depth] = arg;
+    Track *t = my(&no);
+    if (!t) return;
+    if (t->depth < MAX_OPEN_SPANS) {
+        t->open[t->depth] = k;
+        t->open_arg[t->depth] = arg;
     }
-    b->depth++;
+    t->depth++;
+    post(no, t, &(TraceEv){ .kind = TEV_BEGIN, .span = (uint16_t)k, .a = arg });
 }
 
-void trace_attach(unsigned cap_no)
+/* Ends span k on track t; for a mutator span, with the thread it ran and why it stopped. */
+static void end_span(unsigned no, Track *t, SpanKind k, TraceStop why)
 {
-    my_buf = (int)cap_no;
-}
-
-bool trace_suspend_mutator_slow(uint64_t *arg)
-{
-    if (my_buf < 0 || !bufs)
-        return false;
-    TraceBuf *b = &bufs[my_buf];
-    if (!b->depth || b->depth > MAX_OPEN_SPANS || b->open[b->depth - 1] != SPAN_MUTATOR)
-        return false;
-    *arg = b->open_arg[b->depth - 1];
-    trace_end_slow(SPAN_MUTATOR);
-    return true;
+    uint64_t arg = 0;
+    if (t->depth) {
+        t->depth--;
+        if (t->depth < MAX_OPEN_SPANS)
+            arg = t->open_arg[t->depth];
+    }
+    post(no, t, &(TraceEv){ .kind = TEV_END, .span = (uint16_t)k, .n = why, .a = arg });
 }
 
 void trace_end_slow(SpanKind k)
 {
     unsigned no;
-    Record *r = next_record(&no);
-    if (!r) return;
-    r->rec = REC_END;
-    r->span = k;
-    if (bufs[no].depth)
-        bufs[no].depth--;
+    Track *t = my(&no);
+    if (t) end_span(no, t, k, STOP_THREAD_YIELDING);
+}
+
+void trace_stop_thread_slow(TraceStop why)
+{
+    unsigned no;
+    Track *t = my(&no);
+    if (t) end_span(no, t, SPAN_MUTATOR, why);
+}
+
+void trace_attach(unsigned cap_no)
+{
+    my_track = (int)cap_no;
+}
+
+bool trace_suspend_mutator_slow(uint64_t *arg)
+{
+    unsigned no;
+    Track *t = my(&no);
+    if (!t || !t->depth || t->depth > MAX_OPEN_SPANS || t->open[t->depth - 1] != SPAN_MUTATOR)
+        return false;
+    *arg = t->open_arg[t->depth - 1];
+    end_span(no, t, SPAN_MUTATOR, STOP_HEAP_OVERFLOW);
+    return true;
 }
 
 void trace_wake_slow(WakeReason why)
 {
     unsigned no;
-    Record *r = next_record(&no);
-    if (!r) return;
-    r->rec = REC_WAKE;
-    r->arg = why;
+    Track *t = my(&no);
+    if (t) post(no, t, &(TraceEv){ .kind = TEV_WAKE, .n = why });
 }
 
 void trace_spin(const char *lock, uint64_t spins)
@@ -177,28 +142,59 @@ void trace_spin(const char *lock, uint64_t spins)
     if (!trace_on)
         return;
     unsigned no;
-    Record *r = next_record(&no);
-    if (!r) return;
-    r->rec = REC_SPIN;
-    r->arg = spins;
-    r->name = lock;
+    Track *t = my(&no);
+    if (t) post(no, t, &(TraceEv){ .kind = TEV_SPIN, .a = spins, .str = lock });
 }
+
+void trace_thread_slow(ThreadEv ev, uint64_t thread, unsigned cap)
+{
+    unsigned no;
+    Track *t = my(&no);
+    if (t) post(no, t, &(TraceEv){ .kind = TEV_THREAD, .n = ev, .a = thread, .b = cap });
+}
+
+void trace_gc_idle_slow(bool idle)
+{
+    unsigned no;
+    Track *t = my(&no);
+    if (t) post(no, t, &(TraceEv){ .kind = idle ? TEV_GC_IDLE : TEV_GC_RESUME });
+}
+
+void trace_gc_stats_slow(const TraceGcStats *s)
+{
+    unsigned no;
+    Track *t = my(&no);
+    if (t) post(no, t, &(TraceEv){ .kind = TEV_GC_STATS, .stats = s });
+}
+
+#if RTS_PATCH_IDLE_OPTOUT
+void trace_optout_slow(bool rejoin, bool waited)
+{
+    unsigned no;
+    Track *t = my(&no);
+    if (t) post(no, t, &(TraceEv){ .kind = TEV_OPT_OUT, .n = rejoin, .a = waited });
+}
+#endif
 
 void trace_init(const char *prog, unsigned n_caps)
 {
     if (!rts_opts.eventlog)
         return;
-    out_ncaps = n_caps;
+    writer = rts_opts.eventlog_format == EVENTLOG_CHROME ? &trace_chrome_writer : &trace_ghc_writer;
+    n_tracks = n_caps;
     if (rts_opts.eventlog_file) {
         snprintf(out_name, sizeof out_name, "%s", rts_opts.eventlog_file);
-        if (!open_out())
+        pthread_mutex_lock(&out_mu);
+        bool ok = open_out();
+        pthread_mutex_unlock(&out_mu);
+        if (!ok)
             exit(1);
     } else {
         trace_set_program(prog);
     }
-    bufs = calloc(n_caps, sizeof *bufs);
-    n_bufs = n_caps;
-    if (!bufs) rts_fatal("out of memory (eventlog)");
+    tracks = calloc(n_caps, sizeof *tracks);
+    if (!tracks) rts_fatal("out of memory (eventlog)");
+    writer->init(n_caps);
     t0 = rts_now_ns();
     trace_on = true;
 }
@@ -214,7 +210,9 @@ void trace_set_program(const char *prog)
         size_t n = strlen(base);
         if (n > 4 && strcmp(base + n - 4, ".scm") == 0)
             n -= 4;
-        snprintf(out_name, sizeof out_name, "%.*s.eventlog.json", (int)n, base);
+        const char *suffix = (rts_opts.eventlog_format == EVENTLOG_CHROME
+                              ? trace_chrome_writer : trace_ghc_writer).default_suffix;
+        snprintf(out_name, sizeof out_name, "%.*s%s", (int)n, base, suffix);
     }
     pthread_mutex_unlock(&out_mu);
 }
@@ -225,29 +223,31 @@ bool trace_exit(void)
     if (!trace_on)
         return true;
     /* An exit from a GC's leader leaves the other GC threads waiting in the barrier (heap
-     * overflow, out of memory), and they record their waits: no more records from now, and
-     * the spans still open end no earlier than the last record of their track. */
+     * overflow, out of memory), and they record their waits: no more events from now, and
+     * the spans still open end no earlier than the last event of their track. */
     __atomic_store_n(&trace_on, false, __ATOMIC_SEQ_CST);
     uint64_t now = rts_now_ns() - t0;
-    for (unsigned i = 0; i < n_bufs; i++) {
-        TraceBuf *b = &bufs[i];
-        uint64_t end = __atomic_load_n(&b->last_ts, __ATOMIC_RELAXED);
+    for (unsigned i = 0; i < n_tracks; i++) {
+        Track *t = &tracks[i];
+        uint64_t end = __atomic_load_n(&t->last_ts, __ATOMIC_RELAXED);
         if (end < now)
             end = now;
-        while (b->depth) {
-            if (b->n == TRACE_BUF_RECORDS)
-                flush(i);
-            b->depth--;
-            Record *r = &b->recs[b->n++];
-            *r = (Record){ .ts = end, .rec = REC_END,
-                           .span = b->depth < MAX_OPEN_SPANS ? b->open[b->depth] : SPAN_MUTATOR };
+        while (t->depth) {
+            t->depth--;
+            SpanKind k = t->depth < MAX_OPEN_SPANS ? t->open[t->depth] : SPAN_MUTATOR;
+            uint64_t arg = t->depth < MAX_OPEN_SPANS ? t->open_arg[t->depth] : 0;
+            writer->post(i, end, &(TraceEv){ .kind = TEV_END, .span = (uint16_t)k,
+                                             .n = STOP_THREAD_YIELDING, .a = arg });
         }
-        flush(i);
+        t->last_ts = end;
+        writer->flush(i);
+        if (end > now)
+            now = end;
     }
     pthread_mutex_lock(&out_mu);
     bool ok = open_out();
     if (ok) {
-        fputs("\n]}\n", out);
+        writer->tail(out, now);
         errno = 0;
         bool failed = ferror(out) != 0;
         int e = errno;

@@ -50,7 +50,9 @@ LAYERS = [
     (1, "base",           ["base/"]),              # leaf utilities: errors, clocks, options
     (2, "os",             ["os/"]),
     (2, "io",             ["io/"]),                # the IO manager's back ends (uring, epoll)
-    (2, "trace/eventlog", ["trace/eventlog.c", "trace/eventlog.h"]),
+    (2, "trace/eventlog", ["trace/eventlog.c", "trace/eventlog.h", "trace/eventlog_chrome.c",
+                            "trace/eventlog_ghc.c", "trace/eventlog_ghc.h",
+                            "trace/eventlog_writer.h"]),
     (3, "sync",           ["sync/"]),
     (4, "sm",             ["sm/"]),
     (5, "sched",          ["sched/"]),

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Summarise an rtslab eventlog (`+RTS -l`, Chrome Trace Event JSON).
+"""Summarise an rtslab eventlog (`+RTS -l`): GHC's binary eventlog format, or Chrome Trace
+Event JSON (`--eventlog-format=chrome`).
 
     trace_summary.py FILE             per-capability times and a GC pause histogram
     trace_summary.py --json FILE      the same as JSON (times in microseconds)
@@ -18,6 +19,10 @@ Per collection (like olly's gc-stats, but counting the time spent becoming leade
 sleeping in barriers, which olly misses): the GC spans of all capabilities that overlap form
 one GC; its pause runs from the earliest stw request/enter barrier leading into it to the
 end of its last GC span. Percentiles are nearest-rank.
+
+A binary eventlog is read by ghc_eventlog.py, which checks its structure (header, block
+framing, event sizes, timestamps per capability) and converts it to the JSON's events, so
+everything below applies to both.
 
 --check verifies: valid JSON with a traceEvents list; every event has a phase, and every
 non-metadata event an integer tid and a numeric ts; timestamps never decrease within a tid;

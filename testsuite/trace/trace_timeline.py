@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Draw an rtslab eventlog (`+RTS -l`, Chrome Trace Event JSON) as a ThreadScope-like SVG.
+"""Draw an rtslab eventlog (`+RTS -l`: GHC's binary format, or Chrome Trace Event JSON) as
+a ThreadScope-like SVG.
 
     trace_timeline.py FILE -o OUT.svg [--from MS] [--to MS] [--width PX] [--title TEXT]
 

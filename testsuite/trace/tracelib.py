@@ -1,4 +1,6 @@
-"""Reading rtslab eventlogs (`+RTS -l`): Chrome Trace Event JSON, one track per capability.
+"""Reading rtslab eventlogs (`+RTS -l`): one track per capability, in GHC's binary eventlog
+format (the default; ghc_eventlog.py turns it into the JSON below, event for event, and its
+structural faults become errors here) or Chrome Trace Event JSON (`--eventlog-format=chrome`).
 
 Shared by trace_summary.py and trace_timeline.py (Python 3 standard library only).
 
@@ -19,12 +21,21 @@ Span names the runtime writes:
     await gc threads        the leader waiting for the GC threads (inside the GC span)
     sleep                   a nanosleep inside any barrier wait (inside the barrier span)
     idle                    the capability asleep with nothing to run
-Instants: "wake" (args {"by": "gc"|"work"}), "spin" (args {"lock": name, "spins": n}).
+Instants: "wake" (args {"by": "gc"|"work"}), "spin" (args {"lock": name, "spins": n}),
+"gc idle"/"gc resume" (inside gc work), "thread create"/"thread runnable" (args {"thread"}),
+"thread wakeup"/"thread migrate" (args {"thread", "cap"}), "gc stats" (args {"gen", "copied",
+"threads", "max_copied", "balanced_copied"}); a "C" counter "heap" (args {"allocated",
+"size", "live"}). E of a mutator span: args {"status": GHC's stop status}.
 Unknown names and phases are kept/ignored gracefully.
 """
 
 import json
 import math
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ghc_eventlog  # noqa: E402
 
 GC_NAMES = ("minor GC", "major GC")
 PRE_WAITS = ("stw request", "enter barrier")          # before the GC span, not nested
@@ -122,6 +133,7 @@ class Trace:
         self.errors = []            # violations of the format (--check fails on these)
         self.warnings = []          # oddities worth a word (not fatal)
         self.gcs = []               # list of GC (see group_gcs)
+        self.log = None             # the ghc_eventlog.Eventlog, when read from one
 
     def cap(self, tid):
         c = self.caps.get(tid)
@@ -177,7 +189,22 @@ class GC:
 
 
 def load(path):
-    """Read and parse PATH; raise TraceError if it is not a Chrome trace at all."""
+    """Read and parse PATH, a GHC eventlog or a Chrome trace; raise TraceError if it is
+    neither."""
+    if ghc_eventlog.is_eventlog(path):
+        try:
+            log = ghc_eventlog.read(path)
+        except ghc_eventlog.EventlogError as e:
+            raise TraceError(str(e))
+        tr = Trace()
+        tr.path = path
+        data = ghc_eventlog.to_chrome(log)
+        tr.events = data["traceEvents"]
+        tr.other = data["otherData"]
+        tr.log = log
+        tr.errors.extend(f"{path}: {m}" for m in log.errors)
+        analyse(tr)
+        return tr
     try:
         with open(path, "r", encoding="utf-8") as f:
             data = json.load(f)

@@ -87,6 +87,42 @@ static void SPIN(Track *t, const char *lock, uint64_t spins)
     expect(t, (Ev){ 'i', "spin", spins, lock });
 }
 
+/* Ends the mutator span with GHC's stop status (the E event's "status"). */
+static void STOP(Track *t, TraceStop why, const char *name)
+{
+    CHECK(t->depth > 0 && t->open[t->depth - 1] == SPAN_MUTATOR);
+    trace_stop_thread(why);
+    expect(t, (Ev){ 'E', "mutator", 0, name });
+    t->depth--;
+}
+
+static void THREAD(Track *t, ThreadEv ev, uint64_t thread, unsigned cap)
+{
+    static const char *const names[THREAD_EV_NKINDS] = {
+        "thread create", "thread runnable", "thread wakeup", "thread migrate",
+    };
+    trace_thread(ev, thread, cap);
+    expect(t, (Ev){ 'i', names[ev], thread, NULL });
+}
+
+static void GC_IDLE(Track *t, bool idle)
+{
+    trace_gc_idle(idle);
+    expect(t, (Ev){ 'i', idle ? "gc idle" : "gc resume", 0, NULL });
+}
+
+/* A GC's statistics: an instant and the heap counter. */
+static void GC_STATS(Track *t, uint64_t copied, uint64_t allocated)
+{
+    trace_gc_stats(&(TraceGcStats){ .gen = 1, .gc_threads = 2, .copied_bytes = copied,
+                                    .max_thread_copied_bytes = copied / 2 + 8,
+                                    .balanced_copied_bytes = copied - 16,
+                                    .allocated_bytes = allocated, .heap_bytes = 1 << 20,
+                                    .live_bytes = copied });
+    expect(t, (Ev){ 'i', "gc stats", copied, NULL });
+    expect(t, (Ev){ 'C', "heap", allocated, NULL });
+}
+
 /* trace_suspend_mutator: true and the thread when the mutator span is innermost, which it
  * ends; otherwise false, *arg untouched, nothing written. */
 static void SUSPEND(Track *t, bool want, uint64_t want_arg)
@@ -133,6 +169,30 @@ static void write_track0(void)
     B(t, SPAN_MUTATOR, 46);
     SUSPEND(t, true, 46);
     SUSPEND(t, true, 45);
+
+    /* A thread's lifecycle, each way a thread stops, a parallel GC's statistics. */
+    THREAD(t, THREAD_EV_CREATE, 50, 0);
+    THREAD(t, THREAD_EV_WAKEUP, 50, 1);
+    THREAD(t, THREAD_EV_MIGRATE, 51, 1);
+    THREAD(t, THREAD_EV_RUNNABLE, 52, 0);
+    B(t, SPAN_MUTATOR, 52);
+    STOP(t, STOP_BLOCKED_ON_MVAR, "BlockedOnMVar");
+    B(t, SPAN_MUTATOR, 52);
+    STOP(t, STOP_BLOCKED_ON_DELAY, "BlockedOnDelay");
+    B(t, SPAN_MUTATOR, 52);
+    STOP(t, STOP_THREAD_BLOCKED, "ThreadBlocked");
+    B(t, SPAN_MUTATOR, 52);
+    STOP(t, STOP_THREAD_YIELDING, "ThreadYielding");
+    B(t, SPAN_MUTATOR, 52);
+    STOP(t, STOP_THREAD_FINISHED, "ThreadFinished");
+    B(t, SPAN_MINOR_GC, 0);
+    B(t, SPAN_GC_WORK, 0);
+    GC_IDLE(t, true);
+    GC_IDLE(t, false);
+    GC_IDLE(t, true);
+    E(t, SPAN_GC_WORK);
+    E(t, SPAN_MINOR_GC);
+    GC_STATS(t, 4096, 1 << 16);
 
     /* A minor GC as a leader writes it: nested spans, a sleep inside a barrier wait. */
     B(t, SPAN_MUTATOR, 44);
@@ -330,6 +390,16 @@ static void check_file(const char *path)
         if (ok && e->ph == 'B' && strcmp(name, "mutator") == 0) {
             const char *a = field(line, "thread");
             ok = a && strtoull(a, NULL, 10) == e->arg;
+        } else if (ok && e->ph == 'E' && e->str) {
+            char str[64];
+            ok = str_field(line, "status", str, sizeof str) && strcmp(str, e->str) == 0;
+        } else if (ok && (e->ph == 'C' || strcmp(name, "gc stats") == 0
+                          || strncmp(name, "thread ", 7) == 0)) {
+            const char *a = field(line, e->ph == 'C' ? "allocated"
+                                        : name[0] == 'g' ? "copied" : "thread");
+            ok = a && strtoull(a, NULL, 10) == e->arg;
+        } else if (ok && e->ph == 'i' && strncmp(name, "gc ", 3) == 0) {
+            ok = strcmp(name, e->name) == 0;
         } else if (ok && e->ph == 'i') {
             char str[64];
             if (strcmp(name, "wake") == 0) {
@@ -366,8 +436,9 @@ static void check_file(const char *path)
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: test_eventlog FILE\n");
+    bool ghc = argc == 3 && strcmp(argv[2], "ghc") == 0;
+    if (argc != 2 && !ghc) {
+        fprintf(stderr, "usage: test_eventlog FILE [ghc]\n");
         return 2;
     }
     /* Before trace_init: off, and events go nowhere. */
@@ -377,6 +448,7 @@ int main(int argc, char **argv)
 
     rts_opts.eventlog = true;
     rts_opts.eventlog_file = argv[1];
+    rts_opts.eventlog_format = ghc ? EVENTLOG_GHC : EVENTLOG_CHROME;
     trace_init(argv[0], 2);
     CHECK(trace_on);
 
@@ -401,7 +473,11 @@ int main(int argc, char **argv)
     trace_begin(SPAN_MUTATOR, 3);                 /* after the exit: ignored, no crash */
     CHECK(!trace_suspend_mutator(&a));
 
-    check_file(argv[1]);
+    if (ghc)                    /* ghc_eventlog.py reads it (testsuite/unit/TESTS) */
+        printf("eventlog: %zu events written (track 0: %zu, track 1: %zu)\n",
+               tracks[0].n + tracks[1].n, tracks[0].n, tracks[1].n);
+    else
+        check_file(argv[1]);
     free(tracks[0].ev);
     free(tracks[1].ev);
     return check_done();
