@@ -535,8 +535,21 @@ def run_logged(cmd, cwd, log, what):
         print(f"check-patches:   ({time.monotonic() - start:.0f} s)", flush=True)
     if r.returncode:
         with open(log, "rb") as f:
-            tail = f.read()[-3000:].decode(errors="replace")
-        raise PatchError(f"{what} failed (exit {r.returncode}); the end of {log}:\n{tail}")
+            text = f.read().decode(errors="replace")
+        # The failing tests' lines (FAIL with its indented detail) come first: in a long log
+        # they are far from its end, and what is read of a CI run is often only its last page.
+        fails, show = [], False
+        for line in text[max(text.rfind("\n$ (cd "), 0):].splitlines():
+            if line.startswith("FAIL "):
+                show = True
+                fails.append(line)
+            elif show and line.startswith("    "):
+                fails.append(line)
+            else:
+                show = False
+        failed = ("the failing tests:\n" + "\n".join(fails[:150]) + "\n") if fails else ""
+        raise PatchError(f"{what} failed (exit {r.returncode}); {failed}the end of {log}:\n"
+                         f"{text[-3000:]}")
 
 
 def summary_of(log):
