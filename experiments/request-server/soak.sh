@@ -4,22 +4,33 @@
 # connection per request (Connection: close, 16 at a time) in slices (1 s, then 5 s each), and
 # after each slice prints the connections served so far, the server's resident set (VmRSS)
 # and its /stats line (connections open at that moment). On 127.0.0.1 only, bounded in time.
-#   usage: soak.sh RTSLAB_BINARY epoll|uring SLICES
+#   usage: soak.sh RTSLAB_BINARY epoll|uring SLICES [RTS option...]
+# The RTS options are added to the server's (e.g. -O1m). FIRST_N=10000 makes the first slice
+# that many connections (wrk stops each of its two threads after half of them) instead of 1 s.
 set -eu
 bin=$(realpath "$1") iom=$2 slices=$3
+shift 3
 here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$here/../../testsuite/bench/io"
-"$bin" http-server.scm 127.0.0.1 0 200 +RTS -N2 --io-manager="$iom" -s"$tmp/s" -RTS \
+"$bin" http-server.scm 127.0.0.1 0 200 +RTS -N2 --io-manager="$iom" -s"$tmp/s" "$@" -RTS \
     >"$tmp/out" 2>"$tmp/err" &
 pid=$!
 for _ in $(seq 100); do grep -q listening "$tmp/err" && break; sleep 0.1; done
 port=$(grep -o 'listening on [^ ]* [0-9]*' "$tmp/err" | awk '{print $4}')
 total=0
 for s in $(seq "$slices"); do
-    d=5s; [ "$s" = 1 ] && d=1s
-    n=$(wrk -t2 -c16 -d$d -H 'Connection: close' "http://127.0.0.1:$port/" 2>/dev/null |
+    d=5s script=
+    if [ "$s" = 1 ]; then
+        d=1s
+        if [ -n "${FIRST_N:-}" ]; then
+            d=60s script="$tmp/stop.lua"
+            printf 'local n = 0\nfunction response()\n  n = n + 1\n  if n >= %d then wrk.thread:stop() end\nend\n' \
+                $((FIRST_N / 2)) >"$script"
+        fi
+    fi
+    n=$(wrk -t2 -c16 -d$d ${script:+-s "$script"} -H 'Connection: close' "http://127.0.0.1:$port/" 2>/dev/null |
         awk '/requests in/{print $1}')
     total=$((total + n))
     echo "connections=$total rss_kb=$(awk '/VmRSS/{print $2}' "/proc/$pid/status")" \

@@ -29,7 +29,7 @@
 #define RTS_DEFAULT_BALANCE_GEN    1                     /* -qb1: major GCs only */
 #define RTS_DEFAULT_BALANCE_TEXT   "1"
 #endif
-#define RTS_MIN_OLD_GEN_LIMIT      ((size_t)4 << 20)     /* never collect the old gen below this */
+#define RTS_MIN_OLD_GEN_LIMIT      ((size_t)4 << 20)     /* -O4m: no major GC while the old gen is below this */
 #if RTS_PATCH_FUTEX_BARRIER
 #define RTS_DEFAULT_WAIT_SPINS     1000                  /* -qw1000: spins before a barrier wait sleeps */
 #define RTS_OVERSUB_WAIT_SPINS     30                    /* the default with more capabilities than CPUs */

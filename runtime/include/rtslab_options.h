@@ -17,6 +17,7 @@ typedef struct RtsOptions {
     size_t   alloc_area;      /* -A<size>: nursery bytes per capability */
     size_t   max_heap;        /* -M<size>: 0 = unlimited */
     double   old_gen_factor;  /* -F<n>: major GC when old gen > F x live at last major GC */
+    size_t   min_old_gen;     /* -O<size>: no major GC while the old gen is below this (GHC's -O) */
     size_t   max_stack;       /* -K<size> */
     size_t   initial_stack;   /* -ki<size> */
 #if RTS_PATCH_STACK_CHUNKS

@@ -10,7 +10,7 @@
  * marker is removed from argv, the program's arguments keep their order.
  *
  * Sizes are digits with an optional fraction and an optional k/m/g suffix (either case,
- * powers of 1024): -A1.5m is 1572864 bytes. Heap sizes (-A, -M) are rounded up to a multiple
+ * powers of 1024): -A1.5m is 1572864 bytes. Heap sizes (-A, -M, -O) are rounded up to a multiple
  * of RTS_OPT_HEAP_GRAIN (one block); stack sizes (-K, -ki, -kc, -kb) to a multiple of a word.
  *
  * Every error message starts with "rtslab: " and fits on one line; the caller prints it and
@@ -57,7 +57,7 @@
 #if !RTS_PATCH_IDLE_OPTOUT
 #define RTS_MAX_IDLE_OPTOUT 1000000u      /* -qi<n>: parsed (then refused) without the patch */
 #endif
-#define RTS_OPT_HEAP_GRAIN ((size_t)4096) /* -A, -M round up to this */
+#define RTS_OPT_HEAP_GRAIN ((size_t)4096) /* -A, -M, -O round up to this */
 #define RTS_OPT_MIN_STACK  ((size_t)1024) /* -K, -ki, -kc: at least 1k */
 #if !RTS_PATCH_FUTEX_BARRIER
 #define RTS_MAX_WAIT_SPINS 1000000000u    /* -qw<n>: parsed (then refused) without the patch */
@@ -141,6 +141,7 @@ void rts_options_defaults(RtsOptions *o)
     o->alloc_area = RTS_DEFAULT_ALLOC_AREA;
     o->max_heap = 0;
     o->old_gen_factor = RTS_DEFAULT_OLD_GEN_FACTOR;
+    o->min_old_gen = RTS_MIN_OLD_GEN_LIMIT;
     o->max_stack = RTS_DEFAULT_MAX_STACK;
     o->initial_stack = RTS_DEFAULT_INITIAL_STACK;
 #if RTS_PATCH_STACK_CHUNKS
@@ -417,6 +418,21 @@ int rts_options_parse_word(RtsOptions *o, const char *w, char *err, size_t errle
         if (!(f > 0))
             return fail(err, errlen, "%s: the old generation factor must be greater than 0", w);
         o->old_gen_factor = f;
+        return 0;
+    }
+    case 'O': {
+        /* GHC's -O<size> (its default is 1m; ours 4m, rts_config.h): the least the old
+         * generation grows to before its first major GC, and the least it is let grow to
+         * after one. */
+        size_t v;
+        if (rts_parse_size(w + 2, &v) != 0)
+            return fail(err, errlen, "bad size in RTS option %s", w);
+        if (v < RTS_OPT_HEAP_GRAIN)
+            return fail(err, errlen, "%s: the minimum old generation size must be at least %zuk",
+                        w, RTS_OPT_HEAP_GRAIN >> 10);
+        if (round_up(&v, RTS_OPT_HEAP_GRAIN) != 0)
+            return fail(err, errlen, "bad size in RTS option %s", w);
+        o->min_old_gen = v;
         return 0;
     }
     case 'K':
@@ -764,9 +780,10 @@ static void usage_missing_patches(FILE *f)
 void rts_options_usage(void *file)
 {
     FILE *f = file;
-    char a[32], ki[32], kk[32], amin[32];
+    char a[32], ki[32], kk[32], amin[32], omin[32];
     fmt_size(a, sizeof a, RTS_DEFAULT_ALLOC_AREA);
     fmt_size(amin, sizeof amin, RTS_MIN_ALLOC_AREA);
+    fmt_size(omin, sizeof omin, RTS_MIN_OLD_GEN_LIMIT);
     fmt_size(kk, sizeof kk, RTS_DEFAULT_MAX_STACK);
     fmt_size(ki, sizeof ki, RTS_DEFAULT_INITIAL_STACK);
 #if RTS_PATCH_STACK_CHUNKS
@@ -811,6 +828,8 @@ void rts_options_usage(void *file)
         "  -M<size>      maximum heap size; 0 = unlimited (default 0)\n"
         "  -F<n>         collect the old generation when it exceeds <n> x its live data\n"
         "                at the last major GC (default %g)\n"
+        "  -O<size>      no major GC while the old generation is smaller than <size>\n"
+        "                (default %s)\n"
         "  -K<size>      maximum stack size of a thread (default %s)\n"
         "  -ki<size>     initial stack size of a thread (default %s; at most -K)\n"
         USAGE_KC
@@ -834,7 +853,7 @@ void rts_options_usage(void *file)
         "  -DS           sanity-check the heap before and after every GC (slow)\n"
         "  -DG<n>        collector stress: a minor GC every n allocations (slow)\n",
         RTS_OPT_MAX_CAPS, RTS_DEFAULT_PAR_GC_GEN, RTS_DEFAULT_BALANCE_TEXT,
-        USAGE_QY_ARGS a, amin, RTS_DEFAULT_OLD_GEN_FACTOR, kk, ki USAGE_KC_ARGS);
+        USAGE_QY_ARGS a, amin, RTS_DEFAULT_OLD_GEN_FACTOR, omin, kk, ki USAGE_KC_ARGS);
     usage_missing_patches(f);
 }
 

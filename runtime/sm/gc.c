@@ -350,7 +350,7 @@ static void collect(SmCap *leader, bool major, uint64_t stw_ns, const StwTakingP
     if (major) {
         sm_old_gen.live_at_major = old_blocks_now;
         sm_old_gen.limit_blocks = max_size((size_t)(rts_opts.old_gen_factor * (double)old_blocks_now),
-                                        RTS_MIN_OLD_GEN_LIMIT / BLOCK_SIZE);
+                                        rts_opts.min_old_gen / BLOCK_SIZE);
     }
 
     if (client.after_gc)

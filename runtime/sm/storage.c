@@ -23,7 +23,7 @@ void sm_init(unsigned n_caps)
     blk_init();
     blk_set_nodes(numa_heap_nodes());
     memset(&sm_old_gen, 0, sizeof sm_old_gen);
-    sm_old_gen.limit_blocks = RTS_MIN_OLD_GEN_LIMIT / BLOCK_SIZE;
+    sm_old_gen.limit_blocks = rts_opts.min_old_gen / BLOCK_SIZE;
     const char *drop = rts_opts.sanity ? getenv("RTSLAB_TEST_DROP_BARRIER") : NULL;
     drop_box_barrier = drop && *drop;
     sm_caps = calloc(n_caps, sizeof *sm_caps);

@@ -203,6 +203,14 @@ static void test_good_words(void)
     CHECK_EQ_INT(word("-F0.25"), 0);
     CHECK(o.old_gen_factor == 0.25);
 
+    CHECK(o.min_old_gen == 4 * MB);         /* the default, RTS_MIN_OLD_GEN_LIMIT */
+    CHECK_EQ_INT(word("-O1m"), 0);
+    CHECK(o.min_old_gen == MB);
+    CHECK_EQ_INT(word("-O4k"), 0);
+    CHECK(o.min_old_gen == 4 * KB);
+    CHECK_EQ_INT(word("-O10000"), 0);       /* rounded up to a block */
+    CHECK(o.min_old_gen == 12 * KB);
+
     CHECK_EQ_INT(word("-K1g"), 0);
     CHECK(o.max_stack == GB);
     CHECK_EQ_INT(word("-K1k"), 0);
@@ -392,6 +400,10 @@ static void test_bad_words(void)
     bad("-M", "rtslab: bad size in RTS option -M");
     bad("-M-5", "rtslab: bad size in RTS option -M-5");
     bad("-F0", "rtslab: -F0: the old generation factor must be greater than 0");
+    bad("-O0", "rtslab: -O0: the minimum old generation size must be at least 4k");
+    bad("-O1k", "rtslab: -O1k: the minimum old generation size must be at least 4k");
+    bad("-O", "rtslab: bad size in RTS option -O");
+    bad("-O2x", "rtslab: bad size in RTS option -O2x");
     bad("-F0.0", "rtslab: -F0.0: the old generation factor must be greater than 0");
     bad("-F", "rtslab: bad number in RTS option -F");
     bad("-F-2", "rtslab: bad number in RTS option -F-2");
