@@ -17,7 +17,7 @@ Every file named TESTS in a directory under SRCDIR/testsuite/ is a manifest. A l
 first non-blank character is `#` is a comment; blank lines are ignored. Every other line is
 one test, split into words as a POSIX shell would (quotes group, no expansion):
 
-    NAME [exit=N] [stderr="substring"] [stdout="substring"] [env=VAR=VALUE]... [parallel] [heavy] [alone]
+    NAME [exit=N] [stderr="substring"] [stdout="substring"] [env=VAR=VALUE]... [parallel] [heavy] [alone] [tool]
          [timeout=SECONDS] [needs=[!]FEATURE]... -- COMMAND ARGS...
 
 NAME          unique within its manifest; the test is reported as DIR/NAME, where DIR is the
@@ -33,6 +33,12 @@ heavy         a parallel test that `--only-parallel` leaves out: a variant of a 
               that also runs there in a lighter form (e.g. a race test under the sanity
               checker -DS, whose whole-heap checks take minutes under ThreadSanitizer, while
               the same race without -DS runs under it).
+tool          the test checks one of the project's own tools (the patch generator, the
+              benchmark runner and its statistics, perf's diagnoses, the lint's self-tests),
+              not the runtime: it passes or fails the same in every build of a tree, so the
+              builds that repeat the suite for a patch (`make check-patches`' per-patch
+              builds, the variant matrix, the sanitizer builds) pass --skip-tool-tests and
+              leave it out; the baseline's `make check`, the base and distcheck run it.
 alone         the test runs after all the others, with no other test beside it: for a
               floor that needs the machine's cores (work a second GC thread must get a CPU
               to do), never for a timing.
@@ -204,6 +210,7 @@ class Test:
         self.parallel = False
         self.alone = False                # run after the others, with nothing beside it
         self.heavy = False                # parallel, but left out of --only-parallel
+        self.tool = False                 # a test of a tool: left out by --skip-tool-tests
         self.timeout = DEFAULT_TIMEOUT
         self.stdin_file = None            # default: /dev/null
         self.cwd = None                   # default: the build directory
@@ -243,7 +250,7 @@ def parse_line(words, rel_dir, manifest_dir, dir_needs=()):
     if not command:
         raise ManifestError("no command after `--`")
     name = head[0]
-    if "=" in name or "/" in name or name in ("parallel", "alone", "heavy"):
+    if "=" in name or "/" in name or name in ("parallel", "alone", "heavy", "tool"):
         raise ManifestError(f"bad test name {name!r}")
     test = Test(f"{rel_dir}/{name}", manifest_dir, command)
     for need in dir_needs:
@@ -256,6 +263,8 @@ def parse_line(words, rel_dir, manifest_dir, dir_needs=()):
             test.alone = True
         elif opt == "heavy":
             test.heavy = True
+        elif opt == "tool":
+            test.tool = True
         elif key == "exit" and eq:
             try:
                 test.exit = int(value)
@@ -614,6 +623,9 @@ def main():
                     help="source directory (default: this script's parent's parent)")
     ap.add_argument("--only-parallel", action="store_true",
                     help="run only the tests marked parallel")
+    ap.add_argument("--skip-tool-tests", action="store_true",
+                    help="skip the tests marked tool (tests of the project's tools, the same "
+                         "in every build: the baseline's make check runs them)")
     ap.add_argument("--filter", metavar="SUBSTR[,SUBSTR...]", default="",
                     help="run only tests whose DIR/NAME contains one of the SUBSTRs")
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1,
@@ -657,6 +669,14 @@ def main():
 
     for label, message in errors:
         report(label, (f"bad manifest line: {message}", ""))
+
+    if args.skip_tool_tests:
+        for t in tests:
+            if t.tool:
+                skipped += 1
+                print(f"SKIP {t.name}: a tool's test (--skip-tool-tests: the baseline's make "
+                      f"check runs it)", flush=True)
+        tests = [t for t in tests if not t.tool]
 
     # Tests for other builds (needs=) are skipped; when the build cannot say what it has, the
     # tests that need something fail, and so does the build's --info.
