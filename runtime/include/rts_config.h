@@ -36,6 +36,7 @@
 #define RTS_MAX_WAIT_SPINS         1000000000u           /* -qw<n>: n at most this */
 #endif
 #define RTS_TICK_MS                20                    /* preemption timer period */
+#define RTS_PROF_TICK_US           1000                  /* -p: the tick, in us (a divisor of RTS_TICK_MS) */
 /* -DS walks the whole heap at a minor GC while the old generation is under the floor (the
  * least major-GC limit, plus the nurseries: what one GC can promote past it), or while such
  * walks stay within the budget: old-generation words walked per word allocated (Note

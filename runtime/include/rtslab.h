@@ -58,6 +58,15 @@ void rts_note_stdout_error(int e);
  * second signal before the main thread took the first kills the process at once. Without
  * a handler the runtime exits 128 + the signal, with -s and the eventlog written. */
 void rts_set_interrupt_handler(void (*handler)(RtsCap *cap, int sig));
+/* The time profile (+RTS -p, Note [Time profile] in sched/profile.h): at a sample, `where`
+ * names the procedure the capability's running thread is in by a key that stays valid and
+ * means the same procedure until exit (NULL: not in one of the language's procedures), and
+ * at exit `describe` writes a key's name and its source position into buf. */
+typedef struct RtsProfiler {
+    const void *(*where)(RtsCap *cap);
+    void (*describe)(const void *key, char *name, size_t name_len, char *src, size_t src_len);
+} RtsProfiler;
+void rts_set_profiler(const RtsProfiler *profiler);
 /* The handler's `sig` when the main thread is blocked for ever (every thread waits on an
  * MVar or a join, none sleeps): with a handler that is an exception too; without one the
  * runtime says "thread blocked indefinitely in an MVar operation" and exits 1. */

@@ -45,6 +45,8 @@ typedef struct RtsOptions {
     bool     eventlog;        /* -l */
     char    *eventlog_file;   /* -l<file>; NULL = <prog>.eventlog */
     int      eventlog_format; /* --eventlog-format=ghc|chrome: 0, 1 (trace/eventlog.h) */
+    bool     profile;         /* -p: a time profile by procedure to <prog>.prof (sched/profile.h) */
+    char    *profile_stem;    /* -po<stem>: to <stem>.prof instead; NULL = <prog> */
     bool     sanity;          /* -DS: sanity-check the heap before and after every GC */
     unsigned gc_stress;       /* -DG<n>: a minor GC every n allocations; 0 = off */
 #if RTS_PATCH_IDLE_OPTOUT

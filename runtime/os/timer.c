@@ -11,6 +11,7 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t stop_cv = PTHREAD_COND_INITIALIZER;
 static bool stopping;
 static void (*tick_fn)(void);
+static long tick_ns;
 
 static void *tick_loop(void *arg)
 {
@@ -19,8 +20,8 @@ static void *tick_loop(void *arg)
     clock_gettime(CLOCK_MONOTONIC, &next);
     pthread_mutex_lock(&lock);
     while (!stopping) {
-        next.tv_nsec += RTS_TICK_MS * 1000000L;
-        if (next.tv_nsec >= 1000000000L) {
+        next.tv_nsec += tick_ns;
+        while (next.tv_nsec >= 1000000000L) {
             next.tv_sec++;
             next.tv_nsec -= 1000000000L;
         }
@@ -32,9 +33,10 @@ static void *tick_loop(void *arg)
     return NULL;
 }
 
-void timer_start(void (*tick)(void))
+void timer_start(void (*tick)(void), long period_us)
 {
     tick_fn = tick;
+    tick_ns = period_us * 1000L;
     pthread_condattr_t attr;
     pthread_condattr_init(&attr);
     pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);

@@ -168,6 +168,8 @@ void rts_options_defaults(RtsOptions *o)
     o->numa_mask = 0;
     o->eventlog = false;
     o->eventlog_file = NULL;
+    o->profile = false;
+    o->profile_stem = NULL;
     o->eventlog_format = 0;
     o->sanity = false;
     o->gc_stress = 0;
@@ -186,6 +188,8 @@ void rts_options_free(RtsOptions *o)
     o->stats_file = NULL;
     free(o->eventlog_file);
     o->eventlog_file = NULL;
+    free(o->profile_stem);
+    o->profile_stem = NULL;
 }
 
 int rts_parse_size(const char *s, size_t *out)
@@ -546,6 +550,21 @@ int rts_options_parse_word(RtsOptions *o, const char *w, char *err, size_t errle
             return -1;
         o->eventlog = true;
         return 0;
+    case 'p':
+        /* GHC's -p and -po<stem>: Note [Time profile] in sched/profile.h */
+        if (w[2] == '\0') {
+            o->profile = true;
+            return 0;
+        }
+        if (w[2] == 'o') {
+            if (w[3] == '\0')
+                return fail(err, errlen, "%s: -po<stem> needs a file name stem", w);
+            if (set_file(&o->profile_stem, w + 3, err, errlen) != 0)
+                return -1;
+            o->profile = true;
+            return 0;
+        }
+        break;
     case 'D':
         if (strcmp(w, "-DS") == 0) {
             o->sanity = true;
@@ -850,6 +869,9 @@ void rts_options_usage(void *file)
         "  --eventlog-format=<f>  the eventlog's format: ghc (the default) or chrome\n"
         "                (Chrome trace JSON, which Perfetto opens; default file\n"
         "                <prog>.eventlog.json)\n"
+        "  -p            write a time profile by procedure to <prog>.prof, from samples\n"
+        "                of the running threads every 1 ms\n"
+        "  -po<stem>     the same, to <stem>.prof\n"
         "  -DS           sanity-check the heap before and after every GC (slow)\n"
         "  -DG<n>        collector stress: a minor GC every n allocations (slow)\n",
         RTS_OPT_MAX_CAPS, RTS_DEFAULT_PAR_GC_GEN, RTS_DEFAULT_BALANCE_TEXT,

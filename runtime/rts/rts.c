@@ -18,6 +18,7 @@
 #endif
 #include "sm/gc.h"
 #include "sched/thread.h"
+#include "sched/profile.h"
 #include "io/iomgr.h"
 #include "trace/stats.h"
 #include "trace/eventlog.h"
@@ -188,9 +189,14 @@ void rts_init(int *argc, char ***argv)
     for (unsigned i = 0; i < n; i++)
         sm_cap_init(&cap_array[i].sm, i);
     trace_init((*argv)[0], n);
+    prof_set_program((*argv)[0]);
     cap_attach(&cap_array[0]);
     signals_start();
-    timer_start(cap_tick);
+    prof_init(n);                        /* Note [Time profile] in sched/profile.h */
+    if (prof_on)
+        timer_start(prof_tick, RTS_PROF_TICK_US);
+    else
+        timer_start(cap_tick, RTS_TICK_MS * 1000L);
     stats_mutator_start();
 }
 
@@ -218,6 +224,7 @@ static void rts_shutdown(int status)
     timer_stop();
     bool ok = trace_exit();
     ok &= stats_report();
+    ok &= prof_report();
     /* closing stdout may report a deferred write error too */
     errno = 0;
     if (!out_failed && fclose(stdout) != 0) {
@@ -237,4 +244,5 @@ static void rts_shutdown(int status)
 void rts_set_program_name(const char *name)
 {
     trace_set_program(name);
+    prof_set_program(name);
 }

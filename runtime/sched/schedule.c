@@ -69,6 +69,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "sched/thread.h"
+#include "sched/profile.h"
 #include "io/iomgr.h"
 #include "sync/stw.h"
 #include "base/util.h"
@@ -154,6 +155,8 @@ static void run_thread(Capability *cap, Value t)
     tso_set_status(cap, t, TS_RUNNING);
     thread_dirty(cap, t);
     cap->thread_exit = &exit_point;
+    if (__builtin_expect(prof_on, 0))
+        prof_thread_starts(cap);
     trace_begin(SPAN_MUTATOR, (uint64_t)rts_thread_id(t));
     TraceStop why = STOP_THREAD_YIELDING;       /* 0: blocked, blocked_status says on what */
     if (setjmp(exit_point)) {                   /* rts_thread_error: the thread dies */
@@ -181,6 +184,8 @@ static void run_thread(Capability *cap, Value t)
         }
         RtsStep step = code(cap);
         if (step == RTS_NEXT) {
+            if (__builtin_expect(prof_on, 0))
+                prof_safe_point(cap);       /* Note [Time profile] in profile.h */
             safe_point(cap);
             if (__atomic_load_n(&interrupt_pending, __ATOMIC_RELAXED) && cap->sm.no == 0)
                 take_interrupt(cap);

@@ -920,8 +920,34 @@ static const Proto special_callcc = { .name = "%call/cc", .special = SP_CALLCC, 
 static const Proto special_throw  = { .name = "%throw", .special = SP_THROW, .consts = RTS_FALSE,
                                       .nparams = 2 };
 
+/* +RTS -p (Note [Time profile] in sched/profile.h): the procedure of the thread's top frame,
+ * a VM frame suspended at a safe point (Note [VM frames]); its Proto is the key (Protos are
+ * never freed). A C frame on top (a primitive's continuation, the trampolines) is no
+ * procedure of the program's. */
+static const void *vm_profile_where(RtsCap *cap)
+{
+    Value *slots = rtv_stack_slots(cap);
+    size_t sp = rtv_stack_sp(cap);
+    if (sp < 2 || slots[sp - 2] != rtv_code_word(vm_run))
+        return NULL;
+    int fs = (int)rts_fixnum_val(slots[sp - 1]);
+    return closure_proto(slots[sp - 2 - (size_t)fs]);
+}
+
+static void vm_profile_describe(const void *key, char *name, size_t name_len, char *src,
+                                size_t src_len)
+{
+    const Proto *P = key;
+    snprintf(name, name_len, "%s", P->name ? P->name : "(lambda)");
+    if (P->file)
+        snprintf(src, src_len, "%s:%d:%d", P->file, P->line, P->col);
+    else
+        snprintf(src, src_len, "-");
+}
+
 void vm_init(RtsCap *cap)
 {
+    rts_set_profiler(&(RtsProfiler){ vm_profile_where, vm_profile_describe });
     tramp_closure = vm_make_closure0(cap, &tramp_proto);
     rts_add_root(&tramp_closure);
     tramp1_closure = vm_make_closure0(cap, &tramp1_proto);

@@ -329,6 +329,14 @@ static void test_good_words(void)
     CHECK(o.eventlog);
     CHECK(o.eventlog_file && strcmp(o.eventlog_file, "trace.json") == 0);
 
+    CHECK(!o.profile);
+    CHECK_EQ_INT(word("-p"), 0);
+    CHECK(o.profile);
+    CHECK(o.profile_stem == NULL);
+    CHECK_EQ_INT(word("-pomine"), 0);
+    CHECK(o.profile);
+    CHECK(o.profile_stem && strcmp(o.profile_stem, "mine") == 0);
+
     CHECK_EQ_INT(word("-DS"), 0);
     CHECK(o.sanity);
     CHECK_EQ_INT(word("--info"), 0);

@@ -1,0 +1,215 @@
+/* The time profile, +RTS -p: Note [Time profile] in profile.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "sched/profile.h"
+#include "base/util.h"
+#include "rts_config.h"
+
+bool prof_on;
+
+/* One capability's counts: its own, written only by the OS thread that runs it; the tick
+ * writes only `due`. An open-addressing table keyed by the language layer's key. */
+typedef struct {
+    _Alignas(RTS_CACHE_LINE) int due;       /* atomic: a tick came while a thread ran */
+    uint64_t samples;                       /* all samples, `other` included */
+    uint64_t other;                         /* not in a procedure (where gave NULL) */
+    const void **keys;
+    uint64_t *counts;
+    size_t size, used;                      /* size a power of two, used < size / 2 */
+} ProfCap;
+
+static ProfCap *prof_caps;
+static unsigned prof_n_caps;
+static RtsProfiler profiler;
+static char prog_stem[256];
+
+void rts_set_profiler(const RtsProfiler *p) { profiler = *p; }
+
+void prof_init(unsigned n_caps)
+{
+    if (!rts_opts.profile)
+        return;
+    prof_caps = aligned_alloc(RTS_CACHE_LINE, n_caps * sizeof *prof_caps);
+    if (!prof_caps) rts_fatal("out of memory (profile)");
+    memset(prof_caps, 0, n_caps * sizeof *prof_caps);
+    prof_n_caps = n_caps;
+    prof_on = true;
+}
+
+/* <prog>.prof: the program's base name less ".scm", as the eventlog's (GHC: <prog>.prof). */
+void prof_set_program(const char *prog)
+{
+    const char *base = strrchr(prog, '/');
+    base = base ? base + 1 : prog;
+    size_t n = strlen(base);
+    if (n > 4 && strcmp(base + n - 4, ".scm") == 0)
+        n -= 4;
+    snprintf(prog_stem, sizeof prog_stem, "%.*s", (int)n, base);
+}
+
+void prof_tick(void)
+{
+    static unsigned ticks;      /* only the timer thread */
+    for (unsigned i = 0; i < prof_n_caps; i++) {
+        __atomic_store_n(&prof_caps[i].due, 1, __ATOMIC_RELAXED);
+        __atomic_store_n(&cap_array[i].sm.hplim, (Value *)NULL, __ATOMIC_RELAXED);
+    }
+    if (++ticks % (RTS_TICK_MS * 1000 / RTS_PROF_TICK_US) == 0)
+        cap_tick();
+}
+
+void prof_thread_starts(Capability *cap)
+{
+    __atomic_store_n(&prof_caps[cap->sm.no].due, 0, __ATOMIC_RELAXED);
+}
+
+static size_t slot_of(const void *key, size_t size)
+{
+    uintptr_t h = (uintptr_t)key;
+    h ^= h >> 17;
+    h *= (uintptr_t)0x9E3779B97F4A7C15ull;
+    return (size_t)(h >> 7) & (size - 1);
+}
+
+static void count(ProfCap *pc, const void *key)
+{
+    if (2 * (pc->used + 1) >= pc->size) {
+        size_t size = pc->size ? 2 * pc->size : 256;
+        const void **keys = calloc(size, sizeof *keys);
+        uint64_t *counts = calloc(size, sizeof *counts);
+        if (!keys || !counts) rts_fatal("out of memory (profile)");
+        for (size_t i = 0; i < pc->size; i++) {
+            if (!pc->keys[i]) continue;
+            size_t j = slot_of(pc->keys[i], size);
+            while (keys[j]) j = (j + 1) & (size - 1);
+            keys[j] = pc->keys[i];
+            counts[j] = pc->counts[i];
+        }
+        free(pc->keys);
+        free(pc->counts);
+        pc->keys = keys;
+        pc->counts = counts;
+        pc->size = size;
+    }
+    size_t j = slot_of(key, pc->size);
+    while (pc->keys[j] && pc->keys[j] != key) j = (j + 1) & (pc->size - 1);
+    if (!pc->keys[j]) {
+        pc->keys[j] = key;
+        pc->used++;
+    }
+    pc->counts[j]++;
+}
+
+void prof_safe_point(Capability *cap)
+{
+    ProfCap *pc = &prof_caps[cap->sm.no];
+    if (!__atomic_exchange_n(&pc->due, 0, __ATOMIC_RELAXED))
+        return;
+    pc->samples++;
+    const void *key = profiler.where && cap->current != RTS_FALSE ? profiler.where(cap) : NULL;
+    if (key)
+        count(pc, key);
+    else
+        pc->other++;
+}
+
+typedef struct { const void *key; uint64_t n; } Entry;
+
+static int by_key(const void *a, const void *b)
+{
+    uintptr_t x = (uintptr_t)((const Entry *)a)->key, y = (uintptr_t)((const Entry *)b)->key;
+    return x < y ? -1 : x > y;
+}
+
+static int by_count(const void *a, const void *b)
+{
+    uint64_t x = ((const Entry *)a)->n, y = ((const Entry *)b)->n;
+    return x > y ? -1 : x < y ? 1 : by_key(a, b);
+}
+
+bool prof_report(void)
+{
+    if (!prof_on)
+        return true;
+    size_t n = 0;
+    uint64_t samples = 0, other = 0;
+    for (unsigned i = 0; i < prof_n_caps; i++) {
+        n += prof_caps[i].used;
+        samples += prof_caps[i].samples;
+        other += prof_caps[i].other;
+    }
+    Entry *e = malloc((n + 1) * sizeof *e);
+    if (!e) rts_fatal("out of memory (profile)");
+    size_t k = 0;
+    for (unsigned i = 0; i < prof_n_caps; i++)
+        for (size_t j = 0; j < prof_caps[i].size; j++)
+            if (prof_caps[i].keys[j])
+                e[k++] = (Entry){ prof_caps[i].keys[j], prof_caps[i].counts[j] };
+    qsort(e, k, sizeof *e, by_key);          /* one entry per key over the capabilities */
+    size_t m = 0;
+    for (size_t i = 0; i < k; i++) {
+        if (m && e[m - 1].key == e[i].key)
+            e[m - 1].n += e[i].n;
+        else
+            e[m++] = e[i];
+    }
+    qsort(e, m, sizeof *e, by_count);
+
+    char path[300];
+    if (rts_opts.profile_stem)
+        snprintf(path, sizeof path, "%s.prof", rts_opts.profile_stem);
+    else
+        snprintf(path, sizeof path, "%s.prof", prog_stem[0] ? prog_stem : "rtslab");
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "rtslab: cannot open %s for the profile: %s\n", path, strerror(errno));
+        free(e);
+        return false;
+    }
+    time_t now = time(NULL);
+    char date[64];
+    strftime(date, sizeof date, "%a %b %e %H:%M %Y", localtime(&now));
+    fprintf(f, "\t%s Time profile (rtslab +RTS -p)\n\n", date);
+    fprintf(f, "\t   %s\n\n", prog_stem[0] ? prog_stem : "rtslab");
+    fprintf(f, "\ttotal time  = %12.3f secs   (%llu ticks @ %d us, %u capabilit%s)\n",
+            (double)samples * RTS_PROF_TICK_US / 1e6, (unsigned long long)samples,
+            RTS_PROF_TICK_US, prof_n_caps, prof_n_caps == 1 ? "y" : "ies");
+    fprintf(f, "\tticks in a procedure: %llu, elsewhere (a C frame on top): %llu\n\n",
+            (unsigned long long)(samples - other), (unsigned long long)other);
+    /* The columns as wide as their longest entry (GHC's .prof does the same). */
+    typedef struct { char name[128], src[256]; } Names;
+    Names *names = calloc(m + 1, sizeof *names);
+    if (!names) rts_fatal("out of memory (profile)");
+    int wn = (int)strlen("PROCEDURE"), ws = (int)strlen("SRC");
+    for (size_t i = 0; i <= m; i++) {
+        if (i == m)
+            snprintf(names[i].name, sizeof names[i].name, "(not in a procedure)"),
+            snprintf(names[i].src, sizeof names[i].src, "-");
+        else if (profiler.describe)
+            profiler.describe(e[i].key, names[i].name, sizeof names[i].name, names[i].src,
+                              sizeof names[i].src);
+        if (i == m && !other)
+            break;
+        int a = (int)strlen(names[i].name), b = (int)strlen(names[i].src);
+        wn = a > wn ? a : wn;
+        ws = b > ws ? b : ws;
+    }
+    fprintf(f, "%-*s  %-*s  %6s %9s\n\n", wn, "PROCEDURE", ws, "SRC", "%time", "ticks");
+    for (size_t i = 0; i <= m; i++) {
+        uint64_t c = i < m ? e[i].n : other;
+        if (i == m && !other)
+            break;
+        fprintf(f, "%-*s  %-*s  %6.1f %9llu\n", wn, names[i].name, ws, names[i].src,
+                samples ? 100.0 * (double)c / (double)samples : 0.0, (unsigned long long)c);
+    }
+    free(names);
+    free(e);
+    if (fclose(f) != 0) {
+        fprintf(stderr, "rtslab: cannot write the profile %s: %s\n", path, strerror(errno));
+        return false;
+    }
+    return true;
+}
