@@ -185,12 +185,13 @@ bool prof_report(void)
     if (!names) rts_fatal("out of memory (profile)");
     int wn = (int)strlen("PROCEDURE"), ws = (int)strlen("SRC");
     for (size_t i = 0; i <= m; i++) {
-        if (i == m)
-            snprintf(names[i].name, sizeof names[i].name, "(not in a procedure)"),
+        if (i == m) {
+            snprintf(names[i].name, sizeof names[i].name, "(not in a procedure)");
             snprintf(names[i].src, sizeof names[i].src, "-");
-        else if (profiler.describe)
+        } else if (profiler.describe) {
             profiler.describe(e[i].key, names[i].name, sizeof names[i].name, names[i].src,
                               sizeof names[i].src);
+        }
         if (i == m && !other)
             break;
         int a = (int)strlen(names[i].name), b = (int)strlen(names[i].src);
