@@ -48,7 +48,8 @@ int  rts_run_main(RtsCode code, size_t nslots);
  * stdout, the -s file or the eventlog could not be written in full (each said on stderr). */
 void rts_exit(int status) __attribute__((noreturn));
 /* Names the program that runs (a script the executable runs, say) for the default eventlog
- * file, <name>.eventlog.json (its base name, less a ".scm" ending); else the executable's. */
+ * and profile files, <name>.eventlog and <name>.prof (its base name, less a ".scm" ending);
+ * else the executable's. */
 void rts_set_program_name(const char *name);
 /* Tells rts_exit that a write to stdout failed with errno e (stdio may have dropped what it
  * could not write, so at exit only its error flag would be left, without the reason). */
