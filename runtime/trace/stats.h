@@ -47,7 +47,7 @@ void stats_mutator_start(void);      /* after init: INIT ends, MUT begins */
 bool stats_report(void);
 void stats_get(RtsStats *out);
 /* `+RTS --stats-keys`: the --machine-readable keys of the registered patches, "NAME KEY" a
- * line (Note [Patch statistics] in rts/patch.h). */
+ * line (Note [Patch statistics] above). */
 void stats_print_keys(FILE *f);
 
 #endif
