@@ -10,7 +10,10 @@
 # rtslab_config.h, as 1 when the patch is on and 0 when it is off, so the code tests it with
 # #if under -Wundef. RTSLAB_PATCHES names the patches that are on and RTSLAB_PATCHES_KNOWN
 # every patch this tree has, both in configure.ac's order, separated by spaces ("none" when
-# there are none), so that nothing else in the tree lists the patches.
+# there are none), so that nothing else in the tree lists the patches. RTSLAB_PATCH_REGS lists
+# the patches that are on as RTSLAB_PATCH_REG(name) (name with _ for -), from which
+# runtime/rts/options.c makes the list of the patches' registrations (Note [Patch
+# registration] in runtime/rts/patch.h).
 
 # RTSLAB_PATCHES_BEGIN
 # --------------------
@@ -25,6 +28,7 @@ AC_DEFUN([RTSLAB_PATCHES_BEGIN],
 rtslab_patches=
 rtslab_known=
 rtslab_patch_options=
+rtslab_patch_regs=
 ])
 
 # RTSLAB_PATCH(NAME, MACRO, HELP, [ARG], [OPTIONS])
@@ -44,7 +48,8 @@ AC_DEFINE_UNQUOTED([$2], [$rtslab_patch_on], [Patch $1 (--enable-$1): $3])
 AS_VAR_APPEND([rtslab_known], [" $1"])
 m4_foreach_w([rtslab_opt], [$5], [AS_VAR_APPEND([rtslab_patch_options], [" $1:]rtslab_opt["])
 ])dnl
-AS_IF([test $rtslab_patch_on = 1], [AS_VAR_APPEND([rtslab_patches], [" $1"])])
+AS_IF([test $rtslab_patch_on = 1], [AS_VAR_APPEND([rtslab_patches], [" $1"])
+  AS_VAR_APPEND([rtslab_patch_regs], [" RTSLAB_PATCH_REG(]m4_translit([$1], [-], [_])[)"])])
 ])
 
 # RTSLAB_PATCHES_END
@@ -63,4 +68,8 @@ AC_DEFINE_UNQUOTED([RTSLAB_PATCHES_KNOWN], ["$rtslab_known"],
 rtslab_patch_options=${rtslab_patch_options# }
 AC_DEFINE_UNQUOTED([RTSLAB_PATCH_OPTIONS], ["$rtslab_patch_options"],
   [The RTS options only a patch gives meaning to, as NAME:OPTION words (e.g. "x:-kc").])
+rtslab_patch_regs=${rtslab_patch_regs# }
+AC_DEFINE_UNQUOTED([RTSLAB_PATCH_REGS], [$rtslab_patch_regs],
+  [The patches that are on, as RTSLAB_PATCH_REG(name) each, name with _ for -
+   (Note [Patch registration] in runtime/rts/patch.h).])
 ])

@@ -20,23 +20,17 @@ typedef struct RtsOptions {
     size_t   min_old_gen;     /* -O<size>: no major GC while the old gen is below this (GHC's -O) */
     size_t   max_stack;       /* -K<size> */
     size_t   initial_stack;   /* -ki<size> */
-#if RTS_PATCH_STACK_CHUNKS
     size_t   stack_chunk;     /* -kc<size> */
     size_t   stack_buffer;    /* -kb<size> */
-#endif
     bool     par_gc;          /* false after -qg alone: sequential GC */
     unsigned par_gc_gen;      /* -qg<gen>: parallel GC only in generations >= gen */
     bool     balance;         /* false after -qb alone: no load balancing */
     unsigned balance_gen;     /* -qb<gen>: balance in generations >= gen */
     unsigned gc_threads;      /* -qn<n>: 0 = one per capability */
-#if RTS_PATCH_FUTEX_BARRIER
     unsigned wait_spins;      /* -qw<n>: spins before a barrier wait sleeps */
     bool     wait_spins_auto; /* no -qw: rts.c picks the default from capabilities and CPUs */
-#endif
     bool     pin_caps;        /* -qa */
-#if RTS_PATCH_SPIN_YIELD
     unsigned spin_yield;      /* -qy<n>: spin-waits yield every n spins */
-#endif
     RtsStatsMode stats;       /* -s / -S */
     char    *stats_file;      /* -s<file> / -S<file>; NULL = stderr */
     bool     machine_readable;/* --machine-readable */
@@ -49,13 +43,23 @@ typedef struct RtsOptions {
     char    *profile_stem;    /* -po<stem>: to <stem>.prof instead; NULL = <prog> */
     bool     sanity;          /* -DS: sanity-check the heap before and after every GC */
     unsigned gc_stress;       /* -DG<n>: a minor GC every n allocations; 0 = off */
-#if RTS_PATCH_IDLE_OPTOUT
     unsigned idle_optout;     /* -qi<n>: idle capabilities opt out after n GCs; 0 = never */
-#endif
     int      io_manager;      /* --io-manager=auto|uring|epoll: 0, 1, 2 (io/iomgr.h's IoChoice) */
     bool     show_info;       /* --info */
     bool     show_help;       /* -? */
+    bool     show_stats_keys; /* --stats-keys: the patches' --machine-readable keys (tests) */
+    /* Room for the options of patches to come, so that the layout stays (Note [A fixed
+     * layout]). */
+    unsigned long long reserved[8];
 } RtsOptions;
+
+/* Note [A fixed layout]
+ * The struct is the same in every build: the fields of an option only a patch gives meaning
+ * to are there (at their defaults, unused) in a build without the patch, and a new patch's
+ * options take the place of reserved words, so a program compiled against the installed
+ * header works with any build of the library. RTS_OPTIONS_SIZE is its size on LP64 (x86-64,
+ * AArch64), which testsuite/unit/test_options.c asserts in every build. */
+#define RTS_OPTIONS_SIZE 256
 
 void rts_options_defaults(RtsOptions *o);
 

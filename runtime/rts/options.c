@@ -18,16 +18,19 @@
  *
  * Note [Options that need a patch]
  * An option that only a patch gives meaning to is an error in a build without the patch
- * (never accepted and ignored). Its value is parsed first in every build, so a malformed
- * value is reported as such; then the patch's island takes it, and the island's #else says
- * that it needs the patch (needs_patch). The message names the configure flag, which
- * needs_patch finds in RTSLAB_PATCH_OPTIONS (configure.ac's RTSLAB_PATCH lines), so these
- * sources name no patch outside its islands and the base, with every patch stripped
- * (`make patches`), says only that the option is not in this build. An option whose meaning
- * depends on others (-qb0 against a later -qb<gen>) is judged once all the options are
- * parsed, as the command line overrides RTSLAB_RTS (check_patch_options). The -? text lists
- * a patch's options in builds with it, and the options of the patches a build lacks at its
- * end; --info lists every patch of the tree, on or off.
+ * (never accepted and ignored). Its value is parsed first in every build, as
+ * patch_option_specs[] says (one table: the syntax, the range, the message out of range and
+ * the one without the patch), so a malformed value is reported as such; then the patch that
+ * registered the option takes it (Note [Patch registration] in rts/patch.h: its default,
+ * where it goes and its -? lines are in the patch's own file), and without one it needs the
+ * patch (needs_patch). The message names the configure flag, which needs_patch finds in
+ * RTSLAB_PATCH_OPTIONS (configure.ac's RTSLAB_PATCH lines), so these sources name no patch
+ * and the base, with every patch stripped (`make patches`), says only that the option is not
+ * in this build. An option whose meaning depends on others (-qb0 against a later -qb<gen>)
+ * is judged once all the options are parsed, as the command line overrides RTSLAB_RTS
+ * (check_patch_options; a patch's own checks are its RtsPatch.check). The -? text lists a
+ * patch's options in builds with it, and the options of the patches a build lacks at its
+ * end; --info lists every patch of the tree, on or off, and the registered patches' lines.
  */
 #include "rtslab_options.h"
 #include "rts_config.h"
@@ -41,27 +44,48 @@
 #include "base/util.h"          /* rts_opts: what --info shows of the options in force */
 #include "os/affinity.h"        /* --info: the capabilities --numa places */
 #include "os/numa.h"
-#if RTS_PATCH_GEN0_STEAL
-#include "sm/gc.h"              /* --info: gc_balance_gen */
-#endif
 #include "io/iomgr.h"
-#if RTS_PATCH_PHYS_CAPS
-#include "os/affinity.h"
-#include "os/cpu_quota.h"       /* --info: "CPU quota" */
-#endif
+#include "rts/patch.h"          /* Note [Patch registration] */
 
 #define RTS_OPT_MAX_CAPS   4096u          /* -N<n>, -qn<n> */
 #define RTS_OPT_MAX_GC_STRESS 1000000000u /* -DG<n> */
 #define RTS_OPT_MAX_GEN    255u           /* -qg<gen>, -qb<gen> */
-#define RTS_OPT_MAX_SPIN_YIELD 1000000000u /* -qy<n> */
-#if !RTS_PATCH_IDLE_OPTOUT
-#define RTS_MAX_IDLE_OPTOUT 1000000u      /* -qi<n>: parsed (then refused) without the patch */
-#endif
 #define RTS_OPT_HEAP_GRAIN ((size_t)4096) /* -A, -M, -O round up to this */
 #define RTS_OPT_MIN_STACK  ((size_t)1024) /* -K, -ki, -kc: at least 1k */
-#if !RTS_PATCH_FUTEX_BARRIER
-#define RTS_MAX_WAIT_SPINS 1000000000u    /* -qw<n>: parsed (then refused) without the patch */
-#endif
+
+/* Note [Patch registration]: the patches compiled in, from configure's RTSLAB_PATCH_REGS. */
+#define RTSLAB_PATCH_REG(n) extern const RtsPatch rts_patch_##n;
+RTSLAB_PATCH_REGS
+#undef RTSLAB_PATCH_REG
+#define RTSLAB_PATCH_REG(n) &rts_patch_##n,
+const RtsPatch *const rts_patches[] = { RTSLAB_PATCH_REGS NULL };
+#undef RTSLAB_PATCH_REG
+
+/* How the options only a patch gives meaning to are parsed, in every build (Note [Options
+ * that need a patch]): a number (an unsigned) or a size (a size_t; a stack size has a
+ * minimum and is rounded up to a word, as -K), from min to max (0: no maximum), `noun` in
+ * the message when it is out of range; `what` is the subject and verb of the message in a
+ * build without a patch that registers it (Note [Patch registration] in rts/patch.h). A
+ * claim is a value of a base option that only a patch gives meaning to, judged once all the
+ * options are parsed (check_patch_options). */
+typedef enum { OPT_NUMBER, OPT_STACK_SIZE, OPT_SIZE, OPT_CLAIM } OptKind;
+typedef struct {
+    const char *name;
+    OptKind kind;
+    unsigned long long min, max;
+    const char *noun, *what;
+} OptSpec;
+
+static const OptSpec patch_option_specs[] = {
+    { "-kc", OPT_STACK_SIZE, RTS_OPT_MIN_STACK, 0, "the stack chunk size", "stack chunks need" },
+    { "-kb", OPT_SIZE, 0, 0, NULL, "stack chunks need" },
+    { "-qy", OPT_NUMBER, 1, 1000000000u, "the spins between yields", "yielding spin-waits need" },
+    { "-qw", OPT_NUMBER, 0, 1000000000u, "the spin count", "futex barriers need" },
+    { "-qi", OPT_NUMBER, 0, 1000000u, "the number of GCs",
+      "idle capabilities opting out of GC need" },
+    { "-qb0", OPT_CLAIM, 0, 0, NULL, "work stealing in minor GCs needs" },
+};
+#define N_PATCH_OPTIONS (sizeof patch_option_specs / sizeof patch_option_specs[0])
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -124,13 +148,60 @@ static bool patch_of_option(const char *w, char *name, size_t len)
 
 /* Note [Options that need a patch]: `what` is the sentence's subject and verb, e.g.
  * "stack chunks need". */
-__attribute__((unused))  /* a build with every such patch calls it nowhere */
 static int needs_patch(char *err, size_t errlen, const char *w, const char *what)
 {
     char name[64];
     if (patch_of_option(w, name, sizeof name))
         return fail(err, errlen, "%s: %s a build with --enable-%s", w, what, name);
     return fail(err, errlen, "%s: %s a patch this build does not have", w, what);
+}
+
+/* The spec of the option word w (the longest name that begins it; claims are no words). */
+static const OptSpec *spec_of_word(const char *w)
+{
+    const OptSpec *best = NULL;
+    for (size_t i = 0; i < N_PATCH_OPTIONS; i++) {
+        const OptSpec *sp = &patch_option_specs[i];
+        size_t n = strlen(sp->name);
+        if (sp->kind != OPT_CLAIM && strncmp(w, sp->name, n) == 0
+            && (!best || n > strlen(best->name)))
+            best = sp;
+    }
+    return best;
+}
+
+static const OptSpec *spec_named(const char *name)
+{
+    for (size_t i = 0; i < N_PATCH_OPTIONS; i++)
+        if (strcmp(patch_option_specs[i].name, name) == 0) return &patch_option_specs[i];
+    return NULL;
+}
+
+/* The entry of a registered patch for the option `name`; NULL when no patch in the build
+ * registers it. */
+static const RtsPatchOption *registered_option(const char *name)
+{
+    for (const RtsPatch *const *p = rts_patches; *p; p++)
+        for (const RtsPatchOption *e = (*p)->options; e && e->name; e++)
+            if (strcmp(e->name, name) == 0) return e;
+    return NULL;
+}
+
+static void set_field(RtsOptions *o, const OptSpec *sp, int field, unsigned long long v)
+{
+    char *at = (char *)o + field;
+    if (sp->kind == OPT_NUMBER) {
+        unsigned u = (unsigned)v;
+        memcpy(at, &u, sizeof u);
+    } else {
+        size_t z = (size_t)v;
+        memcpy(at, &z, sizeof z);
+    }
+}
+
+static void set_bool(RtsOptions *o, int field, bool v)
+{
+    memcpy((char *)o + field, &v, sizeof v);
 }
 
 void rts_options_defaults(RtsOptions *o)
@@ -144,23 +215,12 @@ void rts_options_defaults(RtsOptions *o)
     o->min_old_gen = RTS_MIN_OLD_GEN_LIMIT;
     o->max_stack = RTS_DEFAULT_MAX_STACK;
     o->initial_stack = RTS_DEFAULT_INITIAL_STACK;
-#if RTS_PATCH_STACK_CHUNKS
-    o->stack_chunk = RTS_DEFAULT_STACK_CHUNK;
-    o->stack_buffer = RTS_DEFAULT_STACK_BUFFER;
-#endif
     o->par_gc = true;
     o->par_gc_gen = RTS_DEFAULT_PAR_GC_GEN;
     o->balance = true;
     o->balance_gen = RTS_DEFAULT_BALANCE_GEN;
-#if RTS_PATCH_FUTEX_BARRIER
-    o->wait_spins = RTS_DEFAULT_WAIT_SPINS;
-    o->wait_spins_auto = true;
-#endif
     o->gc_threads = 0;
     o->pin_caps = false;
-#if RTS_PATCH_SPIN_YIELD
-    o->spin_yield = RTS_DEFAULT_SPIN_YIELD;
-#endif
     o->stats = RTS_STATS_NONE;
     o->stats_file = NULL;
     o->machine_readable = false;
@@ -173,12 +233,16 @@ void rts_options_defaults(RtsOptions *o)
     o->eventlog_format = 0;
     o->sanity = false;
     o->gc_stress = 0;
-#if RTS_PATCH_IDLE_OPTOUT
-    o->idle_optout = RTS_DEFAULT_IDLE_OPTOUT;
-#endif
     o->io_manager = IO_CHOOSE_AUTO;
     o->show_info = false;
     o->show_help = false;
+    /* the registered patches' options (Note [Patch registration]) */
+    for (const RtsPatch *const *p = rts_patches; *p; p++)
+        for (const RtsPatchOption *e = (*p)->options; e && e->name; e++) {
+            const OptSpec *sp = spec_named(e->name);
+            if (sp && e->field != RTS_NO_FIELD) set_field(o, sp, e->field, e->dflt);
+            if (e->auto_field != RTS_NO_FIELD) set_bool(o, e->auto_field, true);
+        }
 }
 
 void rts_options_free(RtsOptions *o)
@@ -389,9 +453,51 @@ static int numa_option(RtsOptions *o, const char *w, char *err, size_t errlen)
 #endif
 }
 
+static const char *fmt_size(char *buf, size_t len, size_t v);
+
+/* An option of patch_option_specs: its value is parsed and range-checked in every build, then
+ * goes where the registered patch says, or is refused (Note [Options that need a patch]). */
+static int patch_option(RtsOptions *o, const char *w, const OptSpec *sp, char *err, size_t errlen)
+{
+    const char *arg = w + strlen(sp->name);
+    unsigned long long v;
+    if (sp->kind == OPT_NUMBER) {
+        unsigned n;
+        if (parse_uint(arg, (unsigned)sp->max, &n) != 0)
+            return fail(err, errlen, "bad number in RTS option %s", w);
+        if (n < sp->min || n > sp->max) {
+            if (sp->min == 0)
+                return fail(err, errlen, "%s: %s must be at most %llu", w, sp->noun, sp->max);
+            return fail(err, errlen, "%s: %s must be from %llu to %llu", w, sp->noun, sp->min,
+                        sp->max);
+        }
+        v = n;
+    } else {
+        size_t z;
+        if (rts_parse_size(arg, &z) != 0)
+            return fail(err, errlen, "bad size in RTS option %s", w);
+        if (z < sp->min) {
+            char m[32];
+            return fail(err, errlen, "%s: %s must be at least %s", w, sp->noun,
+                        fmt_size(m, sizeof m, (size_t)sp->min));
+        }
+        if (round_up(&z, sizeof(void *)) != 0)
+            return fail(err, errlen, "bad size in RTS option %s", w);
+        v = z;
+    }
+    const RtsPatchOption *e = registered_option(sp->name);
+    if (!e || e->field == RTS_NO_FIELD)
+        return needs_patch(err, errlen, w, sp->what);
+    set_field(o, sp, e->field, v);
+    if (e->auto_field != RTS_NO_FIELD) set_bool(o, e->auto_field, false);
+    return 0;
+}
+
 int rts_options_parse_word(RtsOptions *o, const char *w, char *err, size_t errlen)
 {
     if (w[0] != '-') return fail(err, errlen, "unexpected RTS argument: %s", w);
+    const OptSpec *sp = spec_of_word(w);
+    if (sp) return patch_option(o, w, sp, err, errlen);
 
     switch (w[1]) {
     case 'N': {
@@ -444,30 +550,6 @@ int rts_options_parse_word(RtsOptions *o, const char *w, char *err, size_t errle
     case 'k':
         if (w[2] == 'i')
             return stack_size(w, w + 3, "initial stack size", &o->initial_stack, err, errlen);
-        if (w[2] == 'c') {
-            size_t chunk;
-            if (stack_size(w, w + 3, "stack chunk size", &chunk, err, errlen) != 0)
-                return -1;
-#if RTS_PATCH_STACK_CHUNKS
-            o->stack_chunk = chunk;
-            return 0;
-#else
-            (void)chunk;
-            return needs_patch(err, errlen, w, "stack chunks need");
-#endif
-        }
-        if (w[2] == 'b') {
-            size_t buf;
-            if (rts_parse_size(w + 3, &buf) != 0 || round_up(&buf, sizeof(void *)) != 0)
-                return fail(err, errlen, "bad size in RTS option %s", w);
-#if RTS_PATCH_STACK_CHUNKS
-            o->stack_buffer = buf;
-            return 0;
-#else
-            (void)buf;
-            return needs_patch(err, errlen, w, "stack chunks need");
-#endif
-        }
         break;
     case 'q':
         switch (w[2]) {
@@ -491,49 +573,6 @@ int rts_options_parse_word(RtsOptions *o, const char *w, char *err, size_t errle
             if (w[3] != '\0') break;
             o->pin_caps = true;
             return 0;
-        case 'y': {
-            unsigned n;
-            if (parse_uint(w + 3, RTS_OPT_MAX_SPIN_YIELD, &n) != 0)
-                return fail(err, errlen, "bad number in RTS option %s", w);
-            if (n < 1 || n > RTS_OPT_MAX_SPIN_YIELD)
-                return fail(err, errlen, "%s: the spins between yields must be from 1 to %u", w,
-                            RTS_OPT_MAX_SPIN_YIELD);
-#if RTS_PATCH_SPIN_YIELD
-            o->spin_yield = n;
-            return 0;
-#else
-            return needs_patch(err, errlen, w, "yielding spin-waits need");
-#endif
-        }
-        case 'w': {
-            unsigned n;
-            if (parse_uint(w + 3, RTS_MAX_WAIT_SPINS, &n) != 0)
-                return fail(err, errlen, "bad number in RTS option %s", w);
-            if (n > RTS_MAX_WAIT_SPINS)
-                return fail(err, errlen, "%s: the spin count must be at most %u", w,
-                            RTS_MAX_WAIT_SPINS);
-#if RTS_PATCH_FUTEX_BARRIER
-            o->wait_spins = n;
-            o->wait_spins_auto = false;
-            return 0;
-#else
-            return needs_patch(err, errlen, w, "futex barriers need");
-#endif
-        }
-        case 'i': {
-            unsigned n;
-            if (parse_uint(w + 3, RTS_MAX_IDLE_OPTOUT, &n) != 0)
-                return fail(err, errlen, "bad number in RTS option %s", w);
-            if (n > RTS_MAX_IDLE_OPTOUT)
-                return fail(err, errlen, "%s: the number of GCs must be at most %u", w,
-                            RTS_MAX_IDLE_OPTOUT);
-#if RTS_PATCH_IDLE_OPTOUT
-            o->idle_optout = n;
-            return 0;
-#else
-            return needs_patch(err, errlen, w, "idle capabilities opting out of GC need");
-#endif
-        }
         default:
             break;
         }
@@ -594,6 +633,10 @@ int rts_options_parse_word(RtsOptions *o, const char *w, char *err, size_t errle
             o->machine_readable = true;
             return 0;
         }
+        if (strcmp(w, "--stats-keys") == 0) {  /* Note [Patch statistics] in rts/patch.h */
+            o->show_stats_keys = true;
+            return 0;
+        }
         if (strncmp(w, "--io-manager=", 13) == 0) {   /* Note [IO manager] in io/iomgr.h */
             const char *v = w + 13;
             if (strcmp(v, "auto") == 0) o->io_manager = IO_CHOOSE_AUTO;
@@ -648,18 +691,10 @@ static int parse_env(RtsOptions *o, const char *env, char *err, size_t errlen)
 /* Note [Options that need a patch]: the options still in force once all are parsed. */
 static int check_patch_options(const RtsOptions *o, char *err, size_t errlen)
 {
-#if !RTS_PATCH_GEN0_STEAL
-    if (o->balance && o->balance_gen == 0)
-        return needs_patch(err, errlen, "-qb0", "work stealing in minor GCs needs");
-#else
-    (void)o;
-    (void)err;
-    (void)errlen;
-#endif
+    if (o->balance && o->balance_gen == 0 && !registered_option("-qb0"))
+        return needs_patch(err, errlen, "-qb0", spec_named("-qb0")->what);
     return 0;
 }
-
-static const char *fmt_size(char *buf, size_t len, size_t v);
 
 /* Whether two paths name one regular file (an existing one by its inode, a new one by the
  * same text); a device such as /dev/null may take both. */
@@ -683,14 +718,8 @@ static int check_final(const RtsOptions *o, char *err, size_t errlen)
                     "(-K%s)", fmt_size(ki, sizeof ki, o->initial_stack),
                     fmt_size(k, sizeof k, o->max_stack));
     }
-#if RTS_PATCH_STACK_CHUNKS
-    if (o->stack_buffer > o->stack_chunk / 2) {          /* GHC's rule (RtsFlags.c) */
-        char kb[32], kc[32];
-        return fail(err, errlen, "-kb%s: the stack chunk buffer must be at most half the "
-                    "stack chunk size (-kc%s)", fmt_size(kb, sizeof kb, o->stack_buffer),
-                    fmt_size(kc, sizeof kc, o->stack_chunk));
-    }
-#endif
+    for (const RtsPatch *const *p = rts_patches; *p; p++)   /* Note [Patch registration] */
+        if ((*p)->check && (*p)->check(o, err, errlen) != 0) return -1;
     if (o->stats_file && o->eventlog_file && same_file(o->stats_file, o->eventlog_file))
         return fail(err, errlen, "-s%s and -l%s name the same file: the statistics would "
                     "overwrite the eventlog", o->stats_file, o->eventlog_file);
@@ -743,42 +772,43 @@ static const char *fmt_size(char *buf, size_t len, size_t v)
     return buf;
 }
 
-/* -N and -qa: Note [Capabilities on physical cores] in os/affinity.c */
-#if RTS_PATCH_PHYS_CAPS
-#define USAGE_N  "  -N            use one capability per physical core in the CPU mask, or\n" \
-                 "                fewer under a cgroup CPU quota (+RTS --info shows why)\n"
-#define USAGE_QA "  -qa           pin each capability's OS thread to a CPU: one per physical\n" \
-                 "                core (spread over packages and NUMA nodes), then second threads\n"
-#else
-#define USAGE_N  "  -N            use as many capabilities as the machine has\n"
-#define USAGE_QA "  -qa           pin each capability's OS thread to a CPU\n"
-#endif
+const char *rts_fmt_size(char *buf, size_t len, size_t v)
+{
+    return fmt_size(buf, len, v);
+}
 
-#if RTS_PATCH_IDLE_OPTOUT
-#define USAGE_QI "  -qi<n>        an idle capability opts out of GCs once it took part in <n> since\n" \
-                 "                it went idle (0..1000000; default 1; 0: never)\n"
-#else
-#define USAGE_QI ""
-#endif
+/* The base's -? lines that a patch may word differently (RtsPatch.usage_lines). */
+static void usage_line(FILE *f, const char *name, const char *text)
+{
+    for (const RtsPatch *const *p = rts_patches; *p; p++)
+        for (const RtsUsageLine *l = (*p)->usage_lines; l && l->name; l++)
+            if (strcmp(l->name, name) == 0) {
+                fputs(l->text, f);
+                return;
+            }
+    fputs(text, f);
+}
 
-#if RTS_PATCH_SPIN_YIELD
-#define USAGE_QY "  -qy<n>        spin-waits (spinlocks, the GC's look-for-work loop) yield the CPU\n" \
-                 "                every <n> spins (default %u)\n"
-#define USAGE_QY_ARGS (unsigned)RTS_DEFAULT_SPIN_YIELD,
-#else
-#define USAGE_QY ""
-#define USAGE_QY_ARGS
-#endif
-
-#if RTS_PATCH_STACK_CHUNKS
-#define USAGE_KC "  -kc<size>     stack chunk size (default %s, min 1k)\n" \
-                 "  -kb<size>     of a full chunk's top frames, up to <size> bytes move into the\n" \
-                 "                next chunk (default %s)\n"
-#define USAGE_KC_ARGS , kc, kb
-#else
-#define USAGE_KC ""
-#define USAGE_KC_ARGS
-#endif
+/* The -? lines of the registered patches' options of one section, "%s" their default. */
+static void usage_patches(FILE *f, RtsUsageSection section)
+{
+    for (const RtsPatch *const *p = rts_patches; *p; p++)
+        for (const RtsPatchOption *e = (*p)->options; e && e->name; e++) {
+            if (!e->usage || e->section != section) continue;
+            const char *at = strstr(e->usage, "%s");
+            if (!at) {
+                fputs(e->usage, f);
+                continue;
+            }
+            char d[32];
+            const OptSpec *sp = spec_named(e->name);
+            if (sp && sp->kind == OPT_NUMBER)
+                snprintf(d, sizeof d, "%llu", e->dflt);
+            else
+                fmt_size(d, sizeof d, (size_t)e->dflt);
+            fprintf(f, "%.*s%s%s", (int)(at - e->usage), e->usage, d, at + 2);
+        }
+}
 
 /* The options of the patches this build lacks (Note [Options that need a patch]). */
 static void usage_missing_patches(FILE *f)
@@ -805,13 +835,8 @@ void rts_options_usage(void *file)
     fmt_size(omin, sizeof omin, RTS_MIN_OLD_GEN_LIMIT);
     fmt_size(kk, sizeof kk, RTS_DEFAULT_MAX_STACK);
     fmt_size(ki, sizeof ki, RTS_DEFAULT_INITIAL_STACK);
-#if RTS_PATCH_STACK_CHUNKS
-    char kc[32], kb[32];
-    fmt_size(kc, sizeof kc, RTS_DEFAULT_STACK_CHUNK);
-    fmt_size(kb, sizeof kb, RTS_DEFAULT_STACK_BUFFER);
-#endif
 
-    fprintf(f,
+    fputs(
         "Usage: <prog> <args> [+RTS <rtsopts> | -RTS <args>] ... --RTS <args>\n"
         "\n"
         "   +RTS    RTS options follow (up to -RTS or the end of the command line)\n"
@@ -824,8 +849,9 @@ void rts_options_usage(void *file)
         "\n"
         "  -?            print this message and exit\n"
         "  --info        print information about the RTS (version, patches) and exit\n"
-        "\n"
-        USAGE_N
+        "\n", f);
+    usage_line(f, "-N", "  -N            use as many capabilities as the machine has\n");
+    fprintf(f,
         "  -N<n>         use <n> capabilities (1..%u; default 1)\n"
         "  -qg           use sequential GC\n"
         "  -qg<gen>      use parallel GC only for generations >= <gen> (default %d)\n"
@@ -833,15 +859,12 @@ void rts_options_usage(void *file)
         "  -qb<gen>      load-balance in parallel GC only for generations >= <gen>\n"
         "                (default %s)\n"
         "  -qn<n>        use <n> GC threads (default: one per capability; at most\n"
-        "                one per capability)\n"
-        USAGE_QA
-        USAGE_QI
-        USAGE_QY
-#if RTS_PATCH_FUTEX_BARRIER
-        "  -qw<n>        spin <n> times in a stop-the-world wait before sleeping in a futex\n"
-        "                (0..1000000000; default 1000, or 30 with more capabilities than\n"
-        "                allowed CPUs; futex-barrier patch)\n"
-#endif
+        "                one per capability)\n",
+        RTS_OPT_MAX_CAPS, RTS_DEFAULT_PAR_GC_GEN, RTS_DEFAULT_BALANCE_TEXT);
+    usage_line(f, "-qa", "  -qa           pin each capability's OS thread to a CPU\n");
+    usage_patches(f, RTS_USAGE_QA);
+    usage_patches(f, RTS_USAGE_GC);
+    fprintf(f,
         "\n"
         "  -A<size>      nursery (allocation area) size per capability (default %s, min %s)\n"
         "  -M<size>      maximum heap size; 0 = unlimited (default 0)\n"
@@ -850,8 +873,10 @@ void rts_options_usage(void *file)
         "  -O<size>      no major GC while the old generation is smaller than <size>\n"
         "                (default %s)\n"
         "  -K<size>      maximum stack size of a thread (default %s)\n"
-        "  -ki<size>     initial stack size of a thread (default %s; at most -K)\n"
-        USAGE_KC
+        "  -ki<size>     initial stack size of a thread (default %s; at most -K)\n",
+        a, amin, RTS_DEFAULT_OLD_GEN_FACTOR, omin, kk, ki);
+    usage_patches(f, RTS_USAGE_STACK);
+    fputs(
         "\n"
         "  -s[<file>]    print a GC summary at exit to <file> (default stderr; -sstderr\n"
         "                is stderr too)\n"
@@ -873,9 +898,7 @@ void rts_options_usage(void *file)
         "                of the running threads every 1 ms\n"
         "  -po<stem>     the same, to <stem>.prof\n"
         "  -DS           sanity-check the heap before and after every GC (slow)\n"
-        "  -DG<n>        collector stress: a minor GC every n allocations (slow)\n",
-        RTS_OPT_MAX_CAPS, RTS_DEFAULT_PAR_GC_GEN, RTS_DEFAULT_BALANCE_TEXT,
-        USAGE_QY_ARGS a, amin, RTS_DEFAULT_OLD_GEN_FACTOR, omin, kk, ki USAGE_KC_ARGS);
+        "  -DG<n>        collector stress: a minor GC every n allocations (slow)\n", f);
     usage_missing_patches(f);
 }
 
@@ -907,35 +930,26 @@ static void put_pair(FILE *f, bool first, const char *key, const char *val)
 }
 
 #define YESNO(x) ((x) ? "YES" : "NO")
-#if RTS_PATCH_PHYS_CAPS
 
-/* The machine as -N and -qa see it (Note [Capabilities on physical cores] in os/affinity.c),
- * for the options in force (rts_opts: --info comes after the other options are parsed). */
-static void phys_caps_info(FILE *f)
+static void info_put(FILE *f, const char *key, const char *val)
 {
-    const Topology *t = topo_get();
-    unsigned n = rts_opts.n_caps_auto ? affinity_default_caps() : rts_opts.n_caps;
-    size_t len = 12 * (size_t)n + 512;
-    char *buf = malloc(len);
-    if (buf == NULL)
-        return;
-    snprintf(buf, len, "logical CPUs %d (online %d), physical cores %d, packages %d, "
-             "NUMA nodes %d (source %s, mask %s, root %s)", t->n_logical, t->n_online,
-             t->n_physical, t->n_packages, t->n_nodes, t->source, t->mask_source,
-             t->root[0] ? t->root : "/");
-    put_pair(f, false, "CPU topology", buf);
-    put_pair(f, false, "CPU quota", cpu_quota_format(cpu_quota(), buf, len));
-    put_pair(f, false, "Default capabilities (-N)", affinity_explain_default(buf, len));
-    if (rts_opts.n_caps_auto)
-        snprintf(buf, len, "%u (-N)", n);
-    else
-        snprintf(buf, len, "%u (-N%u)", n, n);
-    put_pair(f, false, "Capabilities", buf);
-    put_pair(f, false, "Pin order (-qa)", affinity_format_placement(buf, len, n));
-    put_pair(f, false, "Pinned", rts_opts.pin_caps ? "YES (-qa)" : "NO (no -qa)");
-    free(buf);
+    put_pair(f, false, key, val);
 }
-#endif
+
+/* The --info lines of the registered patches that follow the base's line `key`. */
+static void info_after(FILE *f, const char *key)
+{
+    for (const RtsPatch *const *p = rts_patches; *p; p++)
+        if ((*p)->info && (*p)->info_after && strcmp((*p)->info_after, key) == 0)
+            (*p)->info(f, info_put);
+}
+
+/* A line of the base's, then the patches' that follow it. */
+static void info_line(FILE *f, const char *key, const char *val)
+{
+    put_pair(f, false, key, val);
+    info_after(f, key);
+}
 
 /* "Patch NAME": YES or NO for every patch of the tree (RTSLAB_PATCHES_KNOWN), so that these
  * sources name none (Note [Options that need a patch]); the test driver reads them. */
@@ -969,23 +983,10 @@ void rts_options_info(void *file)
     put_pair(f, true, "RTS name", "rtslab");
     put_pair(f, false, "Version", RTSLAB_VERSION);
     numa_info(f);
-    put_pair(f, false, "Configure args", RTSLAB_CONFIGURE_ARGS);
-#if RTS_PATCH_IDLE_OPTOUT
-    char optout[80];
-    if (rts_opts.idle_optout)
-        snprintf(optout, sizeof optout, "after %u GC(s) idle (-qi<n>; 0: never)", rts_opts.idle_optout);
-    else
-        snprintf(optout, sizeof optout, "never (-qi0)");
-    put_pair(f, false, "Idle capabilities opt out of GC", optout);
-#endif
+    info_line(f, "Configure args", RTSLAB_CONFIGURE_ARGS);
     put_pair(f, false, "Patches", RTSLAB_PATCHES);
     info_patches(f);
-#if RTS_PATCH_SPIN_YIELD
-    char spin[64];
-    snprintf(spin, sizeof spin, "every %u spins (-qy<n>; configure's default %d)",
-             rts_opts.spin_yield, (int)RTS_SPIN_YIELD_SPINS);
-    put_pair(f, false, "Spin-wait yield", spin);
-#endif
+    info_after(f, "Patches");
     put_pair(f, false, "liburing", YESNO(HAVE_LIBURING));
     char why[256];
     put_pair(f, false, "IO manager", io_choose((IoChoice)rts_opts.io_manager, why, sizeof why) == 0
@@ -993,34 +994,9 @@ void rts_options_info(void *file)
     char why2[256];              /* whether the uring back end can run here (tests: needs=io_uring) */
     put_pair(f, false, "io_uring", YESNO(io_choose(IO_CHOOSE_URING, why2, sizeof why2) == 0));
     io_choose((IoChoice)rts_opts.io_manager, why, sizeof why);
-#if RTS_PATCH_STACK_CHUNKS
-    char chunks[128], kc[32], kb[32];
-    fmt_size(kc, sizeof kc, rts_opts.stack_chunk);
-    fmt_size(kb, sizeof kb, rts_opts.stack_buffer);
-    snprintf(chunks, sizeof chunks, "chunks of %s (-kc), %s carried over (-kb)", kc, kb);
-    put_pair(f, false, "Stack chunks", chunks);
-#endif
-    put_pair(f, false, "libnuma", YESNO(HAVE_LIBNUMA));
-#if RTS_PATCH_GEN0_STEAL
-    char steal[160];
-    if (rts_opts.balance)
-        snprintf(steal, sizeof steal, "generations >= %u (without -qb<gen>: 0 with -A of 32m "
-                 "or more, else 1)", gc_balance_gen());
-    else
-        snprintf(steal, sizeof steal, "off (-qb)");
-    put_pair(f, false, "GC work stealing", steal);
-#endif
-    put_pair(f, false, "perf", YESNO(HAVE_PERF));
-#if RTS_PATCH_FUTEX_BARRIER
-    char futex[128];
-    if (rts_opts.wait_spins_auto)
-        snprintf(futex, sizeof futex, "%u spins (%u with more capabilities than CPUs), then a "
-                 "futex wait (-qw<n>)", (unsigned)RTS_DEFAULT_WAIT_SPINS,
-                 (unsigned)RTS_OVERSUB_WAIT_SPINS);
-    else
-        snprintf(futex, sizeof futex, "%u spins, then a futex wait (-qw<n>)", rts_opts.wait_spins);
-    put_pair(f, false, "Stop-the-world waits", futex);
-#endif
+    info_after(f, "io_uring");
+    info_line(f, "libnuma", YESNO(HAVE_LIBNUMA));
+    info_line(f, "perf", YESNO(HAVE_PERF));
     put_pair(f, false, "Debug", YESNO(RTS_DEBUG));
     /* configure --with-sanitizer: what the tests that measure memory skip (GCC's macros) */
 #if defined(__SANITIZE_ADDRESS__) && defined(__SANITIZE_THREAD__)
@@ -1032,8 +1008,6 @@ void rts_options_info(void *file)
 #else
     put_pair(f, false, "Sanitizer", "NO");
 #endif
-#if RTS_PATCH_PHYS_CAPS
-    phys_caps_info(f);
-#endif
+    info_after(f, "Sanitizer");
     fputs(" ]\n", f);
 }

@@ -21,6 +21,7 @@
 #include "sched/profile.h"
 #include "io/iomgr.h"
 #include "trace/stats.h"
+#include "rts/patch.h"
 #include "trace/eventlog.h"
 
 /* The layers' hooks (runtime/README.md: a lower layer calls up only through these). */
@@ -139,6 +140,12 @@ void rts_init(int *argc, char ***argv)
     }
     if (rts_opts.show_info) {
         rts_options_info(stdout);
+        exit_after_printing();
+    }
+    for (const RtsPatch *const *p = rts_patches; *p; p++)   /* Note [Patch statistics] */
+        if ((*p)->stats) stats_register((*p)->name, (*p)->stats);
+    if (rts_opts.show_stats_keys) {
+        stats_print_keys(stdout);
         exit_after_printing();
     }
     if (rts_opts.max_heap && rts_opts.max_heap < rts_opts.alloc_area)

@@ -24,15 +24,7 @@
 #include "sm/gc.h"
 #include "sync/stw.h"
 #include "sync/wait.h"
-#if RTS_PATCH_STACK_CHUNKS
-#include "sched/stack.h"
-#include "sm/gc.h"
-#endif
 #include "sched/capability.h"
-#if RTS_PATCH_PHYS_CAPS
-#include <stdlib.h>
-#include "os/affinity.h"
-#endif
 
 static struct {
     uint64_t start_ns, start_cpu, mut_start_ns, mut_start_cpu;
@@ -40,22 +32,36 @@ static struct {
     /* over parallel GCs (more than one GC thread), for the work balance: */
     uint64_t par_copied, par_max_copied;
     double   par_balance_num;               /* sum of (copied - max_copied) / (threads - 1) */
-#if RTS_PATCH_GEN0_STEAL
-    /* the same by GC kind (minor, major), and the steals (Note [Minor GC stealing]) */
-    uint64_t kind_max_copied[2], steal_tries[2], steals[2];
-    double   kind_balance_num[2];
-#endif
     uint64_t copied, max_live, cumulative_live, live_samples;
     uint64_t max_heap_blocks;
     uint64_t last_alloc;                    /* -S: allocated at the previous GC */
     long     last_majflt;                   /* -S: major page faults at the previous GC */
-#if RTS_PATCH_STACK_CHUNKS
-    /* Note [Stack chunks]: stack objects the GCs scanned; linked chunks minor GCs did not */
-    uint64_t stack_scanned, stack_skipped;
-#endif
 } st;
 
 static FILE *stats_out;
+
+/* The registered patches' sections (Note [Patch statistics] in stats.h), in their order. */
+#define MAX_SECTIONS 32
+static struct {
+    const char *name;
+    const RtsStatsSection *sec;
+} sections[MAX_SECTIONS];
+static unsigned n_sections;
+
+#define EACH_SECTION(s_) \
+    for (unsigned i_ = 0; i_ < n_sections; i_++) \
+        for (const RtsStatsSection *s_ = sections[i_].sec; s_; s_ = NULL)
+
+void stats_register(const char *name, const RtsStatsSection *sec)
+{
+    for (unsigned i = 0; i < n_sections; i++)
+        if (sections[i].sec == sec) return;
+    if (n_sections == MAX_SECTIONS)
+        rts_die(1, "more than %d statistics sections", MAX_SECTIONS);
+    sections[n_sections].name = name;
+    sections[n_sections].sec = sec;
+    n_sections++;
+}
 
 static double secs(uint64_t ns) { return (double)ns / 1e9; }
 
@@ -68,6 +74,8 @@ static long major_faults(void)
 void stats_init(void)
 {
     memset(&st, 0, sizeof st);
+    EACH_SECTION(sec)
+        if (sec->init) sec->init();
     st.start_ns = rts_now_ns();
     st.start_cpu = rts_cpu_ns();
     stats_out = NULL;
@@ -124,28 +132,13 @@ void stats_gc_done(const GcRecord *r)
         st.par_max_copied += r->max_thread_copied_bytes;
         st.par_balance_num += (double)(r->copied_bytes - r->max_thread_copied_bytes)
                               / (double)(r->gc_threads - 1);
-#if RTS_PATCH_GEN0_STEAL
-        st.kind_max_copied[g] += r->max_thread_copied_bytes;
-        st.kind_balance_num[g] += (double)(r->copied_bytes - r->max_thread_copied_bytes)
-                                  / (double)(r->gc_threads - 1);
-#endif
     }
-#if RTS_PATCH_GEN0_STEAL
-    st.steal_tries[g] += r->steal_tries;
-    st.steals[g] += r->steals;
-#endif
     st.gc_ns[g] += r->pause_ns;
     st.gc_cpu[g] += r->cpu_ns;
     if (r->pause_ns > st.max_pause[g]) st.max_pause[g] = r->pause_ns;
     st.copied += r->copied_bytes;
-#if RTS_PATCH_STACK_CHUNKS
-    uint64_t scanned = r->stack_scans;
-    StackChunkCounts sc;
-    stack_chunk_counts(&sc);
-    st.stack_scanned += scanned;
-    if (!r->major && sc.live > (int64_t)scanned)
-        st.stack_skipped += (uint64_t)sc.live - scanned;
-#endif
+    EACH_SECTION(sec)
+        if (sec->gc_done) sec->gc_done(r);
     if (r->major) {
         st.cumulative_live += r->live_bytes;
         st.live_samples++;
@@ -224,19 +217,12 @@ typedef struct {
     uint64_t alloc_rate;                    /* bytes per mutator CPU second, as GHC */
     uint64_t par_copied, par_max_copied;
     double work_balance;                    /* 0..1; negative: no parallel GC copied */
-#if RTS_PATCH_GEN0_STEAL
-    double kind_balance[2];                 /* the same over minor, major GCs only */
-    uint64_t steal_tries[2], steals[2];
-#endif
     /* ours */
     uint64_t stw_syncs;
     double stw_total, stw_mean, stw_max;
     SyncWaitStats waits[WAIT_NKINDS];
     LockSummary locks[NLOCKS];
     uint64_t gc_wakeups, threads_pushed;
-#if RTS_PATCH_IDLE_OPTOUT
-    uint64_t optout_syncs, opted_out, opt_outs, rejoins, rejoin_waits;  /* Note [Idle opt-out] */
-#endif
     uint64_t vcsw, ivcsw;
     SanityCounts sanity;                    /* -DS (Note [Sanity checking cost] in sm/sanity.c) */
 } Summary;
@@ -282,14 +268,6 @@ static void summarise(Summary *s)
     s->par_copied = st.par_copied;
     s->par_max_copied = st.par_max_copied;
     s->work_balance = st.par_max_copied ? st.par_balance_num / (double)st.par_max_copied : -1;
-#if RTS_PATCH_GEN0_STEAL
-    for (int g = 0; g < 2; g++) {
-        s->kind_balance[g] = st.kind_max_copied[g]
-            ? st.kind_balance_num[g] / (double)st.kind_max_copied[g] : -1;
-        s->steal_tries[g] = st.steal_tries[g];
-        s->steals[g] = st.steals[g];
-    }
-#endif
 
     StwStats st;
     stw_stats(&st);
@@ -297,13 +275,6 @@ static void summarise(Summary *s)
     s->stw_total = secs(st.stw_ns_total);
     s->stw_mean = st.syncs ? s->stw_total / (double)st.syncs : 0;
     s->stw_max = secs(st.stw_ns_max);
-#if RTS_PATCH_IDLE_OPTOUT
-    s->optout_syncs = st.optout_syncs;
-    s->opted_out = st.opted_out;
-    s->opt_outs = st.opt_outs;
-    s->rejoins = st.rejoins;
-    s->rejoin_waits = st.rejoin_waits;
-#endif
     for (int k = 0; k < WAIT_NKINDS; k++)
         sync_wait_stats((SyncWaitKind)k, &s->waits[k]);
 
@@ -334,6 +305,16 @@ static void summarise(Summary *s)
         s->ivcsw = (uint64_t)ru.ru_nivcsw;
     }
     sanity_counts(&s->sanity);
+    EACH_SECTION(sec)
+        if (sec->summarise) sec->summarise();
+}
+
+/* The -s lines of the sections that follow the base's line `anchor`. */
+static void lines_after(FILE *f, const char *anchor)
+{
+    EACH_SECTION(sec)
+        if (sec->lines && sec->lines_after && strcmp(sec->lines_after, anchor) == 0)
+            sec->lines(f);
 }
 
 /* 1234567 -> "1,234,567" */
@@ -348,30 +329,6 @@ static const char *commas(uint64_t n, char *buf)
     buf[j] = 0;
     return buf;
 }
-#if RTS_PATCH_PHYS_CAPS
-
-/* Where the capabilities ran (Note [Capabilities on physical cores] in os/affinity.c): how
- * many, why, and the CPUs -qa pinned them to. */
-static void report_placement(FILE *f)
-{
-    size_t len = 12 * (size_t)cap_count + 512;
-    char *buf = malloc(len);
-    if (buf == NULL)
-        return;
-    if (rts_opts.n_caps_auto)
-        fprintf(f, "  Capabilities: -N%u, the default: %s\n", cap_count,
-                affinity_explain_default(buf, len));
-    else
-        fprintf(f, "  Capabilities: -N%u, given\n", cap_count);
-    if (rts_opts.pin_caps)
-        fprintf(f, "  Capability -> CPU (-qa): %s\n", affinity_format_placement(buf, len, cap_count));
-    else
-        fprintf(f, "  Capability -> CPU: not pinned (no -qa; -qa would use %s)\n",
-                affinity_format_placement(buf, len, cap_count));
-    free(buf);
-}
-#endif
-
 /* Note [NUMA-local heap] in os/numa.h: what --numa did. */
 static void report_numa(FILE *f)
 {
@@ -423,65 +380,26 @@ static void report_summary(FILE *f, const Summary *s)
             100 * s->prod_cpu_frac, 100 * s->prod_wall_frac);
 
     /* ours, after GHC's */
-#if RTS_PATCH_GEN0_STEAL
-    if (!rts_opts.balance)
-        fprintf(f, "  GC work stealing: off (-qb)\n");
-    else
-        fprintf(f, "  GC work stealing: generations >= %u (-qb%u%s)\n", gc_balance_gen(),
-                gc_balance_gen(), rts_opts.balance_gen != RTS_DEFAULT_BALANCE_GEN ? ""
-                : gc_balance_gen() == 0 ? ", the default from -A32m up"
-                : ", the default below -A32m");
-    fprintf(f, "  GC work balance by kind: minor %.2f%%, major %.2f%%; steals: minor %llu of %llu tries,"
-               " major %llu of %llu\n",
-            100 * (s->kind_balance[0] > 0 ? s->kind_balance[0] : 0),
-            100 * (s->kind_balance[1] > 0 ? s->kind_balance[1] : 0),
-            (unsigned long long)s->steals[0], (unsigned long long)s->steal_tries[0],
-            (unsigned long long)s->steals[1], (unsigned long long)s->steal_tries[1]);
-#endif
+    lines_after(f, "Productivity");
+
     fprintf(f, "  Stop the world: %llu syncs, mean %.1f us, max %.1f us (request to last arrival)\n",
             (unsigned long long)s->stw_syncs, s->stw_mean * 1e6, s->stw_max * 1e6);
-#if RTS_PATCH_STACK_CHUNKS
-    StackChunkCounts sc;
-    stack_chunk_counts(&sc);
-    fprintf(f, "  Stack chunks: %llu linked (%llu allocated, %llu reused), %llu underflows; "
-               "GC scanned %llu stack objects, skipped %llu clean chunks\n",
-            (unsigned long long)sc.linked, (unsigned long long)sc.allocated,
-            (unsigned long long)sc.reused, (unsigned long long)sc.underflows,
-            (unsigned long long)st.stack_scanned, (unsigned long long)st.stack_skipped);
-#endif
+    lines_after(f, "Stop the world");
     fprintf(f, "  Barrier waits:          waits      spins     sleeps    time\n");
     for (int k = 0; k < WAIT_NKINDS; k++)
         fprintf(f, "    %-26s %8llu %10llu %10llu  %6.3fs\n", sync_wait_kind_name((SyncWaitKind)k),
                 (unsigned long long)s->waits[k].waits, (unsigned long long)s->waits[k].spins,
                 (unsigned long long)s->waits[k].sleeps, secs(s->waits[k].wait_ns));
-#if RTS_PATCH_FUTEX_BARRIER
-    /* Note [Futex barrier] in sync/wait.c: the sleeps above are FUTEX_WAIT calls */
-    fprintf(f, "  Futex barrier (-qw%u):   announced futex waits futex wakes  no-syscall wakes\n",
-            sync_spins());
-    for (int k = 0; k < WAIT_NKINDS; k++)
-        fprintf(f, "    %-26s %8llu %11llu %11llu %17llu\n",
-                sync_wait_kind_name((SyncWaitKind)k), (unsigned long long)s->waits[k].announced,
-                (unsigned long long)s->waits[k].sleeps, (unsigned long long)s->waits[k].futex_wakes,
-                (unsigned long long)s->waits[k].quiet_wakes);
-#endif
+    lines_after(f, "Barrier waits");
     fprintf(f, "  Spinlocks:             acquired      spins     yields     sleeps\n");
     for (int i = 0; i < NLOCKS; i++)
         fprintf(f, "    %-22s %12llu %10llu %10llu %10llu\n", s->locks[i].label,
                 (unsigned long long)s->locks[i].acquisitions, (unsigned long long)s->locks[i].spins,
                 (unsigned long long)s->locks[i].yields, (unsigned long long)s->locks[i].sleeps);
-#if RTS_PATCH_IDLE_OPTOUT
-    /* Note [Idle opt-out] in sync/stw.h */
-    fprintf(f, "  Idle opt-out (-qi%u): %llu GCs left out %llu capabilities; %llu opt-outs, "
-               "%llu rejoins (%llu waited for a GC)\n", rts_opts.idle_optout,
-            (unsigned long long)s->optout_syncs, (unsigned long long)s->opted_out,
-            (unsigned long long)s->opt_outs, (unsigned long long)s->rejoins,
-            (unsigned long long)s->rejoin_waits);
-#endif
+    lines_after(f, "Spinlocks");
     fprintf(f, "  Idle capabilities woken for GC: %llu; threads pushed to idle capabilities: %llu\n",
             (unsigned long long)s->gc_wakeups, (unsigned long long)s->threads_pushed);
-#if RTS_PATCH_PHYS_CAPS
-    report_placement(f);
-#endif
+    lines_after(f, "Idle capabilities woken");
     fprintf(f, "  OS context switches: %llu (%llu voluntary, %llu involuntary)\n\n",
             (unsigned long long)(s->vcsw + s->ivcsw), (unsigned long long)s->vcsw,
             (unsigned long long)s->ivcsw);
@@ -519,6 +437,63 @@ static void mr_dbl(FILE *f, const char *key, double v)
     char b[64];
     snprintf(b, sizeof b, "%f", v);
     mr_str(f, key, b);
+}
+
+/* The machine-readable name of a barrier wait kind (wait_keys, else from its name). */
+static const char *wait_key(int k, char *kind, size_t len)
+{
+    if ((size_t)k < sizeof wait_keys / sizeof wait_keys[0]) {
+        snprintf(kind, len, "%s", wait_keys[k]);
+    } else {
+        const char *n = sync_wait_kind_name((SyncWaitKind)k);
+        size_t j = 0;
+        for (; n[j] && j < len - 1; j++)
+            kind[j] = (n[j] >= 'a' && n[j] <= 'z') || (n[j] >= '0' && n[j] <= '9') ? n[j] : '_';
+        kind[j] = 0;
+    }
+    return kind;
+}
+
+/* A section's key, per wait kind k (k < 0: not). */
+static void mr_key(FILE *f, const RtsStatsKey *key, int k, const char *kind)
+{
+    char name[128];
+    const char *n = key->key;
+    if (k >= 0) {
+        snprintf(name, sizeof name, "rtslab_barrier_%s_%s", kind, key->key);
+        n = name;
+    }
+    if (key->u64)
+        mr_u64(f, n, key->u64[k >= 0 ? k : 0]);
+    else
+        mr_dbl(f, n, key->dbl[k >= 0 ? k : 0]);
+}
+
+/* The keys of the sections that follow the base's key `anchor`. */
+static void keys_after(FILE *f, const char *anchor, int k, const char *kind)
+{
+    EACH_SECTION(sec)
+        if (sec->keys && sec->keys_after && strcmp(sec->keys_after, anchor) == 0)
+            for (const RtsStatsKey *key = sec->keys; key->key; key++)
+                mr_key(f, key, k, kind);
+}
+
+void stats_print_keys(FILE *f)
+{
+    char kind[48];
+    for (unsigned i = 0; i < n_sections; i++) {
+        const RtsStatsSection *sec = sections[i].sec;
+        if (!sec->keys) continue;
+        bool per_kind = sec->keys_after && strcmp(sec->keys_after, "rtslab_barrier_*") == 0;
+        for (int k = 0; k < (per_kind ? WAIT_NKINDS : 1); k++)
+            for (const RtsStatsKey *key = sec->keys; key->key; key++) {
+                if (per_kind)
+                    fprintf(f, "%s rtslab_barrier_%s_%s\n", sections[i].name,
+                            wait_key(k, kind, sizeof kind), key->key);
+                else
+                    fprintf(f, "%s %s\n", sections[i].name, key->key);
+            }
+    }
 }
 
 static void report_machine_readable(FILE *f, const Summary *s)
@@ -569,53 +544,24 @@ static void report_machine_readable(FILE *f, const Summary *s)
         mr_dbl(f, GEN_KEY("avg_pause_seconds"), s->avg_pause[g]);
 #undef GEN_KEY
     }
+    keys_after(f, "gen_1_avg_pause_seconds", -1, NULL);
 
     /* ours */
-#if RTS_PATCH_GEN0_STEAL
-    mr_u64(f, "rtslab_balance_gen", rts_opts.balance ? gc_balance_gen() : 255);
-    mr_dbl(f, "rtslab_minor_work_balance", s->kind_balance[0] > 0 ? s->kind_balance[0] : 0.0);
-    mr_dbl(f, "rtslab_major_work_balance", s->kind_balance[1] > 0 ? s->kind_balance[1] : 0.0);
-    mr_u64(f, "rtslab_minor_steal_tries", s->steal_tries[0]);
-    mr_u64(f, "rtslab_minor_steals", s->steals[0]);
-    mr_u64(f, "rtslab_major_steal_tries", s->steal_tries[1]);
-    mr_u64(f, "rtslab_major_steals", s->steals[1]);
-#endif
+
     mr_u64(f, "rtslab_stw_syncs", s->stw_syncs);
     mr_dbl(f, "rtslab_stw_total_seconds", s->stw_total);
     mr_dbl(f, "rtslab_stw_mean_seconds", s->stw_mean);
     mr_dbl(f, "rtslab_stw_max_seconds", s->stw_max);
-#if RTS_PATCH_STACK_CHUNKS
-    StackChunkCounts sc;
-    stack_chunk_counts(&sc);
-    mr_u64(f, "rtslab_stack_chunks_linked", sc.linked);
-    mr_u64(f, "rtslab_stack_chunks_allocated", sc.allocated);
-    mr_u64(f, "rtslab_stack_chunks_reused", sc.reused);
-    mr_u64(f, "rtslab_stack_underflows", sc.underflows);
-    mr_u64(f, "rtslab_stack_objects_scanned", st.stack_scanned);
-    mr_u64(f, "rtslab_stack_chunks_skipped", st.stack_skipped);
-#endif
+    keys_after(f, "rtslab_stw_max_seconds", -1, NULL);
     for (int k = 0; k < WAIT_NKINDS; k++) {
         char kind[48];
-        if ((size_t)k < sizeof wait_keys / sizeof wait_keys[0]) {
-            snprintf(kind, sizeof kind, "%s", wait_keys[k]);
-        } else {
-            const char *n = sync_wait_kind_name((SyncWaitKind)k);
-            size_t j = 0;
-            for (; n[j] && j < sizeof kind - 1; j++)
-                kind[j] = (n[j] >= 'a' && n[j] <= 'z') || (n[j] >= '0' && n[j] <= '9') ? n[j] : '_';
-            kind[j] = 0;
-        }
+        wait_key(k, kind, sizeof kind);
 #define WAIT_KEY(name) (snprintf(key, sizeof key, "rtslab_barrier_%s_" name, kind), key)
         mr_u64(f, WAIT_KEY("waits"), s->waits[k].waits);
         mr_u64(f, WAIT_KEY("spins"), s->waits[k].spins);
         mr_u64(f, WAIT_KEY("sleeps"), s->waits[k].sleeps);
         mr_dbl(f, WAIT_KEY("seconds"), secs(s->waits[k].wait_ns));
-#if RTS_PATCH_FUTEX_BARRIER
-        mr_u64(f, WAIT_KEY("announced"), s->waits[k].announced);
-        mr_u64(f, WAIT_KEY("futex_waits"), s->waits[k].sleeps);
-        mr_u64(f, WAIT_KEY("futex_wakes"), s->waits[k].futex_wakes);
-        mr_u64(f, WAIT_KEY("wakes_without_syscall"), s->waits[k].quiet_wakes);
-#endif
+        keys_after(f, "rtslab_barrier_*", k, kind);
 #undef WAIT_KEY
     }
     for (int i = 0; i < NLOCKS; i++) {
@@ -627,13 +573,7 @@ static void report_machine_readable(FILE *f, const Summary *s)
 #undef LOCK_KEY
     }
     mr_u64(f, "rtslab_idle_gc_wakeups", s->gc_wakeups);
-#if RTS_PATCH_IDLE_OPTOUT
-    mr_u64(f, "rtslab_idle_optout_gcs", s->optout_syncs);
-    mr_u64(f, "rtslab_idle_opted_out", s->opted_out);
-    mr_u64(f, "rtslab_idle_optouts", s->opt_outs);
-    mr_u64(f, "rtslab_idle_rejoins", s->rejoins);
-    mr_u64(f, "rtslab_idle_rejoin_waits", s->rejoin_waits);
-#endif
+    keys_after(f, "rtslab_idle_gc_wakeups", -1, NULL);
     mr_u64(f, "rtslab_threads_pushed", s->threads_pushed);
     mr_u64(f, "rtslab_os_context_switches", s->vcsw + s->ivcsw);
     mr_u64(f, "rtslab_os_voluntary_context_switches", s->vcsw);

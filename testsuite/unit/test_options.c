@@ -779,8 +779,29 @@ static void test_numa(void)
     bad("-numa", "rtslab: unknown RTS option: -numa");
 }
 
+/* Note [A fixed layout] in rtslab_options.h: the installed struct is the same in every build,
+ * with or without the patches (this test runs in each). On LP64 its size and the offsets of
+ * the patches' fields are the figures the header gives. */
+#if defined(__LP64__)
+_Static_assert(sizeof(RtsOptions) == RTS_OPTIONS_SIZE, "RtsOptions changed its layout");
+_Static_assert(offsetof(RtsOptions, stack_chunk) == 56, "RtsOptions: stack_chunk moved");
+_Static_assert(offsetof(RtsOptions, wait_spins) == 92, "RtsOptions: wait_spins moved");
+_Static_assert(offsetof(RtsOptions, spin_yield) == 100, "RtsOptions: spin_yield moved");
+_Static_assert(offsetof(RtsOptions, idle_optout) == 176, "RtsOptions: idle_optout moved");
+_Static_assert(offsetof(RtsOptions, reserved) == 192, "RtsOptions: reserved moved");
+#endif
+
+static void test_layout(void)
+{
+#if defined(__LP64__)
+    CHECK_EQ_INT((long long)sizeof(RtsOptions), RTS_OPTIONS_SIZE);
+#endif
+    CHECK(sizeof(RtsOptions) >= offsetof(RtsOptions, reserved) + 8 * sizeof(unsigned long long));
+}
+
 int main(void)
 {
+    test_layout();
     test_defaults();
     test_sizes();
     test_good_words();

@@ -1,0 +1,85 @@
+#include "rtslab_config.h"
+#if RTS_PATCH_FUTEX_BARRIER
+/* The futex-barrier patch's registration (Note [Patch registration] in rts/patch.h): -qw
+ * (Note [Futex barrier] in sync/wait.c). */
+#include <stddef.h>
+#include "rts_config.h"
+#include "rts/patch.h"
+#include "base/util.h"
+#include "sync/wait.h"
+
+static const RtsPatchOption options[] = {
+    { "-qw", offsetof(RtsOptions, wait_spins), RTS_DEFAULT_WAIT_SPINS,
+      offsetof(RtsOptions, wait_spins_auto), RTS_USAGE_GC,
+      "  -qw<n>        spin <n> times in a stop-the-world wait before sleeping in a futex\n"
+      "                (0..1000000000; default 1000, or 30 with more capabilities than\n"
+      "                allowed CPUs; futex-barrier patch)\n" },
+    { NULL, 0, 0, 0, 0, NULL },
+};
+
+static void info(FILE *f, RtsInfoPut put)
+{
+    char futex[128];
+    if (rts_opts.wait_spins_auto)
+        snprintf(futex, sizeof futex, "%u spins (%u with more capabilities than CPUs), then a "
+                 "futex wait (-qw<n>)", (unsigned)RTS_DEFAULT_WAIT_SPINS,
+                 (unsigned)RTS_OVERSUB_WAIT_SPINS);
+    else
+        snprintf(futex, sizeof futex, "%u spins, then a futex wait (-qw<n>)", rts_opts.wait_spins);
+    put(f, "Stop-the-world waits", futex);
+}
+
+/* Statistics (Note [Patch statistics]): the barrier waits' futex calls (Note [Futex barrier]
+ * in sync/wait.c: the sleeps of the base's table are FUTEX_WAIT calls). */
+static struct {
+    uint64_t announced[WAIT_NKINDS], sleeps[WAIT_NKINDS], futex_wakes[WAIT_NKINDS],
+             quiet_wakes[WAIT_NKINDS];
+} sum;
+
+static void section_summarise(void)
+{
+    for (int k = 0; k < WAIT_NKINDS; k++) {
+        SyncWaitStats w;
+        sync_wait_stats((SyncWaitKind)k, &w);
+        sum.announced[k] = w.announced;
+        sum.sleeps[k] = w.sleeps;
+        sum.futex_wakes[k] = w.futex_wakes;
+        sum.quiet_wakes[k] = w.quiet_wakes;
+    }
+}
+
+static void section_lines(FILE *f)
+{
+    fprintf(f, "  Futex barrier (-qw%u):   announced futex waits futex wakes  no-syscall wakes\n",
+            sync_spins());
+    for (int k = 0; k < WAIT_NKINDS; k++)
+        fprintf(f, "    %-26s %8llu %11llu %11llu %17llu\n",
+                sync_wait_kind_name((SyncWaitKind)k), (unsigned long long)sum.announced[k],
+                (unsigned long long)sum.sleeps[k], (unsigned long long)sum.futex_wakes[k],
+                (unsigned long long)sum.quiet_wakes[k]);
+}
+
+static const RtsStatsKey section_keys[] = {      /* per barrier wait kind */
+    { "announced", sum.announced, NULL },
+    { "futex_waits", sum.sleeps, NULL },
+    { "futex_wakes", sum.futex_wakes, NULL },
+    { "wakes_without_syscall", sum.quiet_wakes, NULL },
+    { NULL, NULL, NULL },
+};
+
+static const RtsStatsSection stats = {
+    .summarise = section_summarise,
+    .lines_after = "Barrier waits",
+    .lines = section_lines,
+    .keys_after = "rtslab_barrier_*",
+    .keys = section_keys,
+};
+
+const RtsPatch rts_patch_futex_barrier = {
+    .options = options,
+    .info_after = "perf",
+    .info = info,
+    .stats = &stats,
+    .name = "futex-barrier",
+};
+#endif

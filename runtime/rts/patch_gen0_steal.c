@@ -1,0 +1,113 @@
+#include "rtslab_config.h"
+#if RTS_PATCH_GEN0_STEAL
+/* The gen0-steal patch's registration (Note [Patch registration] in rts/patch.h): it gives
+ * -qb0 a meaning (minor GCs steal work too). */
+#include <stddef.h>
+#include "rts_config.h"
+#include "rts/patch.h"
+#include "base/util.h"
+#include <string.h>
+#include "sm/gc.h"              /* gc_balance_gen */
+
+static const RtsPatchOption options[] = {
+    { "-qb0", RTS_NO_FIELD, 0, RTS_NO_FIELD, RTS_USAGE_GC, NULL },
+    { NULL, 0, 0, 0, 0, NULL },
+};
+
+static void info(FILE *f, RtsInfoPut put)
+{
+    char steal[160];
+    if (rts_opts.balance)
+        snprintf(steal, sizeof steal, "generations >= %u (without -qb<gen>: 0 with -A of 32m "
+                 "or more, else 1)", gc_balance_gen());
+    else
+        snprintf(steal, sizeof steal, "off (-qb)");
+    put(f, "GC work stealing", steal);
+}
+
+/* Statistics (Note [Patch statistics]): the work balance by GC kind (minor, major) and the
+ * steals (Note [Minor GC stealing]). */
+static struct {
+    uint64_t kind_max_copied[2], steal_tries[2], steals[2];
+    double   kind_balance_num[2];
+} st;
+
+static struct {
+    double kind_balance[2];              /* negative: no parallel GC of the kind copied */
+    uint64_t balance_gen;
+    double minor_balance, major_balance; /* 0 for negative */
+} sum;
+
+static void section_init(void)
+{
+    memset(&st, 0, sizeof st);
+    memset(&sum, 0, sizeof sum);
+}
+
+static void section_gc_done(const GcRecord *r)
+{
+    int g = r->major;
+    if (r->gc_threads > 1) {
+        st.kind_max_copied[g] += r->max_thread_copied_bytes;
+        st.kind_balance_num[g] += (double)(r->copied_bytes - r->max_thread_copied_bytes)
+                                  / (double)(r->gc_threads - 1);
+    }
+    st.steal_tries[g] += r->steal_tries;
+    st.steals[g] += r->steals;
+}
+
+static void section_summarise(void)
+{
+    for (int g = 0; g < 2; g++)
+        sum.kind_balance[g] = st.kind_max_copied[g]
+            ? st.kind_balance_num[g] / (double)st.kind_max_copied[g] : -1;
+    sum.balance_gen = rts_opts.balance ? gc_balance_gen() : 255;
+    sum.minor_balance = sum.kind_balance[0] > 0 ? sum.kind_balance[0] : 0.0;
+    sum.major_balance = sum.kind_balance[1] > 0 ? sum.kind_balance[1] : 0.0;
+}
+
+static void section_lines(FILE *f)
+{
+    if (!rts_opts.balance)
+        fprintf(f, "  GC work stealing: off (-qb)\n");
+    else
+        fprintf(f, "  GC work stealing: generations >= %u (-qb%u%s)\n", gc_balance_gen(),
+                gc_balance_gen(), rts_opts.balance_gen != RTS_DEFAULT_BALANCE_GEN ? ""
+                : gc_balance_gen() == 0 ? ", the default from -A32m up"
+                : ", the default below -A32m");
+    fprintf(f, "  GC work balance by kind: minor %.2f%%, major %.2f%%; steals: minor %llu of %llu tries,"
+               " major %llu of %llu\n",
+            100 * sum.minor_balance, 100 * sum.major_balance,
+            (unsigned long long)st.steals[0], (unsigned long long)st.steal_tries[0],
+            (unsigned long long)st.steals[1], (unsigned long long)st.steal_tries[1]);
+}
+
+static const RtsStatsKey section_keys[] = {
+    { "rtslab_balance_gen", &sum.balance_gen, NULL },
+    { "rtslab_minor_work_balance", NULL, &sum.minor_balance },
+    { "rtslab_major_work_balance", NULL, &sum.major_balance },
+    { "rtslab_minor_steal_tries", &st.steal_tries[0], NULL },
+    { "rtslab_minor_steals", &st.steals[0], NULL },
+    { "rtslab_major_steal_tries", &st.steal_tries[1], NULL },
+    { "rtslab_major_steals", &st.steals[1], NULL },
+    { NULL, NULL, NULL },
+};
+
+static const RtsStatsSection stats = {
+    .init = section_init,
+    .gc_done = section_gc_done,
+    .summarise = section_summarise,
+    .lines_after = "Productivity",
+    .lines = section_lines,
+    .keys_after = "gen_1_avg_pause_seconds",
+    .keys = section_keys,
+};
+
+const RtsPatch rts_patch_gen0_steal = {
+    .options = options,
+    .info_after = "libnuma",
+    .info = info,
+    .stats = &stats,
+    .name = "gen0-steal",
+};
+#endif

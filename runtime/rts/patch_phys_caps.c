@@ -1,0 +1,80 @@
+#include "rtslab_config.h"
+#if RTS_PATCH_PHYS_CAPS
+/* The phys-caps patch's registration (Note [Patch registration] in rts/patch.h): what -N
+ * and -qa mean (Note [Capabilities on physical cores] in os/affinity.c), and the machine as
+ * they see it in --info. */
+#include <stdlib.h>
+#include "rts/patch.h"
+#include "base/util.h"
+#include "sched/capability.h"
+#include "os/affinity.h"
+#include "os/cpu_quota.h"       /* --info: "CPU quota" */
+
+static const RtsUsageLine usage_lines[] = {
+    { "-N", "  -N            use one capability per physical core in the CPU mask, or\n"
+            "                fewer under a cgroup CPU quota (+RTS --info shows why)\n" },
+    { "-qa", "  -qa           pin each capability's OS thread to a CPU: one per physical\n"
+             "                core (spread over packages and NUMA nodes), then second threads\n" },
+    { NULL, NULL },
+};
+
+/* For the options in force (rts_opts: --info comes after the other options are parsed). */
+static void info(FILE *f, RtsInfoPut put)
+{
+    const Topology *t = topo_get();
+    unsigned n = rts_opts.n_caps_auto ? affinity_default_caps() : rts_opts.n_caps;
+    size_t len = 12 * (size_t)n + 512;
+    char *buf = malloc(len);
+    if (buf == NULL)
+        return;
+    snprintf(buf, len, "logical CPUs %d (online %d), physical cores %d, packages %d, "
+             "NUMA nodes %d (source %s, mask %s, root %s)", t->n_logical, t->n_online,
+             t->n_physical, t->n_packages, t->n_nodes, t->source, t->mask_source,
+             t->root[0] ? t->root : "/");
+    put(f, "CPU topology", buf);
+    put(f, "CPU quota", cpu_quota_format(cpu_quota(), buf, len));
+    put(f, "Default capabilities (-N)", affinity_explain_default(buf, len));
+    if (rts_opts.n_caps_auto)
+        snprintf(buf, len, "%u (-N)", n);
+    else
+        snprintf(buf, len, "%u (-N%u)", n, n);
+    put(f, "Capabilities", buf);
+    put(f, "Pin order (-qa)", affinity_format_placement(buf, len, n));
+    put(f, "Pinned", rts_opts.pin_caps ? "YES (-qa)" : "NO (no -qa)");
+    free(buf);
+}
+
+/* Statistics (Note [Patch statistics]): where the capabilities ran (Note [Capabilities on
+ * physical cores] in os/affinity.c): how many, why, and the CPUs -qa pinned them to. */
+static void section_lines(FILE *f)
+{
+    size_t len = 12 * (size_t)cap_count + 512;
+    char *buf = malloc(len);
+    if (buf == NULL)
+        return;
+    if (rts_opts.n_caps_auto)
+        fprintf(f, "  Capabilities: -N%u, the default: %s\n", cap_count,
+                affinity_explain_default(buf, len));
+    else
+        fprintf(f, "  Capabilities: -N%u, given\n", cap_count);
+    if (rts_opts.pin_caps)
+        fprintf(f, "  Capability -> CPU (-qa): %s\n", affinity_format_placement(buf, len, cap_count));
+    else
+        fprintf(f, "  Capability -> CPU: not pinned (no -qa; -qa would use %s)\n",
+                affinity_format_placement(buf, len, cap_count));
+    free(buf);
+}
+
+static const RtsStatsSection stats = {
+    .lines_after = "Idle capabilities woken",
+    .lines = section_lines,
+};
+
+const RtsPatch rts_patch_phys_caps = {
+    .usage_lines = usage_lines,
+    .info_after = "Sanitizer",
+    .info = info,
+    .stats = &stats,
+    .name = "phys-caps",
+};
+#endif
