@@ -17,8 +17,8 @@
  * without the patch still reports a malformed value as such (Note [Options that need a
  * patch] in options.c); what it sets, its default and its -? lines are the patch's entry.
  */
-#ifndef RTS_PATCH_H
-#define RTS_PATCH_H
+#ifndef RTS_RTS_PATCH_REG_H
+#define RTS_RTS_PATCH_REG_H
 
 #include <stdbool.h>
 #include <stddef.h>
