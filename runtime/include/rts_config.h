@@ -33,7 +33,6 @@
 #if RTS_PATCH_FUTEX_BARRIER
 #define RTS_DEFAULT_WAIT_SPINS     1000                  /* -qw1000: spins before a barrier wait sleeps */
 #define RTS_OVERSUB_WAIT_SPINS     30                    /* the default with more capabilities than CPUs */
-#define RTS_MAX_WAIT_SPINS         1000000000u           /* -qw<n>: n at most this */
 #endif
 #define RTS_TICK_MS                20                    /* preemption timer period */
 #define RTS_PROF_TICK_US           1000                  /* -p: the tick, in us (a divisor of RTS_TICK_MS) */
@@ -61,7 +60,6 @@
 #define RTS_LARGE_OBJECT_BYTES     (BLOCK_SIZE * 8 / 10)
 #if RTS_PATCH_IDLE_OPTOUT
 #define RTS_DEFAULT_IDLE_OPTOUT    1                     /* -qi1: opt out after one GC idle */
-#define RTS_MAX_IDLE_OPTOUT        1000000u              /* -qi<n>: n at most this */
 #endif
 
 #endif
