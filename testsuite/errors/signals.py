@@ -19,6 +19,7 @@ build, case = sys.argv[1], sys.argv[2]
 src = os.path.dirname(os.path.abspath(__file__))
 tmp = tempfile.mkdtemp()
 READY = '(display "ready ") (flush-output-port) '
+READY_AT = "@READY@"
 
 
 def default_signals():
@@ -29,7 +30,10 @@ def default_signals():
 def start(prog, *rts, stdin=subprocess.DEVNULL):
     out = open(os.path.join(tmp, "out"), "w+b")
     err = open(os.path.join(tmp, "err"), "w+b")
-    p = subprocess.Popen([os.path.join(build, "rtslab"), "-e", READY + prog, *rts],
+    # "ready" goes where the program says (READY_AT), else first: a case that needs a handler
+    # in place writes it inside that handler's guard, so the signal cannot come before it
+    prog = prog.replace(READY_AT, READY) if READY_AT in prog else READY + prog
+    p = subprocess.Popen([os.path.join(build, "rtslab"), "-e", prog, *rts],
                          stdin=stdin, stdout=out, stderr=err, preexec_fn=default_signals)
     while b"ready" not in open(out.name, "rb").read() and p.poll() is None:
         time.sleep(0.01)
@@ -65,14 +69,14 @@ if case in ("int_uncaught", "term_uncaught"):
     subprocess.call([sys.executable, os.path.join(src, "..", "trace", "trace_summary.py"), "--check", e_file])
 elif case == "int_caught":
     # an exception like any other: guard catches it and the program goes on
-    p = start('(guard (e ((error-object? e) (display (error-object-message e)))) (let loop () (loop))) (display " and on")')
+    p = start('(guard (e ((error-object? e) (display (error-object-message e)))) @READY@ (let loop () (loop))) (display " and on")')
     p.send_signal(signal.SIGINT)
     finish(p)
 elif case in ("int_mvar", "int_sleep", "int_join"):
     # the main thread waits: on an MVar (a sleeper keeps it from a deadlock), asleep, in a join
     wait = {"int_mvar": "(mvar-take! m)", "int_sleep": "(sleep 1000)",
             "int_join": "(thread-join (fork (lambda () (sleep 1000))))"}[case]
-    p = start('(define m (make-mvar)) (fork (lambda () (sleep +inf.0))) (guard (e (#t (display "caught"))) %s) (exit 7)' % wait,
+    p = start('(define m (make-mvar)) (fork (lambda () (sleep +inf.0))) (guard (e (#t (display "caught"))) @READY@ %s) (exit 7)' % wait,
               "+RTS", "-N2", "-RTS")
     p.send_signal(signal.SIGINT)
     finish(p)
