@@ -79,8 +79,8 @@ def is_patch_experiment(path, patches):
 # build, the tests, the docs and the rest (git format-patch -O).
 HUNK_ORDER = ["runtime/*", "configure.ac", "Makefile.am", "testsuite/*", "docs/*", "*"]
 # Files copied as they are: the tests of the generator and of the sources lint, whose fixtures
-# are full of markers.
-VERBATIM = ("testsuite/patchgen/", "testsuite/lint/test_sources.py")
+# are full of markers, and the page that teaches the markers (with a made-up patch's name).
+VERBATIM = ("testsuite/patchgen/", "testsuite/lint/test_sources.py", "docs/new-patch.md")
 OUT_DIR = "patches"
 UNIFDEF = os.environ.get("UNIFDEF") or "unifdef"   # configure's choice, through make
 BEGIN = re.compile(r"\{\{(no)?patch:([a-z0-9-]+)")

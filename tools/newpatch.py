@@ -211,7 +211,7 @@ Not measured yet.
 
 def scaffold(src, name, desc, autoreconf=True, log=print):
     if not NAME_RE.match(name):
-        raise ScaffoldError("NAME must be lower-case words joined by '-' (e.g. cpu-quota), not %r" % name)
+        raise ScaffoldError("NAME must be lower-case words joined by '-' (e.g. my-idea), not %r" % name)
     if not desc or "\n" in desc or any(c in desc for c in "[]"):
         raise ScaffoldError("the description must be one line without brackets")
     desc = desc.strip().rstrip(".")

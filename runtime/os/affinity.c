@@ -4,19 +4,20 @@
 #include <stdio.h>
 #include "os/affinity.h"
 #include "os/topology.h"
+#if RTS_PATCH_CPU_QUOTA
+#include "os/cpu_quota.h"
+#endif
+
 #if RTS_PATCH_PHYS_CAPS
 #include <stdlib.h>
 #include <string.h>
-#include "os/cpu_quota.h"
 
 /* Note [Capabilities on physical cores]
  * Seed 004: GHC's -N counts logical CPUs, so on a 4-core 8-thread machine it runs 8
  * capabilities, two per core; every stop-the-world GC then waits for the slowest of two
  * threads sharing a core, and a server fell from 4 500 to 200 requests per second until -N4
  * was given by hand. With this patch -N with no number counts the physical cores that have
- * at least one allowed CPU (topology.h's n_physical), lowered to a cgroup v2 CPU quota
- * rounded up (Note [CPU quota of the cgroup] in os/cpu_quota.h). An explicit -N<n> is
- * never changed.
+ * at least one allowed CPU (topology.h's n_physical). An explicit -N<n> is never changed.
  * -qa pins capability i to affinity_pin_order()[i % n_logical]: one CPU per core first,
  * spread over packages and NUMA nodes (topology's physical_order), and only then the cores'
  * second hardware threads, in the same spread, so -N<n> above the core count still fills
@@ -34,7 +35,7 @@ static void phys_init(void)
         exit(1);
     }
     affinity_pin_order(t, pin_order);
-    default_caps = affinity_default_caps_of(t, cpu_quota_cpus(cpu_quota()));
+    default_caps = affinity_default_caps_of(t);
 }
 #endif
 
@@ -42,10 +43,15 @@ unsigned affinity_default_caps(void)
 {
 #if RTS_PATCH_PHYS_CAPS
     pthread_once(&phys_once, phys_init);
-    return default_caps;
+    unsigned n = default_caps;
 #else
-    return (unsigned)topo_get()->n_logical;
+    unsigned n = (unsigned)topo_get()->n_logical;
 #endif
+
+#if RTS_PATCH_CPU_QUOTA
+    n = cpu_quota_lower(n);         /* Note [CPU quota of the cgroup] in os/cpu_quota.h */
+#endif
+    return n;
 }
 
 int affinity_cpu_for_cap(unsigned cap_no)
@@ -83,26 +89,17 @@ void affinity_pin_order(const Topology *t, int *out)
         }
 }
 
-unsigned affinity_default_caps_of(const Topology *t, unsigned limit)
+unsigned affinity_default_caps_of(const Topology *t)
 {
-    unsigned n = (unsigned)t->n_physical;
-    if (limit > 0 && limit < n)
-        n = limit;
-    return n < 1 ? 1 : n;
+    return t->n_physical < 1 ? 1 : (unsigned)t->n_physical;
 }
 
 char *affinity_explain_default(char *buf, size_t len)
 {
     const Topology *t = topo_get();
-    const CpuQuota *q = cpu_quota();
-    int w = snprintf(buf, len, "%u (%d physical %s of %d logical %s", affinity_default_caps(),
-                     t->n_physical, t->n_physical == 1 ? "core" : "cores", t->n_logical,
-                     t->n_logical == 1 ? "CPU" : "CPUs");
-    if (w >= 0 && (size_t)w < len && q->period > 0)
-        w += snprintf(buf + w, len - (size_t)w, ", cgroup %s %.2f CPUs", q->file,
-                      (double)q->quota / (double)q->period);
-    if (w >= 0 && (size_t)w < len)
-        snprintf(buf + w, len - (size_t)w, ")");
+    snprintf(buf, len, "%u (%d physical %s of %d logical %s)", affinity_default_caps(),
+             t->n_physical, t->n_physical == 1 ? "core" : "cores", t->n_logical,
+             t->n_logical == 1 ? "CPU" : "CPUs");
     return buf;
 }
 

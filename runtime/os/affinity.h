@@ -23,18 +23,18 @@ void affinity_pin_self(unsigned cap_no);
  *     smt_rank-0 CPU of every core in t->physical_order (spread over packages and nodes),
  *     then the smt_rank-1 CPUs of the cores that have one, in the same order of cores, and
  *     so on. Capability i is pinned to out[i % n_logical].
- *   - affinity_default_caps_of = t->n_physical, lowered to LIMIT when LIMIT is not 0 (the
- *     cgroup's CPU quota rounded up, os/cpu_quota.h), never below 1.
+ *   - affinity_default_caps_of = t->n_physical, never below 1.
  * The process's answers (affinity_default_caps, affinity_cpu_for_cap) are these for
- * topo_get() and cpu_quota_cpus(cpu_quota()), computed once. */
+ * topo_get(), computed once. */
 #include <stddef.h>
 #include "os/topology.h"
 
 void     affinity_pin_order(const Topology *t, int *out);
-unsigned affinity_default_caps_of(const Topology *t, unsigned limit);
+unsigned affinity_default_caps_of(const Topology *t);
 
-/* Why -N means what it means, for people: "3 (4 physical cores of 8 logical CPUs, cgroup
- * cpu.max 2.50 CPUs)"; returns buf. */
+/* Why -N means what it means, for people: "4 (4 physical cores of 8 logical CPUs)" (the
+ * first number affinity_default_caps(), which something else may have lowered and then
+ * says why); returns buf. */
 char *affinity_explain_default(char *buf, size_t len);
 /* The CPUs that capabilities 0..n_caps-1 get under -qa, joined by commas ("0,1,2,0"), or
  * truncated with "..."; returns buf. */

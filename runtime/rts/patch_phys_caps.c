@@ -8,11 +8,10 @@
 #include "base/util.h"
 #include "sched/capability.h"
 #include "os/affinity.h"
-#include "os/cpu_quota.h"       /* --info: "CPU quota" */
 
 static const RtsUsageLine usage_lines[] = {
-    { "-N", "  -N            use one capability per physical core in the CPU mask, or\n"
-            "                fewer under a cgroup CPU quota (+RTS --info shows why)\n" },
+    { "-N", "  -N            use one capability per physical core in the CPU mask\n"
+            "                (+RTS --info shows why)\n" },
     { "-qa", "  -qa           pin each capability's OS thread to a CPU: one per physical\n"
              "                core (spread over packages and NUMA nodes), then second threads\n" },
     { NULL, NULL },
@@ -32,7 +31,6 @@ static void info(FILE *f, RtsInfoPut put)
              t->n_physical, t->n_packages, t->n_nodes, t->source, t->mask_source,
              t->root[0] ? t->root : "/");
     put(f, "CPU topology", buf);
-    put(f, "CPU quota", cpu_quota_format(cpu_quota(), buf, len));
     put(f, "Default capabilities (-N)", affinity_explain_default(buf, len));
     if (rts_opts.n_caps_auto)
         snprintf(buf, len, "%u (-N)", n);

@@ -52,10 +52,34 @@ static unsigned n_sections;
     for (unsigned i_ = 0; i_ < n_sections; i_++) \
         for (const RtsStatsSection *s_ = sections[i_].sec; s_; s_ = NULL)
 
+/* The base's lines and keys a section may follow (the lines_after(...) and keys_after(...)
+ * calls below): a section that names another would never be printed, so it is refused. */
+static const char *const line_anchors[] = {
+    "Productivity", "Stop the world", "Barrier waits", "Spinlocks", "Idle capabilities woken",
+    NULL,
+};
+static const char *const key_anchors[] = {
+    "gen_1_avg_pause_seconds", "rtslab_stw_max_seconds", "rtslab_barrier_*",
+    "rtslab_idle_gc_wakeups", "rtslab_threads_pushed", NULL,
+};
+
+static bool is_anchor(const char *const *anchors, const char *a)
+{
+    for (; *anchors; anchors++)
+        if (strcmp(*anchors, a) == 0) return true;
+    return false;
+}
+
 void stats_register(const char *name, const RtsStatsSection *sec)
 {
     for (unsigned i = 0; i < n_sections; i++)
         if (sections[i].sec == sec) return;
+    if (sec->lines && (sec->lines_after == NULL || !is_anchor(line_anchors, sec->lines_after)))
+        rts_die(1, "the statistics of %s follow the -s line \"%s\", which is not one of "
+                "trace/stats.c's line_anchors", name, sec->lines_after ? sec->lines_after : "");
+    if (sec->keys && (sec->keys_after == NULL || !is_anchor(key_anchors, sec->keys_after)))
+        rts_die(1, "the statistics of %s follow the key \"%s\", which is not one of "
+                "trace/stats.c's key_anchors", name, sec->keys_after ? sec->keys_after : "");
     if (n_sections == MAX_SECTIONS)
         rts_die(1, "more than %d statistics sections", MAX_SECTIONS);
     sections[n_sections].name = name;
@@ -575,6 +599,7 @@ static void report_machine_readable(FILE *f, const Summary *s)
     mr_u64(f, "rtslab_idle_gc_wakeups", s->gc_wakeups);
     keys_after(f, "rtslab_idle_gc_wakeups", -1, NULL);
     mr_u64(f, "rtslab_threads_pushed", s->threads_pushed);
+    keys_after(f, "rtslab_threads_pushed", -1, NULL);
     mr_u64(f, "rtslab_os_context_switches", s->vcsw + s->ivcsw);
     mr_u64(f, "rtslab_os_voluntary_context_switches", s->vcsw);
     mr_u64(f, "rtslab_os_involuntary_context_switches", s->ivcsw);

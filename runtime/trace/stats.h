@@ -18,6 +18,8 @@
  * (keys, after the base's key keys_after), both printed from what summarise left, so the
  * two cannot disagree. With keys_after "rtslab_barrier_*" the keys are per barrier wait
  * kind: after each kind's base keys, "rtslab_barrier_<kind>_<key>", the value u64[kind].
+ * The base lines and keys a section may follow are stats.c's line_anchors and key_anchors;
+ * stats_register refuses another (it would never be printed).
  * docs/stats.md lists every key in the patch's marker block; `+RTS --stats-keys` prints the
  * registered ones and testsuite/stats/doc_keys.py compares the two. */
 typedef struct RtsStatsKey {

@@ -275,7 +275,7 @@ def doc_keys():
 
 
 INT_UNITS = {"count", "bytes", "MiB", "bytes/s"}
-FLOAT_UNITS = {"s", "fraction"}
+FLOAT_UNITS = {"s", "fraction", "CPUs"}
 
 
 def parse_machine_readable(lines, args):

@@ -216,7 +216,7 @@ def main():
                   nodes=[range(8)])
     numa_fixtures()
 
-    # {{patch:phys-caps
+    # {{patch:cpu-quota
     # cgroup-quota: desktop-4c8t in a cgroup v2 hierarchy whose parent slice allows 2.5 CPUs
     # (cpu.max "250000 100000") and whose own cgroup sets no limit ("max 100000"); the
     # process's cgroup comes from the "0::" line of proc/self/cgroup (a v1 line before it).
@@ -226,7 +226,7 @@ def main():
     t.write("proc/self/cgroup", "4:memory:/rtslab.slice/job.scope\n0::/rtslab.slice/job.scope")
     t.write("sys/fs/cgroup/rtslab.slice/cpu.max", "250000 100000")
     t.write("sys/fs/cgroup/rtslab.slice/job.scope/cpu.max", "max 100000")
-    # }}patch:phys-caps
+    # }}patch:cpu-quota
 
 
 if __name__ == "__main__":
