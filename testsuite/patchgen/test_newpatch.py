@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The scaffold's own test (tools/newpatch.py): in a scratch copy of the tree (a git
 repository of its tracked files, the experiments' raw results left out as the patch queue
-leaves them out), `newpatch.py demo-idea "..."` must write the patch's files and islands and
+leaves them out, and this file, which names the demo patch), `newpatch.py demo-idea "..."` must write the patch's files and islands and
 nothing else, refuse a second run and a bad name without changing anything, give a queue in
 which the new patch is last, is written, stacks on the others and carries its registration,
 its tests and its description (and not its experiment), leave the base without a mention of
@@ -66,7 +66,9 @@ def main():
         return
     with tempfile.TemporaryDirectory(prefix="newpatch-test.") as work:
         tree = os.path.join(work, "tree")
-        files = [p for p in mkpatches.tracked_files(src) if not mkpatches.RAW_RESULTS.match(p)]
+        # this file is left out: it names the demo patch, which the scratch's base must not
+        files = [p for p in mkpatches.tracked_files(src) if not mkpatches.RAW_RESULTS.match(p)
+                 and p != "testsuite/patchgen/test_newpatch.py"]
         for p in files:
             os.makedirs(os.path.join(tree, os.path.dirname(p)), exist_ok=True)
             shutil.copy2(os.path.join(src, p), os.path.join(tree, p))
