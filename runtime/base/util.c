@@ -7,6 +7,17 @@
 
 RtsOptions rts_opts;
 
+static RtsConfig config;           /* Note [Options, resolved once] in util.h */
+const RtsConfig *const rts_cfg = &config;
+
+void rts_config_set(const RtsConfig *c)
+{
+    if (config.resolved)
+        rts_fatal("the configuration was resolved twice");
+    config = *c;
+    config.resolved = true;
+}
+
 static void (*exit_handler)(int status) __attribute__((noreturn));
 
 uint64_t rts_now_ns(void)

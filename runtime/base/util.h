@@ -7,8 +7,31 @@
 #include "rtslab.h"
 #include "rts_config.h"
 
+#include <stdbool.h>
+
 /* The options in force: set once by rts_init before any other layer starts, read-only after. */
 extern RtsOptions rts_opts;
+
+/* Note [Options, resolved once]
+ * rts_opts holds the options as they were given, and nothing writes it after parsing. What
+ * they come to on this machine is resolved once, by rts_init right after parsing (before -?
+ * and --info, which show it), into *rts_cfg, which no module writes. Every module reads the
+ * resolved value from there instead of working it out again: before, the -N rule ("-N<n>,
+ * or what -N means here") was written out in rts.c, in --info's NUMA line and in a patch's
+ * --info, and rts.c wrote the clamped -qn back into rts_opts. A module still keeps its own
+ * copy of the capability count where it needs one on a hot path (cap_count, sm_n_caps, the
+ * stop-the-world member count), set from rts_cfg->n_caps by its init. */
+typedef struct RtsConfig {
+    unsigned n_caps;            /* the capabilities: -N<n>, or -N's default
+                                   (affinity_default_caps() in os/affinity.h) */
+    unsigned gc_threads;        /* -qn<n>, at most n_caps; 0: every capability */
+    bool gc_threads_clamped;    /* -qn<n> was above n_caps (rts_init warns, as GHC does) */
+    bool resolved;              /* false until rts_init has resolved it */
+} RtsConfig;
+extern const RtsConfig *const rts_cfg;
+/* Sets *rts_cfg: once, by rts_init (rts_config_resolve in rts/options.c); a second call is an
+ * internal error. */
+void rts_config_set(const RtsConfig *c);
 
 /* An internal error: prints "rtslab: fatal: <msg>" and aborts. */
 void rts_fatal(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));

@@ -46,6 +46,7 @@
 #include "os/numa.h"
 #include "io/iomgr.h"
 #include "rts/patch.h"          /* Note [Patch registration] */
+#include "rts/rts.h"            /* rts_config_resolve */
 
 #define RTS_OPT_MAX_CAPS   4096u          /* -N<n>, -qn<n> */
 #define RTS_OPT_MAX_GC_STRESS 1000000000u /* -DG<n> */
@@ -968,13 +969,27 @@ static void info_patches(FILE *f)
 /* What --numa does here, for the options in force (Note [NUMA-local heap] in os/numa.h). */
 static void numa_info(FILE *f)
 {
+    if (!rts_cfg->resolved)
+        rts_fatal("--info before the options were resolved (rts_config_resolve)");
     char *buf = malloc(4096);
     if (buf == NULL)
         return;
-    unsigned n = rts_opts.n_caps_auto ? affinity_default_caps() : rts_opts.n_caps;
+    unsigned n = rts_cfg->n_caps;
     put_pair(f, false, "NUMA (--numa)", numa_explain(buf, 4096, rts_opts.numa, rts_opts.numa_mask,
                                                      rts_opts.pin_caps, n));
     free(buf);
+}
+
+void rts_config_resolve(void)
+{
+    RtsConfig c = { 0 };
+    c.n_caps = rts_opts.n_caps_auto ? affinity_default_caps() : rts_opts.n_caps;
+    c.gc_threads = rts_opts.gc_threads;
+    if (c.gc_threads > c.n_caps) {
+        c.gc_threads = c.n_caps;
+        c.gc_threads_clamped = true;
+    }
+    rts_config_set(&c);
 }
 
 void rts_options_info(void *file)

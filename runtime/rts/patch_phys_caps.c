@@ -21,7 +21,7 @@ static const RtsUsageLine usage_lines[] = {
 static void info(FILE *f, RtsInfoPut put)
 {
     const Topology *t = topo_get();
-    unsigned n = rts_opts.n_caps_auto ? affinity_default_caps() : rts_opts.n_caps;
+    unsigned n = rts_cfg->n_caps;
     size_t len = 12 * (size_t)n + 512;
     char *buf = malloc(len);
     if (buf == NULL)

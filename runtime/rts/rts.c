@@ -134,6 +134,7 @@ void rts_init(int *argc, char ***argv)
         fprintf(stderr, "rtslab: use `+RTS -?' for the list of RTS options\n");
         exit(1);
     }
+    rts_config_resolve();           /* Note [Options, resolved once] in base/util.h */
     if (rts_opts.show_help) {
         rts_options_usage(stdout);
         exit_after_printing();
@@ -150,7 +151,7 @@ void rts_init(int *argc, char ***argv)
     }
     if (rts_opts.max_heap && rts_opts.max_heap < rts_opts.alloc_area)
         rts_die(1, "maximum heap size (-M) is smaller than the allocation area (-A)");
-    unsigned n = rts_opts.n_caps_auto ? affinity_default_caps() : rts_opts.n_caps;
+    unsigned n = rts_cfg->n_caps;
     /* the nurseries must fit in the machine (before: -A16383g touched 1 GB of block
      * descriptors and then reported "out of memory" without naming -A) */
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
@@ -165,11 +166,9 @@ void rts_init(int *argc, char ***argv)
         rts_die(1, "maximum heap size (-M, %zu bytes) is smaller than the allocation areas of "
                 "the %u capabilities (-A x -N, %zu x %u bytes)", rts_opts.max_heap, n,
                 rts_opts.alloc_area, n);
-    if (rts_opts.gc_threads > n) {           /* as GHC: clamped, with a warning */
+    if (rts_cfg->gc_threads_clamped)         /* as GHC: clamped, with a warning */
         fprintf(stderr, "rtslab: warning: -qn%u is more than the %u capabilit%s: using -qn%u\n",
-                rts_opts.gc_threads, n, n == 1 ? "y" : "ies", n);
-        rts_opts.gc_threads = n;
-    }
+                rts_opts.gc_threads, n, n == 1 ? "y" : "ies", rts_cfg->gc_threads);
     /* A write to a pipe whose reader has gone fails with EPIPE, an error in the writing
      * thread, instead of killing the process with its output half written (as GHC does). */
     signal(SIGPIPE, SIG_IGN);
@@ -179,9 +178,8 @@ void rts_init(int *argc, char ***argv)
     rts_set_exit_handler(rts_shutdown);
 #if RTS_PATCH_FUTEX_BARRIER
     /* Note [Spinning when oversubscribed] in sync/wait.c */
-    if (rts_opts.wait_spins_auto && n > (unsigned)topo_get()->n_logical)
-        rts_opts.wait_spins = RTS_OVERSUB_WAIT_SPINS;
-    sync_set_spins(rts_opts.wait_spins);
+    sync_set_spins(rts_opts.wait_spins_auto && n > (unsigned)topo_get()->n_logical
+                   ? RTS_OVERSUB_WAIT_SPINS : rts_opts.wait_spins);
 #endif
     char io_why[256];             /* Note [IO manager] in io/iomgr.h */
     if (io_choose((IoChoice)rts_opts.io_manager, io_why, sizeof io_why) != 0)

@@ -6,4 +6,8 @@
 
 #include "base/util.h"
 
+/* Resolves the options in rts_opts into *rts_cfg (Note [Options, resolved once] in
+ * base/util.h): once, after parsing, before anything reads rts_cfg (-? and --info do). */
+void rts_config_resolve(void);
+
 #endif

@@ -169,7 +169,7 @@ static unsigned gc_thread_count(bool major)
 {
     if (!rts_opts.par_gc || (major ? 1u : 0u) < rts_opts.par_gc_gen)
         return 1;
-    unsigned n = rts_opts.gc_threads ? rts_opts.gc_threads : sm_n_caps;
+    unsigned n = rts_cfg->gc_threads ? rts_cfg->gc_threads : sm_n_caps;
     return n < sm_n_caps ? n : sm_n_caps;
 }
 

@@ -2,7 +2,8 @@
 #include "rtslab_options.h"
 #include "rts_config.h"
 #include "unit/check.h"
-#include "base/util.h"            /* rts_opts */
+#include "base/util.h"            /* rts_opts, rts_cfg */
+#include "rts/rts.h"              /* rts_config_resolve */
 
 #include <stdint.h>
 #include <stdio.h>
@@ -686,6 +687,8 @@ static void test_usage_info(void)
     free(u);
 
     rts_options_defaults(&rts_opts);     /* --info shows the options in force: the defaults */
+    rts_config_resolve();                /* Note [Options, resolved once] in base/util.h */
+    CHECK(rts_cfg->resolved && rts_cfg->n_caps >= 1 && rts_cfg->gc_threads == 0);
     char *info = capture(rts_options_info);
     const char *first = " [(\"RTS name\",\"rtslab\")\n";
     CHECK(strncmp(info, first, strlen(first)) == 0);
