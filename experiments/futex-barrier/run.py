@@ -28,9 +28,10 @@ default, 0, measures the build's own binaries, one per build, as before.
   (d) futex system calls, counted by `strace -f -c -e trace=futex` (one run per configuration;
       strace slows the program, so only the counts are reported): simple_alloc and busy_one
       at -N2 and -N8. (perf's syscalls:sys_enter_futex tracepoint is not readable here.)
-  (e) the spin count (Note [Spinning when oversubscribed] in runtime/sync/wait.c):
-      simple_alloc and busy_one at -N2 -N4 -N8, the patch at -qw1000, -qw100, -qw30, -qw0
-      and its default, against the baseline: elapsed, as a ratio to the patch at -qw1000.
+  (e) the spin count (Note [Spinning when oversubscribed] in
+      runtime/sync/wait_futex_barrier.c): simple_alloc and busy_one at -N2 -N4 -N8, the
+      patch at -qw1000, -qw100, -qw30, -qw0 and its default, against the baseline: elapsed,
+      as a ratio to the patch at -qw1000.
   (f) -N2 beside one CPU-bound process (a busy loop started for the part and killed after
       it; seed 001's case of a machine shared with other work): simple_alloc and busy_one,
       elapsed, CPU and the stop-the-world mean and max.

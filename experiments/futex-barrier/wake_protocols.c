@@ -1,10 +1,11 @@
 /* Two ways for a futex barrier's waker to know whether anyone sleeps (issue 32, section 3).
  *
- *   count:     rtslab's futex-barrier (Note [Futex barrier] in runtime/sync/wait.c). A waiter
- *              that has spent its spins announces itself in a count on a cache line of its
- *              own (a seq_cst RMW and a seq_cst fence), re-reads the word and sleeps in
- *              FUTEX_WAIT; the waker stores the word, then a seq_cst fence and a load of the
- *              count, and calls FUTEX_WAKE only when it is not 0.
+ *   count:     rtslab's futex-barrier (Note [Futex barrier] in
+ *              runtime/sync/wait_futex_barrier.c). A waiter that has spent its spins
+ *              announces itself in a count on a cache line of its own (a seq_cst RMW and a
+ *              seq_cst fence), re-reads the word and sleeps in FUTEX_WAIT; the waker stores
+ *              the word, then a seq_cst fence and a load of the count, and calls FUTEX_WAKE
+ *              only when it is not 0.
  *   contested: OCaml 5.3's barrier (runtime/platform.c, caml_plat_barrier_flip and
  *              latchlike_wait): the word itself has a "someone blocks" bit. A waiter that
  *              has spent its spins sets it with a compare-and-swap and sleeps on the word

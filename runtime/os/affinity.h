@@ -15,7 +15,7 @@ int  affinity_cpu_for_cap(unsigned cap_no);
 void affinity_pin_self(unsigned cap_no);
 
 #if RTS_PATCH_PHYS_CAPS
-/* Note [Capabilities on physical cores] in os/affinity.c.
+/* Note [Capabilities on physical cores] in os/affinity_phys_caps.c.
  *
  * The decisions above, as pure functions of a topology and a CPU count limit, so that --info, -s
  * and the tests can show them for any machine:
@@ -31,6 +31,11 @@ void affinity_pin_self(unsigned cap_no);
 
 void     affinity_pin_order(const Topology *t, int *out);
 unsigned affinity_default_caps_of(const Topology *t);
+/* The process's answers, computed once: affinity_default_caps_of(topo_get()), which
+ * affinity_default_caps starts from, and what affinity_cpu_for_cap returns (out[cap_no %
+ * n_logical] of topo_get()'s pin order). */
+unsigned affinity_phys_default_caps(void);
+int      affinity_phys_cpu_for_cap(unsigned cap_no);
 
 /* Why -N means what it means, for people: "4 (4 physical cores of 8 logical CPUs)" (the
  * first number affinity_default_caps(), which something else may have lowered and then

@@ -1,7 +1,7 @@
 #include "rtslab_config.h"
 #if RTS_PATCH_FUTEX_BARRIER
 /* The futex-barrier patch's registration (Note [Patch registration] in rts/patch.h): -qw
- * (Note [Futex barrier] in sync/wait.c). */
+ * (Note [Futex barrier] in sync/wait_futex_barrier.c). */
 #include <stddef.h>
 #include "rts_config.h"
 #include "rts/patch.h"
@@ -30,7 +30,7 @@ static void info(FILE *f, RtsInfoPut put)
 }
 
 /* Statistics (Note [Patch statistics]): the barrier waits' futex calls (Note [Futex barrier]
- * in sync/wait.c: the sleeps of the base's table are FUTEX_WAIT calls). */
+ * in sync/wait_futex_barrier.c: the sleeps of the base's table are FUTEX_WAIT calls). */
 static struct {
     uint64_t announced[WAIT_NKINDS], sleeps[WAIT_NKINDS], futex_wakes[WAIT_NKINDS],
              quiet_wakes[WAIT_NKINDS];

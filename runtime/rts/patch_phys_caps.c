@@ -1,8 +1,8 @@
 #include "rtslab_config.h"
 #if RTS_PATCH_PHYS_CAPS
 /* The phys-caps patch's registration (Note [Patch registration] in rts/patch.h): what -N
- * and -qa mean (Note [Capabilities on physical cores] in os/affinity.c), and the machine as
- * they see it in --info. */
+ * and -qa mean (Note [Capabilities on physical cores] in os/affinity_phys_caps.c), and the
+ * machine as they see it in --info. */
 #include <stdlib.h>
 #include "rts/patch.h"
 #include "base/util.h"
@@ -43,7 +43,8 @@ static void info(FILE *f, RtsInfoPut put)
 }
 
 /* Statistics (Note [Patch statistics]): where the capabilities ran (Note [Capabilities on
- * physical cores] in os/affinity.c): how many, why, and the CPUs -qa pinned them to. */
+ * physical cores] in os/affinity_phys_caps.c): how many, why, and the CPUs -qa pinned them
+ * to. */
 static void section_lines(FILE *f)
 {
     size_t len = 12 * (size_t)cap_count + 512;

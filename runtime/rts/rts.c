@@ -177,7 +177,7 @@ void rts_init(int *argc, char ***argv)
     gc_on_done(stats_gc_done);
     rts_set_exit_handler(rts_shutdown);
 #if RTS_PATCH_FUTEX_BARRIER
-    /* Note [Spinning when oversubscribed] in sync/wait.c */
+    /* Note [Spinning when oversubscribed] in sync/wait_futex_barrier.c */
     sync_set_spins(rts_opts.wait_spins_auto && n > (unsigned)topo_get()->n_logical
                    ? RTS_OVERSUB_WAIT_SPINS : rts_opts.wait_spins);
 #endif

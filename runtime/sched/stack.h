@@ -129,6 +129,25 @@ typedef struct StackChunkCounts {
 void stack_chunk_counts(StackChunkCounts *out);
 /* The capabilities' pools of free chunks and counters, for n capabilities (cap_init_all). */
 void stack_pools_init(unsigned n);
+
+/* sched/stack.c's helpers, for the chunks' code in sched/stack_chunks.c: */
+/* A T_STACK object of `slots` slots, empty (Note [Stacks reserved lazily] in stack.c); may
+ * GC. */
+Value  stk_new(Capability *cap, size_t slots);
+/* The bytes a stack object of `slots` slots takes. */
+size_t stk_bytes(size_t slots);
+/* Note [Stack overflow]: the bytes the current thread's stack may take now (-K, and the
+ * headroom while it is granted); stk_enter_headroom grants the headroom or kills the thread,
+ * stk_raise_overflow runs the handler after the reservation, stk_leave_headroom gives the
+ * headroom back once an escape left `used` bytes, within -K; stk_overflow kills the thread. */
+size_t stk_limit(Capability *cap);
+void   stk_enter_headroom(Capability *cap);
+__attribute__((noreturn)) void stk_raise_overflow(Capability *cap);
+void   stk_leave_headroom(Capability *cap, size_t used);
+__attribute__((noreturn)) void stk_overflow(Capability *cap);
+/* stack_iter_next's step past underflow frames into older chunks; false when no frame is
+ * left. */
+bool   stk_iter_older(StackIter *it);
 #endif
 
 #endif

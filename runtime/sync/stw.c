@@ -216,8 +216,8 @@ uint64_t stw_stop_all(unsigned leader, StwTakingPart *part)
         hooks.interrupt(i);
     }
 #if RTS_PATCH_FUTEX_BARRIER
-    /* Note [Futex barrier] (sync/wait.c): the followers count themselves down in one word
-     * and the last to arrive wakes the leader, which sleeps on that word alone. */
+    /* Note [Futex barrier] (sync/wait_futex_barrier.c): the followers count themselves down
+     * in one word and the last to arrive wakes the leader, which sleeps on that word alone. */
     (void)epoch;
     sync_wait(&stw_sync.arriving, all_arrived, NULL, WAIT_ARRIVAL);
 #else
@@ -298,7 +298,8 @@ void stw_follow(unsigned me)
     bool in_mutator = trace_suspend_mutator(&thread);
     trace_begin(SPAN_ENTER_BARRIER, 0);
 #if RTS_PATCH_FUTEX_BARRIER
-    /* Only the last to arrive wakes the leader (Note [Futex barrier] in sync/wait.c). */
+    /* Only the last to arrive wakes the leader (Note [Futex barrier] in
+     * sync/wait_futex_barrier.c). */
     __atomic_store_n(&members[me].arrived, epoch, __ATOMIC_RELEASE);
     if (__atomic_sub_fetch(&stw_sync.arriving, 1, __ATOMIC_ACQ_REL) == 0)
         sync_wake(&stw_sync.arriving, WAIT_ARRIVAL);

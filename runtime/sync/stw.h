@@ -51,8 +51,8 @@
 
 /* With the futex-barrier patch the leader waits on `arriving` alone, woken by the last
  * follower to arrive, instead of checking each member (Note [Futex barrier] in
- * sync/wait.c); the leave barrier is `released`, a generation word the leader bumps and
- * wakes once. */
+ * sync/wait_futex_barrier.c); the leave barrier is `released`, a generation word the leader
+ * bumps and wakes once. */
 #endif
 
 typedef enum { SYNC_NONE = 0, SYNC_GC = 1, SYNC_EXIT = 2 } SyncKind;

@@ -23,7 +23,8 @@
 #if RTS_PATCH_FUTEX_BARRIER
 
 /* With the futex-barrier patch a waiter spins, then sleeps in FUTEX_WAIT on its word, and
- * sync_wake wakes it when someone announced a sleep (Note [Futex barrier] in sync/wait.c). */
+ * sync_wake wakes it when someone announced a sleep (Note [Futex barrier] in
+ * sync/wait_futex_barrier.c, which holds both). */
 #endif
 
 #define SYNC_SPINS         1000
@@ -59,6 +60,9 @@ void sync_wake(uint32_t *word, SyncWaitKind kind);
  * Set at start-up, before any wait. */
 void sync_set_spins(unsigned spins);
 unsigned sync_spins(void);
+/* The counters of sync_wait_stats, per kind (sync/wait.c); the waits add to them with
+ * relaxed atomics. */
+extern SyncWaitStats wait_stats[WAIT_NKINDS];
 #endif
 
 /* Per kind, summed over the capabilities (read at exit). */

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The futex-barrier patch's counters after a run of many GCs (Note [Futex barrier] in
-runtime/sync/wait.c).
+runtime/sync/wait_futex_barrier.c).
 
     check_futex_stats.py --caps N [--min-gcs G] -- PROGRAM ARGS... +RTS ... -RTS
 

@@ -1,7 +1,7 @@
-/* Torture test of the futex-barrier patch (Note [Futex barrier] in runtime/sync/wait.c):
- * testsuite/patches/futex-barrier/TESTS runs it; it is built in every build (the Makefile
- * builds every C file of testsuite/patches/PATCH/) but without the patch it only says so and
- * fails (its tests are skipped there).
+/* Torture test of the futex-barrier patch (Note [Futex barrier] in
+ * runtime/sync/wait_futex_barrier.c): testsuite/patches/futex-barrier/TESTS runs it; it is
+ * built in every build (the Makefile builds every C file of testsuite/patches/PATCH/) but
+ * without the patch it only says so and fails (its tests are skipped there).
  *
  *   test_futex_barrier pingpong ROUNDS SPINS
  *     Two pthreads hand a token back and forth ROUNDS times through two words, each side
