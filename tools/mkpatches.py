@@ -254,6 +254,8 @@ def mentions(tree, patches, exempt=None):
     for p in patches:
         words[p.name] = p.name
         words[p.macro] = p.name
+    if not words:               # a queue of one patch: nothing else to mention
+        return []
     rx = re.compile(r"(?<![A-Za-z0-9_])(" + "|".join(re.escape(w) for w in words) + r")(?![A-Za-z0-9_])")
     found = []
     for root, _, names in os.walk(tree):

@@ -63,30 +63,38 @@ def known_patches(configure_ac):
     return re.findall(r"^RTSLAB_PATCH\(\[([a-z0-9-]+)\]", configure_ac, re.M)
 
 
-def add_slots(text, comment, n, block_after=None, block=None):
-    """After every line "<comment> -- slot <n> --" add "<comment> -- slot <n+1> --"; after the
-    one that follows a line matching block_after, put block (lines) between the two slots.
-    Returns the new text; raises if block_after matched no slot line."""
+def last_slot(text, comment):
+    """The highest N of the lines "<comment> -- slot N --" (the slot lists grow together: one
+    slot per patch the tree has had, base lines that stay when the patches are stripped)."""
+    nums = [int(m.group(1)) for m in
+            re.finditer(r"^%s -- slot (\d+) --$" % re.escape(comment), text, re.M)]
+    if not nums:
+        raise ScaffoldError("no '%s -- slot N --' lines" % comment)
+    return max(nums)
+
+
+def add_slots(text, comment, block=None, block_after=None):
+    """After every line "<comment> -- slot N --" with N the highest, a line for slot N+1;
+    between the first of them after a line matching block_after (or the first of them) and its
+    new slot line, block (lines). Returns the new text."""
+    n = last_slot(text, comment)
+    slot, new_slot = "%s -- slot %d --" % (comment, n), "%s -- slot %d --" % (comment, n + 1)
     lines = text.split("\n")
-    slot = "%s -- slot %d --" % (comment, n)
-    new_slot = "%s -- slot %d --" % (comment, n + 1)
-    out, placed, seen = [], block is None, False
-    last_match = -1
-    for i, line in enumerate(lines):
-        if block_after is not None and re.search(block_after, line):
-            last_match = i
+    start = 0
+    if block_after is not None:
+        start = next((i for i, l in enumerate(lines) if re.search(block_after, l)), None)
+        if start is None:
+            raise ScaffoldError("no line matching %r" % block_after)
+    out, placed = [], block is None
     for i, line in enumerate(lines):
         out.append(line)
-        if line.strip() == slot:
-            seen = True
-            if not placed and last_match >= 0 and i > last_match:
+        if line == slot:
+            if not placed and i >= start:
                 out.extend(block)
                 placed = True
             out.append(new_slot)
-    if not seen:
-        raise ScaffoldError("no line %r found" % slot)
     if not placed:
-        raise ScaffoldError("no %r line after the last %r" % (slot, block_after))
+        raise ScaffoldError("no %r line after %r" % (slot, block_after))
     return "\n".join(out)
 
 
@@ -220,7 +228,6 @@ def scaffold(src, name, desc, autoreconf=True, log=print):
     known = known_patches(ac)
     if name in known:
         raise ScaffoldError("patch %s exists already (configure.ac)" % name)
-    n = len(known)
     own = ["runtime/rts/patch_%s.c" % ident, "testsuite/patches/%s/TESTS" % name,
            "docs/patches/%s.md" % name, "experiments/%s/run.py" % name,
            "experiments/%s/README.md" % name]
@@ -231,27 +238,34 @@ def scaffold(src, name, desc, autoreconf=True, log=print):
     # Every edit is computed before anything is written, so that a failure changes nothing.
     edits = {}
     edits["configure.ac"] = add_slots(
-        ac, "dnl", n, block_after=r"^# \}\}patch:",
+        ac, "dnl",
         block=["# {{patch:%s" % name,
                "RTSLAB_PATCH([%s], [%s],\n  [%s])" % (name, macro, desc),
                "# }}patch:%s" % name])
     mk = read(src, "Makefile.am")
+    # the registrations' slot list is the one after the Note's name (Makefile.am's comment)
     edits["Makefile.am"] = add_slots(
-        mk, "#", n, block_after=r"^librtslab_a_SOURCES \+= runtime/rts/patch_",
+        mk, "#", block_after=r"Note \[Patch registration\]",
         block=["# {{patch:%s" % name,
                "librtslab_a_SOURCES += runtime/rts/patch_%s.c" % ident,
                "# }}patch:%s" % name])
 
     readme = read(src, "README.md")
-    ends = [m.end() for m in re.finditer(r"^<!-- \}\}patch:[a-z0-9-]+ -->\n", readme, re.M)]
+    # the patch's line goes after the list's last patch line, or (no patch yet) before the
+    # line of --enable-all-patches, which ends the list
     first_list = re.search(r"^- `--enable-all-patches`", readme, re.M)
-    ends = [e for e in ends if first_list is not None and e <= first_list.start()]
-    if not ends:
-        raise ScaffoldError("README.md: no patch list (<!-- }}patch:NAME --> lines before "
-                            "'- `--enable-all-patches`')")
-    at = ends[-1]
-    edits["README.md"] = (readme[:at] + "\n<!-- {{patch:%s -->\n- `--enable-%s`: %s\n"
-                          "<!-- }}patch:%s -->\n" % (name, name, desc, name) + readme[at:])
+    if first_list is None:
+        raise ScaffoldError("README.md: no line '- `--enable-all-patches`' (the list of patches)")
+    ends = [m.end() for m in re.finditer(r"^<!-- \}\}patch:[a-z0-9-]+ -->\n", readme, re.M)
+            if m.end() <= first_list.start()]
+    entry = ("<!-- {{patch:%s -->\n- `--enable-%s`: %s\n<!-- }}patch:%s -->\n"
+             % (name, name, desc, name))
+    if ends:
+        at = ends[-1]
+        edits["README.md"] = readme[:at] + "\n" + entry + readme[at:]
+    else:
+        at = first_list.start()
+        edits["README.md"] = readme[:at] + entry + "\n" + readme[at:]
 
     changes = read(src, "CHANGES.md")
     m = re.search(r"^## Unreleased\n\n", changes, re.M)

@@ -78,6 +78,9 @@ def main():
         before = snapshot(tree)
         known = newpatch.known_patches(before["configure.ac"].decode())
         n = len(known)
+        # the slot lists' last slot (the base keeps every patch's slot lines)
+        sa = newpatch.last_slot(before["configure.ac"].decode(), "dnl")
+        sm = newpatch.last_slot(before["Makefile.am"].decode(), "#")
 
         # Bad input changes nothing.
         bad = [(["Demo_Idea", "x"], "NAME must be"),
@@ -110,14 +113,14 @@ def main():
         ac = after["configure.ac"].decode()
         check(re.search(r"^dnl -- slot %d --\n# \{\{patch:demo-idea\nRTSLAB_PATCH\(\[demo-idea\], "
                         r"\[RTS_PATCH_DEMO_IDEA\],\n  \[a demonstration idea that does nothing\]\)\n"
-                        r"# \}\}patch:demo-idea\ndnl -- slot %d --\nRTSLAB_PATCHES_END$" % (n, n + 1),
+                        r"# \}\}patch:demo-idea\ndnl -- slot %d --\nRTSLAB_PATCHES_END$" % (sa, sa + 1),
                         ac, re.M), "configure.ac: the patch's block between two slot lines, last")
         check(newpatch.known_patches(ac) == known + ["demo-idea"], "configure.ac: the series order")
         mk = after["Makefile.am"].decode()
         check(re.search(r"^# -- slot %d --\n# \{\{patch:demo-idea\nlibrtslab_a_SOURCES \+= "
                         r"runtime/rts/patch_demo_idea.c\n# \}\}patch:demo-idea\n# -- slot %d --$"
-                        % (n, n + 1), mk, re.M), "Makefile.am: the registration in its block")
-        check(mk.count("# -- slot %d --" % (n + 1)) == mk.count("# -- slot %d --" % n),
+                        % (sm, sm + 1), mk, re.M), "Makefile.am: the registration in its block")
+        check(mk.count("# -- slot %d --" % (sm + 1)) == mk.count("# -- slot %d --" % sm),
               "Makefile.am: every slot list has a new slot")
         reg = after["runtime/rts/patch_demo_idea.c"].decode()
         check(reg.startswith('#include "rtslab_config.h"\n#if RTS_PATCH_DEMO_IDEA\n')
@@ -159,10 +162,14 @@ def main():
         check(r.returncode == 0, "the patch applies alone to the base: " + r.stderr)
 
         # The matrix picks it up.
+        # (in a tree of no other patch, such as the base, the patch on is "all-patches",
+        # which the matrix runs besides the covering set)
         r = subprocess.run([sys.executable, os.path.join(tree, "testsuite", "variants.py"),
-                            "list", "pairwise", "--src", tree], capture_output=True, text=True)
-        check(r.returncode == 0 and "demo-idea" in r.stdout,
-              "the pairwise covering set has the patch: " + r.stdout + r.stderr)
+                            "list", "pairwise" if known else "all", "--src", tree],
+                           capture_output=True, text=True)
+        check(r.returncode == 0 and ("demo-idea" in r.stdout if known else
+                                     r.stdout.split() == ["all-patches"]),
+              "the variant matrix has the patch: " + r.stdout + r.stderr)
 
         if a.build:
             jobs = str(os.cpu_count() or 2)
