@@ -50,27 +50,11 @@ unsigned cpu_quota_cpus(const CpuQuota *q)
     return n < 1 ? 1 : (unsigned long long)n > UINT_MAX ? UINT_MAX : (unsigned)n;
 }
 
-/* a/b < c/d for positive a, b, c, d, exactly and without overflow: compare the integer
- * parts, then the fractional parts' reciprocals the other way round (Euclid's steps). */
+/* a/b < c/d for positive a, b, c, d, exactly: the cross products of two long longs fit in
+ * 128 bits. */
 static bool ratio_less(long long a, long long b, long long c, long long d)
 {
-    for (;;) {
-        long long ia = a / b, ic = c / d;
-        if (ia != ic)
-            return ia < ic;
-        a -= ia * b;          /* the remainders: a/b < c/d iff a'/b < c'/d */
-        c -= ic * d;
-        if (a == 0)
-            return c != 0;
-        if (c == 0)
-            return false;
-        /* a/b < c/d iff d/c < b/a */
-        long long ra = a, rc = c;
-        a = d;
-        c = b;
-        b = rc;
-        d = ra;
-    }
+    return (__int128)a * d < (__int128)c * b;
 }
 
 /* A decimal number, then only blanks and newlines; false on anything else or overflow. */

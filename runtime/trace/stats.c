@@ -75,10 +75,10 @@ void stats_register(const char *name, const RtsStatsSection *sec)
     for (unsigned i = 0; i < n_sections; i++)
         if (sections[i].sec == sec) return;
     if (sec->lines && (sec->lines_after == NULL || !is_anchor(line_anchors, sec->lines_after)))
-        rts_die(1, "the statistics of %s follow the -s line \"%s\", which is not one of "
+        rts_fatal("the statistics of %s follow the -s line \"%s\", which is not one of "
                 "trace/stats.c's line_anchors", name, sec->lines_after ? sec->lines_after : "");
     if (sec->keys && (sec->keys_after == NULL || !is_anchor(key_anchors, sec->keys_after)))
-        rts_die(1, "the statistics of %s follow the key \"%s\", which is not one of "
+        rts_fatal("the statistics of %s follow the key \"%s\", which is not one of "
                 "trace/stats.c's key_anchors", name, sec->keys_after ? sec->keys_after : "");
     if (n_sections == MAX_SECTIONS)
         rts_die(1, "more than %d statistics sections", MAX_SECTIONS);
