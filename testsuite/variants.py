@@ -5,6 +5,7 @@ SRC/_build/<variant>/, and runs the tests in each (testsuite/README "Which runs 
     python3 testsuite/variants.py full     [--src DIR] [-j N]   # each patch alone, all patches
     python3 testsuite/variants.py all-patches [--src DIR] [-j N]  # all patches, -Werror
     python3 testsuite/variants.py pairwise [--src DIR] [-j N]   # a covering set, -Werror, smoke
+    python3 testsuite/variants.py pairwise --after-queue        # only what make check-patches left
     python3 testsuite/variants.py all      [--src DIR] [-j N]   # all 2^k combinations, smoke
     python3 testsuite/variants.py list     [pairwise|all]       # the combinations, one a line
 
@@ -20,6 +21,12 @@ pairwise: a covering set of combinations in which every pair of patches is seen 
           on/off, off/on and off/off (6 rows cover up to 10 patches, against 2^6 = 64; the
           all-off row is the baseline and the all-on row is all-patches, run on their own),
           each built with -Werror and run on the smoke tests (SMOKE below).
+          --after-queue: the rows that `make check-patches` has built and tested already (the
+          base is the all-off row, and each written patch alone is a row with that patch on and
+          the others off) and the all-on row (all-patches, run on its own) are taken as given,
+          and only rows that cover a pair those leave uncovered are built. With every patch
+          written there are none: the base covers off/off, the singles on/off and off/on, all
+          patches on/on (CI runs it so: .ci/run).
 all:      every combination (`make check-combinations`), built with -Werror, smoke tests.
 Every variant prints its summary line; the command fails if a build or a test does. The
 last line is "variants: N built, N failed".
@@ -52,6 +59,39 @@ def covering_set(k):
     rows = []
     for r in range(6):
         rows.append(tuple(1 if r in c else 0 for c in cols))
+    return rows
+
+
+def uncovered_pairs(rows, k):
+    """The (i, j, value of i, value of j), i < j, that no row of ROWS shows."""
+    seen = {(i, j, r[i], r[j]) for r in rows for i in range(k) for j in range(i + 1, k)}
+    return [(i, j, a, b) for i in range(k) for j in range(i + 1, k)
+            for a in (0, 1) for b in (0, 1) if (i, j, a, b) not in seen]
+
+
+def rows_after(given, k):
+    """Rows of covering_set(k) that cover what GIVEN leaves uncovered, greedily (each row
+    taken covers at least one more pair; together with GIVEN they cover every pair)."""
+    have, extra = list(given), []
+    for r in covering_set(k):
+        missing = uncovered_pairs(have, k)
+        if not missing:
+            break
+        if any(r[i] == a and r[j] == b for i, j, a, b in missing):
+            have.append(r)
+            extra.append(r)
+    if uncovered_pairs(have, k):          # covering_set covers every pair by construction
+        raise SystemExit("variants: internal error: the rows do not cover every pair")
+    return extra
+
+
+def queue_rows(src, patches):
+    """The rows `make check-patches` builds: the base, and each written patch alone."""
+    k = len(patches)
+    rows = [(0,) * k]
+    for j, p in enumerate(patches):
+        if os.path.isdir(os.path.join(src, "testsuite", "patches", p)):
+            rows.append(tuple(1 if i == j else 0 for i in range(k)))
     return rows
 
 
@@ -107,9 +147,15 @@ def main():
     ap.add_argument("which", nargs="?", default="pairwise", help="list: pairwise or all")
     ap.add_argument("--src", default=os.path.dirname(HERE))
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--after-queue", action="store_true",
+                    help="pairwise: only the rows that the base, each patch alone (make "
+                         "check-patches) and all patches leave needed")
     ap.add_argument("--only", default="", metavar="NAME[,NAME...]",
                     help="only these variants of the mode (names as `list` prints them)")
     args = ap.parse_args()
+    if args.after_queue and not (args.mode == "pairwise" or
+                                 (args.mode == "list" and args.which == "pairwise")):
+        ap.error("--after-queue is for pairwise")
     src = os.path.abspath(args.src)
     patches = benchlib.patch_names(src)
     k = len(patches)
@@ -126,7 +172,15 @@ def main():
         rows, werror, check_args = [(1,) * k], True, "--skip-tool-tests"
     else:
         which = args.mode if args.mode != "list" else args.which
-        if which == "pairwise":
+        if which == "pairwise" and args.after_queue:
+            given = queue_rows(src, patches) + [(1,) * k]
+            rows = rows_after(given, k)
+            if args.mode != "list":
+                print(f"variants: pairwise after the queue: the base, {len(given) - 2} "
+                      f"patches alone (make check-patches) and all patches leave "
+                      f"{len(uncovered_pairs(given, k))} pairs of values uncovered; "
+                      f"{len(rows)} more builds", flush=True)
+        elif which == "pairwise":
             rows = [r for r in covering_set(k) if any(r) and not all(r)]
         else:
             rows = [r for r in itertools.product((0, 1), repeat=k) if any(r)]

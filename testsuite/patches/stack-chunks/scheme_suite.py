@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """The whole Scheme testsuite (testsuite/scheme/*.scm with a .stdout) under tiny stack chunks.
 
-    scheme_suite.py SRC BUILD RTS-OPTIONS...
+    scheme_suite.py [--programs NAME,...] SRC BUILD RTS-OPTIONS...
 
 Runs every program as the driver does (its `;; rts:` options, .stdin, .exit, .stderr) with
 RTS-OPTIONS added (e.g. -kc1k -kb256: every chunk boundary case is hit), skipping the programs
 marked `;; slow-under-sanity` when the options have -DS, and checks stdout, the exit status
 and the stderr substrings. Prints "scheme suite ok: N programs (OPTIONS)" or the failures.
+--programs: only those programs (names without .scm; each must exist and have a .stdout).
 """
 import os
 import subprocess
@@ -14,11 +15,21 @@ import sys
 
 
 def main():
-    src, build, opts = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2]), sys.argv[3:]
+    args = sys.argv[1:]
+    only = None
+    if args[:1] == ["--programs"]:
+        only, args = set(args[1].split(",")), args[2:]
+    src, build, opts = os.path.abspath(args[0]), os.path.abspath(args[1]), args[2:]
     root = os.path.join(src, "testsuite", "scheme")
+    if only is not None:
+        missing = sorted(n for n in only if not os.path.exists(os.path.join(root, n + ".stdout")))
+        if missing:
+            sys.exit(f"scheme_suite.py: --programs: no program with a .stdout: {', '.join(missing)}")
     ok, failed = 0, []
     for fname in sorted(os.listdir(root)):
         if not fname.endswith(".scm"):
+            continue
+        if only is not None and fname[:-4] not in only:
             continue
         path = os.path.join(root, fname[:-4])
         if not os.path.exists(path + ".stdout"):
