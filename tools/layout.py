@@ -142,17 +142,23 @@ def link(seed, out, cc, objects, link_cmd, libs):
             argv.append(o)
             if obj:
                 argv.append(obj)
-        cmd = link_cmd + ["-o", out] + argv + libs
+        # Linked beside OUT and renamed over it, the map first: a program running OUT, or
+        # another link of the same seed at the same time, never sees half a file (a run
+        # keeps the old inode); a map newer than its binary only makes up_to_date relink.
+        part = f"{out}.{os.getpid()}.part"
+        cmd = link_cmd + ["-o", part] + argv + libs
         r = subprocess.run(cmd, capture_output=True, text=True)
         if r.returncode:
             raise LayoutError(f"linking layout {seed} failed: {shlex.join(cmd)}\n{r.stderr}")
-    with open(out + ".map", "w", encoding="utf-8") as f:
-        f.write(f"# layout seed {seed}: link order, with the padding before each object\n")
-        f.write(f"# {cmd_line}\n")
-        f.write("# text rodata data bss (bytes)  object\n")
-        for pads, obj in layout:
-            f.write(f"{pads['text']:5} {pads['rodata']:5} {pads['data']:5} {pads['bss']:5}  "
-                    f"{obj or '(end)'}\n")
+        with open(part + ".map", "w", encoding="utf-8") as f:
+            f.write(f"# layout seed {seed}: link order, with the padding before each object\n")
+            f.write(f"# {cmd_line}\n")
+            f.write("# text rodata data bss (bytes)  object\n")
+            for pads, obj in layout:
+                f.write(f"{pads['text']:5} {pads['rodata']:5} {pads['data']:5} {pads['bss']:5}  "
+                        f"{obj or '(end)'}\n")
+        os.replace(part + ".map", out + ".map")
+        os.replace(part, out)
     return out
 
 

@@ -26,7 +26,10 @@ import benchlib  # noqa: E402
 sys.path.insert(0, HERE)
 from tally import check, summary  # noqa: E402
 
-SEEDS = (1, 2, 3, 4)
+# Seeds of this test's own: the runner's tests and experiments link seeds 1..K in the same
+# build directory, and this test unlinks and relinks its first seed while other tests run
+# beside it (bench/runner failed so once, its layout 1 gone under it).
+SEEDS = (11, 12, 13, 14)
 # Counters of work done that must not depend on where the code lies (at -N1, where no
 # scheduling decides who allocates what).
 WORK = ("allocated_bytes", "copied_bytes", "num_GCs", "major_gcs", "max_live_bytes",
@@ -105,15 +108,16 @@ def main():
     for seed, path in binaries.items():
         with open(path + ".map", encoding="utf-8") as f:
             maps[seed] = [l.split()[-1] for l in f if not l.startswith("#")]
-    check(sorted(maps[1]) == sorted(maps[2]) and maps[1] != maps[2],
-          "seeds 1 and 2 link the same objects in different orders")
-    check(os.path.join("runtime", "sm", "evac.o") in maps[1], "the map names evac.o")
-    with open(binaries[1] + ".map", encoding="utf-8") as f:
+    a, b = SEEDS[:2]
+    check(sorted(maps[a]) == sorted(maps[b]) and maps[a] != maps[b],
+          f"seeds {a} and {b} link the same objects in different orders")
+    check(os.path.join("runtime", "sm", "evac.o") in maps[a], "the map names evac.o")
+    with open(binaries[a] + ".map", encoding="utf-8") as f:
         before = f.read()
-    os.unlink(binaries[1])
-    make_layout(build, 1)
-    with open(binaries[1] + ".map", encoding="utf-8") as f:
-        check(f.read() == before, "linking seed 1 again gives the same layout")
+    os.unlink(binaries[a])
+    make_layout(build, a)
+    with open(binaries[a] + ".map", encoding="utf-8") as f:
+        check(f.read() == before, f"linking seed {a} again gives the same layout")
 
     base = symbols(os.path.join(build, "rtslab"))
     syms = {seed: symbols(path) for seed, path in binaries.items()}
