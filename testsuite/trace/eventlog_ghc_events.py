@@ -15,6 +15,7 @@ match. Prints "ok: ..." or what differs (exit 1). DIR defaults to tests/trace.
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -35,12 +36,17 @@ def build_reader(out):
     exe = os.path.join(out, "read-eventlog")
     if os.path.exists(exe) and os.path.getmtime(exe) >= os.path.getmtime(src):
         return exe
+    # Built under names of this process's own and renamed into place: the tests that use it
+    # run side by side, and one ran the reader while the other's ghc was still writing it.
+    part = f"{exe}.{os.getpid()}"
     p = subprocess.run(["ghc", "-O0", "-v0", "-package", "ghc-events",
-                        "-outputdir", os.path.join(out, "read-eventlog.o"), "-o", exe, src],
+                        "-outputdir", f"{part}.o", "-o", part, src],
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if p.returncode != 0:
         sys.stderr.write(p.stdout)
         return None
+    os.replace(part, exe)
+    shutil.rmtree(f"{part}.o", ignore_errors=True)
     return exe
 
 
