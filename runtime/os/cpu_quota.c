@@ -3,16 +3,14 @@
 /* The cgroup CPU quota, v1 and v2: Note [CPU quota of the cgroup] in os/cpu_quota.h. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include "os/cpu_quota.h"
+#include "os/sysfs.h"
 
 #ifndef PATH_MAX
 #define PATH_MAX 4096
@@ -104,29 +102,6 @@ static bool parse_number(const char *s, long long *v)
 {
     const char *end;
     return parse_ll(s, &end, v) && only_blanks(end);
-}
-
-/* The contents of a small regular file (a directory, a FIFO or a device is unreadable here:
- * a cgroup file is a regular file); false if it cannot be read. */
-static bool read_small(const char *path, char *buf, size_t len)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-    if (fd < 0)
-        return false;
-    bool ok = false;
-    struct stat st;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
-        ssize_t n;
-        do
-            n = read(fd, buf, len - 1);
-        while (n < 0 && errno == EINTR);
-        if (n >= 0) {
-            buf[n] = '\0';
-            ok = true;
-        }
-    }
-    close(fd);
-    return ok;
 }
 
 /* The next whole line of f without its newline; a line too long for buf is skipped. */
@@ -331,15 +306,15 @@ static bool read_level(const char *root, const Hierarchy *h, size_t len, int ver
     if (version == 2) {
         n = snprintf(s->file, sizeof s->file, "%s%.*s/cpu.max", root, dl, h->dir);
         return n >= 0 && (size_t)n < sizeof s->file
-               && read_small(s->file, s->buf, sizeof s->buf)
+               && sysfs_read_small(s->file, s->buf, sizeof s->buf)
                && parse_cpu_max(s->buf, quota, period);
     }
     n = snprintf(s->file, sizeof s->file, "%s%.*s/cpu.cfs_quota_us", root, dl, h->dir);
-    if (n < 0 || (size_t)n >= sizeof s->file || !read_small(s->file, s->buf, sizeof s->buf)
+    if (n < 0 || (size_t)n >= sizeof s->file || !sysfs_read_small(s->file, s->buf, sizeof s->buf)
         || !parse_number(s->buf, quota) || *quota <= 0)
         return false;
     n = snprintf(s->file, sizeof s->file, "%s%.*s/cpu.cfs_period_us", root, dl, h->dir);
-    return n >= 0 && (size_t)n < sizeof s->file && read_small(s->file, s->buf, sizeof s->buf)
+    return n >= 0 && (size_t)n < sizeof s->file && sysfs_read_small(s->file, s->buf, sizeof s->buf)
            && parse_number(s->buf, period) && *period > 0;
 }
 

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "os/sysfs.h"
 #include "os/topology.h"
 
 #define CPU_DIR  "/sys/devices/system/cpu"
@@ -56,19 +57,6 @@ static bool mkpath(char *out, size_t len, const char *root, const char *fmt, ...
     return m >= 0 && (size_t)m < len - (size_t)n;
 }
 
-/* Read a whole small file into buf (NUL-terminated). False if unreadable or too long. */
-static bool read_small(const char *path, char *buf, size_t len)
-{
-    FILE *f = fopen(path, "r");
-    if (f == NULL)
-        return false;
-    size_t n = fread(buf, 1, len - 1, f);
-    bool ok = !ferror(f) && n < len - 1;
-    fclose(f);
-    buf[n] = '\0';
-    return ok;
-}
-
 /* A decimal integer with optional surrounding whitespace and nothing else. */
 static bool parse_int(const char *s, long *out)
 {
@@ -90,7 +78,7 @@ static bool read_int(const char *path, int *out)
 {
     char buf[64];
     long v;
-    if (!read_small(path, buf, sizeof buf) || !parse_int(buf, &v))
+    if (!sysfs_read_small(path, buf, sizeof buf) || !parse_int(buf, &v))
         return false;
     *out = (int)v;
     return true;
@@ -101,7 +89,7 @@ static int read_cpulist(const char *path, cpu_set_t *set)
 {
     char buf[8192];
     CPU_ZERO(set);
-    if (!read_small(path, buf, sizeof buf))
+    if (!sysfs_read_small(path, buf, sizeof buf))
         return -1;
     return topo_parse_cpulist(buf, set);
 }

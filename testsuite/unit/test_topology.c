@@ -9,7 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "os/sysfs.h"
 #include "os/topology.h"
 #include "unit/check.h"
 
@@ -501,6 +504,42 @@ static void test_numa(void)
     }
 }
 
+/* os/sysfs.h: a regular file whole, anything else (too long, a directory, a FIFO, a missing
+ * file) unreadable, without blocking. */
+static void test_sysfs_read(void)
+{
+    char dir[] = "/tmp/rtslab-sysfs-XXXXXX", path[64], buf[8];
+    if (!CHECK(mkdtemp(dir) != NULL))
+        return;
+    snprintf(path, sizeof path, "%s/f", dir);
+    FILE *f = fopen(path, "w");
+    fputs("0-6\n", f);                 /* 4 bytes: fits in 8 */
+    fclose(f);
+    CHECK(sysfs_read_small(path, buf, sizeof buf));
+    CHECK_STR(buf, "0-6\n");
+    f = fopen(path, "w");
+    fputs("0-3,8-9", f);                /* 7 bytes: exactly len - 1 */
+    fclose(f);
+    CHECK(sysfs_read_small(path, buf, sizeof buf));
+    CHECK_STR(buf, "0-3,8-9");
+    f = fopen(path, "w");
+    fputs("0-3,8-11", f);               /* 8: one too many, so not a cut "0-3,8-1" */
+    fclose(f);
+    CHECK(!sysfs_read_small(path, buf, sizeof buf));
+    CHECK_STR(buf, "");
+    f = fopen(path, "w");               /* empty */
+    fclose(f);
+    CHECK(sysfs_read_small(path, buf, sizeof buf));
+    CHECK_STR(buf, "");
+    CHECK(!sysfs_read_small(dir, buf, sizeof buf));          /* a directory */
+    unlink(path);
+    CHECK(!sysfs_read_small(path, buf, sizeof buf));         /* missing */
+    if (CHECK(mkfifo(path, 0600) == 0))                      /* a FIFO: refused, not waited on */
+        CHECK(!sysfs_read_small(path, buf, sizeof buf));
+    unlink(path);
+    rmdir(dir);
+}
+
 int main(int argc, char **argv)
 {
     fixtures = argc > 1 ? argv[1] : getenv("RTSLAB_TOPO_FIXTURES");
@@ -508,6 +547,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: %s FIXTURES_DIR (testsuite/topology/fixtures)\n", argv[0]);
         return 2;
     }
+    test_sysfs_read();
     test_cpulist();
     test_fixtures();
     test_details();
