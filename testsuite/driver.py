@@ -626,6 +626,9 @@ def main():
     ap.add_argument("--skip-tool-tests", action="store_true",
                     help="skip the tests marked tool (tests of the project's tools, the same "
                          "in every build: the baseline's make check runs them)")
+    ap.add_argument("--tree-tests", action="store_true",
+                    help="run only what depends on the tree's files, not on the runtime's "
+                         "code: the tool tests and the lint (check-patches' base in CI)")
     ap.add_argument("--filter", metavar="SUBSTR[,SUBSTR...]", default="",
                     help="run only tests whose DIR/NAME contains one of the SUBSTRs")
     # One more than the CPUs: many tests wait (sleeps, sockets, a child's start), and the
@@ -649,6 +652,8 @@ def main():
     wanted = [w for w in args.filter.split(",") if w] or [""]
     tests = [t for t in tests
              if any(w in t.name for w in wanted) and (not args.only_parallel or (t.parallel and not t.heavy))]
+    if args.tree_tests:
+        tests = [t for t in tests if t.tool or t.name.startswith("lint/")]
 
     passed = failed = skipped = 0
     out_lock = threading.Lock()
