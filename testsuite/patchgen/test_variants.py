@@ -11,17 +11,9 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "bench"))
 import variants  # noqa: E402
-
-checks = failures = 0
-
-
-def check(ok, what):
-    global checks, failures
-    checks += 1
-    if not ok:
-        failures += 1
-        print(f"FAILED: {what}")
+from tally import check, summary  # noqa: E402
 
 
 def singles(k, written):
@@ -76,8 +68,8 @@ def main():
     check(r.returncode == 2 and "--after-queue is for pairwise" in r.stderr,
           "full --after-queue is refused")
 
-    print(f"variants self-test: {checks} checks, {failures} failed")
-    return 1 if failures else 0
+    print("variants self-test:", end=" ")
+    return summary()
 
 
 if __name__ == "__main__":
