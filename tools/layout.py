@@ -149,6 +149,8 @@ def link(seed, out, cc, objects, link_cmd, libs):
         cmd = link_cmd + ["-o", part] + argv + libs
         r = subprocess.run(cmd, capture_output=True, text=True)
         if r.returncode:
+            if os.path.exists(part):
+                os.unlink(part)
             raise LayoutError(f"linking layout {seed} failed: {shlex.join(cmd)}\n{r.stderr}")
         with open(part + ".map", "w", encoding="utf-8") as f:
             f.write(f"# layout seed {seed}: link order, with the padding before each object\n")
