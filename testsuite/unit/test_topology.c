@@ -504,6 +504,16 @@ static void test_numa(void)
     }
 }
 
+/* Writes TEXT as the whole of PATH; false (and a failed check) if it cannot. */
+static bool write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (!CHECK(f != NULL))
+        return false;
+    bool ok = fputs(text, f) >= 0;
+    return CHECK(fclose(f) == 0 && ok);
+}
+
 /* os/sysfs.h: a regular file whole, anything else (too long, a directory, a FIFO, a missing
  * file) unreadable, without blocking. */
 static void test_sysfs_read(void)
@@ -512,25 +522,22 @@ static void test_sysfs_read(void)
     if (!CHECK(mkdtemp(dir) != NULL))
         return;
     snprintf(path, sizeof path, "%s/f", dir);
-    FILE *f = fopen(path, "w");
-    fputs("0-6\n", f);                 /* 4 bytes: fits in 8 */
-    fclose(f);
-    CHECK(sysfs_read_small(path, buf, sizeof buf));
-    CHECK_STR(buf, "0-6\n");
-    f = fopen(path, "w");
-    fputs("0-3,8-9", f);                /* 7 bytes: exactly len - 1 */
-    fclose(f);
-    CHECK(sysfs_read_small(path, buf, sizeof buf));
-    CHECK_STR(buf, "0-3,8-9");
-    f = fopen(path, "w");
-    fputs("0-3,8-11", f);               /* 8: one too many, so not a cut "0-3,8-1" */
-    fclose(f);
-    CHECK(!sysfs_read_small(path, buf, sizeof buf));
-    CHECK_STR(buf, "");
-    f = fopen(path, "w");               /* empty */
-    fclose(f);
-    CHECK(sysfs_read_small(path, buf, sizeof buf));
-    CHECK_STR(buf, "");
+    if (write_text(path, "0-6\n")) {                /* 4 bytes: fits in 8 */
+        CHECK(sysfs_read_small(path, buf, sizeof buf));
+        CHECK_STR(buf, "0-6\n");
+    }
+    if (write_text(path, "0-3,8-9")) {              /* 7 bytes: exactly len - 1 */
+        CHECK(sysfs_read_small(path, buf, sizeof buf));
+        CHECK_STR(buf, "0-3,8-9");
+    }
+    if (write_text(path, "0-3,8-11")) {             /* 8: one too many, not a cut "0-3,8-1" */
+        CHECK(!sysfs_read_small(path, buf, sizeof buf));
+        CHECK_STR(buf, "");
+    }
+    if (write_text(path, "")) {                     /* empty */
+        CHECK(sysfs_read_small(path, buf, sizeof buf));
+        CHECK_STR(buf, "");
+    }
     CHECK(!sysfs_read_small(dir, buf, sizeof buf));          /* a directory */
     unlink(path);
     CHECK(!sysfs_read_small(path, buf, sizeof buf));         /* missing */
