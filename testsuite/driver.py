@@ -17,7 +17,7 @@ Every file named TESTS in a directory under SRCDIR/testsuite/ is a manifest. A l
 first non-blank character is `#` is a comment; blank lines are ignored. Every other line is
 one test, split into words as a POSIX shell would (quotes group, no expansion):
 
-    NAME [exit=N] [stderr="substring"] [stdout="substring"] [env=VAR=VALUE]... [parallel] [heavy] [alone] [tool]
+    NAME [exit=N] [stderr="substring"] [stdout="substring"] [env=VAR=VALUE]... [parallel] [heavy] [alone] [tool] [tree]
          [timeout=SECONDS] [needs=[!]FEATURE]... -- COMMAND ARGS...
 
 NAME          unique within its manifest; the test is reported as DIR/NAME, where DIR is the
@@ -39,6 +39,9 @@ tool          the test checks one of the project's own tools (the patch generato
               builds that repeat the suite for a patch (`make check-patches`' per-patch
               builds, the variant matrix, the sanitizer builds) pass --skip-tool-tests and
               leave it out; the baseline's `make check`, the base and distcheck run it.
+tree          the test checks the tree's own files (the lint of the sources), not the
+              runtime's behaviour: a tree's builds agree on it, another tree may not (each
+              patch's tree runs it). --tree-tests runs these and the tool tests only.
 alone         the test runs after all the others, with no other test beside it: for a
               floor that needs the machine's cores (work a second GC thread must get a CPU
               to do), never for a timing.
@@ -211,6 +214,7 @@ class Test:
         self.alone = False                # run after the others, with nothing beside it
         self.heavy = False                # parallel, but left out of --only-parallel
         self.tool = False                 # a test of a tool: left out by --skip-tool-tests
+        self.tree = False                 # checks the tree's files (--tree-tests runs it)
         self.timeout = DEFAULT_TIMEOUT
         self.stdin_file = None            # default: /dev/null
         self.cwd = None                   # default: the build directory
@@ -250,7 +254,7 @@ def parse_line(words, rel_dir, manifest_dir, dir_needs=()):
     if not command:
         raise ManifestError("no command after `--`")
     name = head[0]
-    if "=" in name or "/" in name or name in ("parallel", "alone", "heavy", "tool"):
+    if "=" in name or "/" in name or name in ("parallel", "alone", "heavy", "tool", "tree"):
         raise ManifestError(f"bad test name {name!r}")
     test = Test(f"{rel_dir}/{name}", manifest_dir, command)
     for need in dir_needs:
@@ -265,6 +269,8 @@ def parse_line(words, rel_dir, manifest_dir, dir_needs=()):
             test.heavy = True
         elif opt == "tool":
             test.tool = True
+        elif opt == "tree":
+            test.tree = True
         elif key == "exit" and eq:
             try:
                 test.exit = int(value)
@@ -628,7 +634,7 @@ def main():
                          "in every build: the baseline's make check runs them)")
     ap.add_argument("--tree-tests", action="store_true",
                     help="run only what depends on the tree's files, not on the runtime's "
-                         "code: the tool tests and the lint (check-patches' base in CI)")
+                         "code: the tests marked tool or tree (check-patches' base in CI)")
     ap.add_argument("--filter", metavar="SUBSTR[,SUBSTR...]", default="",
                     help="run only tests whose DIR/NAME contains one of the SUBSTRs")
     # One more than the CPUs: many tests wait (sleeps, sockets, a child's start), and the
@@ -653,7 +659,7 @@ def main():
     tests = [t for t in tests
              if any(w in t.name for w in wanted) and (not args.only_parallel or (t.parallel and not t.heavy))]
     if args.tree_tests:
-        tests = [t for t in tests if t.tool or t.name.startswith("lint/")]
+        tests = [t for t in tests if t.tool or t.tree]
 
     passed = failed = skipped = 0
     out_lock = threading.Lock()
