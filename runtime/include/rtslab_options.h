@@ -30,6 +30,8 @@ typedef struct RtsOptions {
     unsigned wait_spins;      /* -qw<n>: spins before a barrier wait sleeps */
     bool     wait_spins_auto; /* no -qw: rts.c picks the default from capabilities and CPUs */
     bool     pin_caps;        /* -qa */
+    bool     aging;           /* --aging=1 (default): promote after two minor GCs, not one
+                               * (in the padding before spin_yield: Note [A fixed layout]) */
     unsigned spin_yield;      /* -qy<n>: spin-waits yield every n spins */
     RtsStatsMode stats;       /* -s / -S */
     char    *stats_file;      /* -s<file> / -S<file>; NULL = stderr */

@@ -214,6 +214,7 @@ void rts_options_defaults(RtsOptions *o)
     o->max_heap = 0;
     o->old_gen_factor = RTS_DEFAULT_OLD_GEN_FACTOR;
     o->min_old_gen = RTS_MIN_OLD_GEN_LIMIT;
+    o->aging = true;
     o->max_stack = RTS_DEFAULT_MAX_STACK;
     o->initial_stack = RTS_DEFAULT_INITIAL_STACK;
     o->par_gc = true;
@@ -646,6 +647,13 @@ int rts_options_parse_word(RtsOptions *o, const char *w, char *err, size_t errle
             else return fail(err, errlen, "%s: --io-manager= takes auto, uring or epoll", w);
             return 0;
         }
+        if (strncmp(w, "--aging=", 8) == 0) {   /* Note [Aging] in sm/storage.h */
+            const char *v = w + 8;
+            if (strcmp(v, "1") == 0) o->aging = true;
+            else if (strcmp(v, "0") == 0) o->aging = false;
+            else return fail(err, errlen, "%s: --aging= takes 1 or 0", w);
+            return 0;
+        }
         if (strncmp(w, "--eventlog-format=", 18) == 0) {   /* Note [Eventlog] */
             const char *v = w + 18;
             if (strcmp(v, "ghc") == 0) o->eventlog_format = 0;
@@ -873,6 +881,9 @@ void rts_options_usage(void *file)
         "                at the last major GC (default %g)\n"
         "  -O<size>      no major GC while the old generation is smaller than <size>\n"
         "                (default %s)\n"
+        "  --aging=<0|1> 1 (default): a minor GC keeps the nursery's survivors young for\n"
+        "                one more minor GC before promoting them, as GHC does; 0: it\n"
+        "                promotes them at once\n"
         "  -K<size>      maximum stack size of a thread (default %s)\n"
         "  -ki<size>     initial stack size of a thread (default %s; at most -K)\n",
         a, amin, RTS_DEFAULT_OLD_GEN_FACTOR, omin, kk, ki);

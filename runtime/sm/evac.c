@@ -36,7 +36,7 @@
  * too: that compiles it for size, with wsdeque_push inlined, and a work-stealing stress
  * test's steals fell below its floor (2 runs of 3). */
 __attribute__((noinline))
-static bdescr *new_todo_block(GCThread *gct, size_t *refused)
+static bdescr *new_todo_block(GCThread *gct, bool aged, size_t *refused)
 {
     spin_lock(&sm_lock);
     bdescr *bd = blk_alloc_on(numa_cap_node(gct->cap->no));
@@ -44,28 +44,38 @@ static bdescr *new_todo_block(GCThread *gct, size_t *refused)
     spin_unlock(&sm_lock);
     if (!bd)
         return NULL;
-    bd->gen = 1;
+    bd->gen = aged ? 0 : 1;                 /* Note [Aging] in storage.h */
     bd->flags = 0;
     bd->scan = bd->start;
     bd->owner = gct->index;
     bd->link = NULL;
-    if (gct->blocks_tl) gct->blocks_tl->link = bd; else gct->blocks_hd = bd;
-    gct->blocks_tl = bd;
-    gct->n_blocks++;
-    bdescr *full = gct->todo;
+    bdescr **todo;
+    if (aged) {
+        if (gct->aged_tl) gct->aged_tl->link = bd; else gct->aged_hd = bd;
+        gct->aged_tl = bd;
+        gct->n_aged++;
+        todo = &gct->aged_todo;
+    } else {
+        if (gct->blocks_tl) gct->blocks_tl->link = bd; else gct->blocks_hd = bd;
+        gct->blocks_tl = bd;
+        gct->n_blocks++;
+        todo = &gct->todo;
+    }
+    bdescr *full = *todo;
     if (full && full != gct->scan_bd && full->scan < full->free)
         wsdeque_push(&gct->deque, full);
-    gct->todo = bd;
+    *todo = bd;
     return bd;
 }
 
-/* NULL when the OS refuses memory, with *refused what it refused. */
-static inline Value *gct_alloc(GCThread *gct, size_t words, size_t *refused)
+/* Room for `words` words in an aged or an old to-space block; NULL when the OS refuses
+ * memory, with *refused what it refused. */
+static inline Value *gct_alloc(GCThread *gct, size_t words, bool aged, size_t *refused)
 {
-    bdescr *bd = gct->todo;
+    bdescr *bd = aged ? gct->aged_todo : gct->todo;
     size_t bytes = words * sizeof(Value);
     if (!bd || bd->free + bytes > bd->start + BLOCK_SIZE)
-        bd = new_todo_block(gct, refused);
+        bd = new_todo_block(gct, aged, refused);
     if (!bd)
         return NULL;
     Value *p = (Value *)bd->free;
@@ -126,6 +136,10 @@ Value gc_evacuate(GCThread *gct, Value v)
         evacuate_large(gct, bd);
         return v;
     }
+    /* A nursery object's copy is aged, an aged object's old (Note [Aging] in storage.h). */
+    bool aged = gct->aging && (flags & BF_NURSERY);
+    if (aged)
+        gct->points_young = true;
     Value h = __atomic_load_n(p, __ATOMIC_ACQUIRE);
     for (;;) {
         if (!hdr_is_header(h)) {
@@ -139,7 +153,7 @@ Value gc_evacuate(GCThread *gct, Value v)
     }
     size_t words = hdr_size(h) + 1;
     size_t refused = 0;
-    Value *to = gct_alloc(gct, words, &refused);
+    Value *to = gct_alloc(gct, words, aged, &refused);
     if (!to) {
         __atomic_store_n(p, h, __ATOMIC_RELEASE);   /* unclaimed: no other thread waits on it */
         gc_out_of_memory(gct, refused);
@@ -175,6 +189,44 @@ void gc_scavenge_object(GCThread *gct, Value obj)
 #endif
         break;
     }
+}
+
+/* An object that will be old after this GC has been scanned (a promoted copy, a promoted
+ * large object, a remembered object): if a field of it now points to an aged object, the
+ * object is dirtied and listed, for the leader to add to a remembered set after the GC
+ * (Note [Aging] in storage.h). An object scanned in chunks by several GC threads is listed
+ * once, by the thread whose OR set OBJ_DIRTY. Out of line: aging makes it rare. */
+static __attribute__((noinline)) void remember_old(GCThread *gct, Value obj)
+{
+    if (__atomic_fetch_or(obj_ptr(obj), OBJ_DIRTY, __ATOMIC_RELAXED) & OBJ_DIRTY)
+        return;
+    if (gct->n_remember == gct->cap_remember) {
+        gct->cap_remember = gct->cap_remember ? 2 * gct->cap_remember : 256;
+        gct->remember = realloc(gct->remember, gct->cap_remember * sizeof(Value));
+        if (!gct->remember) rts_fatal("out of memory (remembered set)");
+    }
+    gct->remember[gct->n_remember++] = obj;
+}
+
+/* After scanning obj (or a chunk of it): whether it points to an aged object now, and if it
+ * will be old, remembered. */
+static inline void scanned(GCThread *gct, Value obj, bool old)
+{
+    if (gct->points_young) {
+        gct->points_young = false;
+        if (old)
+            remember_old(gct, obj);
+    }
+}
+
+void gc_scavenge_remembered(GCThread *gct, Value obj)
+{
+#if RTS_PATCH_GEN0_STEAL
+    gc_scavenge_shared(gct, obj);
+#else
+    gc_scavenge_object(gct, obj);
+#endif
+    scanned(gct, obj, true);
 }
 
 #if RTS_PATCH_GEN0_STEAL
@@ -227,11 +279,13 @@ static bool take_large(GCThread *gct, bdescr *bd)
         size_t from = ((w & (BLOCK_SIZE - 1)) >> 1) * c;
         Value *pl = obj_payload(obj);
         evac_range(gct, pl + from, pl + (from + c < n ? from + c : n));
+        scanned(gct, obj, true);            /* a large object: old after the GC */
         return true;
     }
     if (!(__atomic_load_n(&bd->flags, __ATOMIC_RELAXED) & BF_LARGE))
         return false;
     gc_scavenge_shared(gct, (Value)bd->start);
+    scanned(gct, (Value)bd->start, true);
     return true;
 }
 
@@ -249,10 +303,12 @@ static void scavenge_local(GCThread *gct)
                 continue;
             }
 #endif
+            bool old = bd->gen != 0;           /* not an aged block (Note [Aging]) */
             while (bd->scan < bd->free) {          /* bd->free moves on if bd is todo */
                 Value obj = (Value)bd->scan;
                 bd->scan += (hdr_size(obj_header(obj)) + 1) * sizeof(Value);
                 gc_scavenge_object(gct, obj);
+                scanned(gct, obj, old);
             }
             gct->scan_bd = NULL;
             continue;
@@ -265,11 +321,16 @@ static void scavenge_local(GCThread *gct)
             gct->scan_bd = gct->todo;
             continue;
         }
+        if (gct->aged_todo && gct->aged_todo->scan < gct->aged_todo->free) {
+            gct->scan_bd = gct->aged_todo;
+            continue;
+        }
         if (gct->large_pending) {
             bd = gct->large_pending;
             gct->large_pending = bd->prev;
             bd->prev = NULL;
             gc_scavenge_object(gct, (Value)bd->start);
+            scanned(gct, (Value)bd->start, true);   /* a large object: old after the GC */
             continue;
         }
         return;

@@ -71,10 +71,11 @@ static void sweep(FinTable *t)
             table_add(&to_run, f);
             continue;
         }
-        /* Copied: to-space is old. A large object keeps its group, still marked from-space
-         * here, whose gen the sweep of large objects sets after this: it is old now too. */
+        /* Copied: its to-space block's gen says whether it is old or aged (Note [Aging] in
+         * storage.h). A large object keeps its group, still marked from-space here, whose
+         * gen the sweep of large objects sets after this: it is old now. */
         bdescr *bd = bdescr_of(obj_ptr(now));
-        bool is_old = now != f.obj || (bd->flags & BF_FROM) || bd->gen != 0;
+        bool is_old = (bd->flags & BF_FROM) || bd->gen != 0;
         f.obj = now;
         if (t == &young && is_old)
             table_add(&old, f);

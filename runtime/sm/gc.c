@@ -62,7 +62,9 @@ static bool last_gc_major;
 
 static void evac_root(Value *root, void *env)
 {
-    *root = gc_evacuate((GCThread *)env, *root);
+    GCThread *gct = env;
+    *root = gc_evacuate(gct, *root);
+    gct->points_young = false;              /* a root is no object to remember */
 }
 
 /* A capability's roots: its remembered set (a minor GC scans the objects in it; a major
@@ -73,11 +75,7 @@ static void evac_cap_roots(GCThread *gct, SmCap *c)
         for (size_t k = 0; k < c->remset_n; k++) {
             Value obj = c->remset[k];          /* old, so not moving: no race on the header */
             __atomic_fetch_and(obj_ptr(obj), ~OBJ_DIRTY, __ATOMIC_RELAXED);
-#if RTS_PATCH_GEN0_STEAL
-            gc_scavenge_shared(gct, obj);
-#else
-            gc_scavenge_object(gct, obj);
-#endif
+            gc_scavenge_remembered(gct, obj);
         }
     c->remset_n = 0;
     for_each_cap_root(c, evac_root, gct);
@@ -141,8 +139,10 @@ static void mark_from(bdescr *chain)
 }
 
 /* Large objects of a from-space chain: the evacuated ones join the old generation, the
- * others are freed. */
-static void sweep_large(bdescr *chain)
+ * others are freed. In a major GC every remembered set is emptied, so an old object's
+ * OBJ_DIRTY is cleared; a minor GC's young large objects were never dirty before it, and one
+ * that is dirty now was remembered by it (Note [Aging] in storage.h). */
+static void sweep_large(bdescr *chain, bool major)
 {
     bdescr *next;
     for (bdescr *bd = chain; bd; bd = next) {
@@ -153,7 +153,8 @@ static void sweep_large(bdescr *chain)
             bd->link = sm_old_gen.large;
             sm_old_gen.large = bd;
             sm_old_gen.n_large_blocks += bd->blocks;
-            obj_ptr((Value)bd->start)[0] &= ~OBJ_DIRTY;   /* no remembered set holds it now */
+            if (major)
+                obj_ptr((Value)bd->start)[0] &= ~OBJ_DIRTY;   /* no remembered set holds it */
         } else {
             if (sanity_poisons())           /* Note [Poisoned from-space] in gc.h */
                 sanity_poison(bd->start, bd->free);
@@ -238,6 +239,25 @@ static void collect(SmCap *leader, bool major, uint64_t stw_ns, const StwTakingP
         }
         c->large_young = NULL;
     }
+    /* The aged blocks are from-space in every GC (Note [Aging] in storage.h). */
+    mark_from(sm_aged.blocks);
+    bdescr *aged_blocks = sm_aged.blocks;
+    sm_aged.blocks = NULL;
+    sm_aged.n_blocks = 0;
+    bool aging = !major && rts_opts.aging;
+    /* Each GC thread's last old to-space block stays its todo after a GC, part full, and a
+     * minor GC goes on filling it (GHC's init_uncollected_gen does so with a block under 3/4
+     * full): a minor GC that promotes a few objects, as most do with aging (Note [Aging] in
+     * storage.h), would otherwise take a new block per GC thread each time and leave most of
+     * it empty, and the old generation would grow by blocks for bytes. Its objects so far
+     * are scanned (scan = free); a major GC's from-space holds it, so it starts afresh. */
+    for (unsigned i = 0; i < sm_n_caps; i++) {
+        GCThread *g = sm_caps[i]->gct;
+        if (major || !g->todo)
+            g->todo = NULL;
+        else
+            g->todo->scan = g->todo->free;
+    }
     bdescr *old_blocks = NULL, *old_large = NULL;
     if (major) {
         mark_from(sm_old_gen.blocks);
@@ -265,6 +285,8 @@ static void collect(SmCap *leader, bool major, uint64_t stw_ns, const StwTakingP
         g->index = k;
         g->major = major;
         g->steal = steal;
+        g->aging = aging;
+        g->points_young = false;
         g->copied_words = 0;
 #if RTS_PATCH_STACK_CHUNKS
         g->stack_scans = 0;
@@ -309,8 +331,15 @@ static void collect(SmCap *leader, bool major, uint64_t stw_ns, const StwTakingP
             sm_old_gen.blocks = g->blocks_hd;
             sm_old_gen.n_blocks += g->n_blocks;
         }
-        g->blocks_hd = g->blocks_tl = g->todo = g->scan_bd = NULL;
+        g->blocks_hd = g->blocks_tl = g->scan_bd = NULL;    /* todo stays: see above */
         g->n_blocks = 0;
+        if (g->aged_hd) {
+            g->aged_tl->link = sm_aged.blocks;
+            sm_aged.blocks = g->aged_hd;
+            sm_aged.n_blocks += g->n_aged;
+        }
+        g->aged_hd = g->aged_tl = g->aged_todo = NULL;
+        g->n_aged = 0;
         wsdeque_quiesce(&g->deque);        /* every GC thread has left gc_scavenge_loop */
         __atomic_store_n(&g->active, false, __ATOMIC_RELAXED);
 #if RTS_PATCH_STACK_CHUNKS
@@ -335,16 +364,29 @@ static void collect(SmCap *leader, bool major, uint64_t stw_ns, const StwTakingP
         }
         sm_reset_nursery(sm_caps[i]);
     }
-    sweep_large(young_large);
+    sweep_large(young_large, major);
     __atomic_store_n(&sm_large_young_blocks, 0, __ATOMIC_RELAXED);
+    if (sanity_poisons())
+        for (bdescr *bd = aged_blocks; bd; bd = bd->link)
+            sanity_poison(bd->start, bd->free);
+    blk_free_chain(aged_blocks);
     if (major) {
         if (sanity_poisons())
             for (bdescr *bd = old_blocks; bd; bd = bd->link)
                 sanity_poison(bd->start, bd->free);
         blk_free_chain(old_blocks);
-        sweep_large(old_large);
+        sweep_large(old_large, true);
     }
     spin_unlock(&sm_lock);
+
+    /* Old objects that point to aged ones now (Note [Aging] in storage.h): remembered, each
+     * in its GC thread's capability's set. */
+    for (unsigned k = 0; k < n_gc_threads; k++) {
+        GCThread *g = gc_threads[k];
+        for (size_t i = 0; i < g->n_remember; i++)
+            sm_remember(g->cap, g->remember[i]);
+        g->n_remember = 0;
+    }
 
     size_t old_blocks_now = sm_old_gen.n_blocks + sm_old_gen.n_large_blocks;
     if (major) {

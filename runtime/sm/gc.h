@@ -111,6 +111,9 @@ unsigned gc_balance_gen(void);
 void  gc_scavenge_shared(GCThread *gct, Value obj);
 #endif
 void  gc_scavenge_object(GCThread *gct, Value obj);
+/* Scans an old object of a remembered set in a minor GC, and remembers it again if it points
+ * to an aged object then (Note [Aging] in storage.h). */
+void  gc_scavenge_remembered(GCThread *gct, Value obj);
 void  gc_scavenge_loop(GCThread *gct);
 /* The OS refused a GC thread memory: records it and leaves the thread's GC work (Note [Out of
  * memory in a GC] in gc.c). */

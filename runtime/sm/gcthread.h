@@ -2,10 +2,12 @@
  * threads (Note [GC threads] in gc.h).
  *
  * Note [To-space]
- * A GC thread copies into blocks of its own: it bumps into `todo`; when todo fills, the full
- * block, if not yet scanned, goes on the bottom of the thread's deque (wsdeque.h), from which
- * the thread itself takes the newest blocks to scan and, when stealing is on, idle GC threads
- * steal the oldest (bdescr.scan is each block's scan pointer). Blocks on a deque are full, so
+ * A GC thread copies into blocks of its own: it bumps into `todo` (objects promoted to the old
+ * generation) or `aged_todo` (nursery survivors of a minor GC, Note [Aging] in storage.h);
+ * when either fills, the full block, if not yet scanned, goes on the bottom of the thread's
+ * deque (wsdeque.h), from which the thread itself takes the newest blocks to scan and, when
+ * stealing is on, idle GC threads steal the oldest (bdescr.scan is each block's scan
+ * pointer; a block's gen says whether its objects are old or aged). Blocks on a deque are full, so
  * whoever scans one needs no lock on it. Large objects are not copied: evacuating one sets
  * BF_EVACUATED on its group and queues it (on ->prev) to be scavenged in place by the GC
  * thread that evacuated it.
@@ -31,18 +33,25 @@
 
 typedef struct GCThread {
     /* the owner's */
-    _Alignas(RTS_CACHE_LINE) bdescr *todo;       /* the block it copies into */
+    _Alignas(RTS_CACHE_LINE) bdescr *todo;       /* the block it copies into (old) */
+    bdescr  *aged_todo;              /* the block it copies nursery survivors into (aging) */
     bdescr  *scan_bd;                /* the block it is scanning */
     size_t   copied_words;
+    bool     points_young;           /* the object being scanned points into aged blocks */
 #if RTS_PATCH_STACK_CHUNKS
     uint64_t stack_scans;            /* this GC: stack objects (chunks) it scanned */
 #endif
     bdescr  *large_pending;          /* evacuated large objects not yet scavenged (->prev) */
-    bdescr  *blocks_hd, *blocks_tl;  /* every to-space block it allocated (->link) */
+    bdescr  *blocks_hd, *blocks_tl;  /* every old to-space block it allocated (->link) */
     size_t   n_blocks;
+    bdescr  *aged_hd, *aged_tl;      /* every aged to-space block it allocated (->link) */
+    size_t   n_aged;
+    Value   *remember;               /* old objects it found pointing to aged ones, to be */
+    size_t   n_remember, cap_remember;  /* remembered after the GC (Note [Aging]) */
     SmCap   *cap;
     unsigned index;                  /* in gc_threads[] during a GC */
     bool     major, steal;
+    bool     aging;                 /* this GC copies nursery survivors to aged blocks */
 #if RTS_PATCH_GEN0_STEAL
     uint64_t steal_tries, steals;    /* this GC: looks for work on the others, blocks got */
 #endif
@@ -53,7 +62,7 @@ typedef struct GCThread {
 } GCThread;
 
 _Static_assert(offsetof(GCThread, deque) % RTS_CACHE_LINE == 0
-               && offsetof(GCThread, deque) >= offsetof(GCThread, steal) + sizeof(bool),
+               && offsetof(GCThread, deque) >= offsetof(GCThread, aging) + sizeof(bool),
                "a GC thread's deque starts after its owner's line(s)");
 _Static_assert(offsetof(GCThread, deque.top) / RTS_CACHE_LINE
                > offsetof(GCThread, deque.own_array) / RTS_CACHE_LINE,

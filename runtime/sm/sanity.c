@@ -316,6 +316,13 @@ static void check_promoted(void)
         insane("old generation: %zu large blocks promoted, %zu recorded",
                large, sm_old_gen.n_large_blocks - before_gc.n_large_blocks);
     check_objects(before_gc.remembered, before_gc.n_remembered, true);
+    /* A GC thread's last old block, which a minor GC goes on filling (gc.c): its objects
+     * promoted by this GC lie beyond the chain walked above when the block is older. */
+    for (unsigned i = 0; i < sm_n_caps; i++) {
+        bdescr *bd = sm_caps[i]->gct->todo;
+        if (bd)
+            check_chain(bd, bd->link, 1, false);
+    }
 }
 
 /* Note [NUMA-local heap] in os/numa.h: each capability's nursery and young large objects
@@ -342,14 +349,16 @@ static void check_nodes(SanityWhen when, bool major)
     if (when != SANITY_AFTER_GC || !(major || before_gc.valid))
         return;
     const bdescr *stop = major ? NULL : before_gc.blocks;
-    for (const bdescr *bd = sm_old_gen.blocks; bd && bd != stop; bd = bd->link) {
-        if (bd->owner >= n_gc_threads)
-            insane("to-space block %p: owner %u is no GC thread", (void *)bd->start, bd->owner);
-        unsigned want = numa_cap_node(gc_threads[bd->owner]->cap->no);
-        if (blk_node_of(bd->start) != want)
-            insane("to-space block %p of GC thread %u on heap node %u, not %u",
-                   (void *)bd->start, bd->owner, blk_node_of(bd->start), want);
-    }
+    for (int aged = 0; aged < 2; aged++)      /* every aged block is this GC's to-space */
+        for (const bdescr *bd = aged ? sm_aged.blocks : sm_old_gen.blocks;
+             bd && bd != (aged ? NULL : stop); bd = bd->link) {
+            if (bd->owner >= n_gc_threads)
+                insane("to-space block %p: owner %u is no GC thread", (void *)bd->start, bd->owner);
+            unsigned want = numa_cap_node(gc_threads[bd->owner]->cap->no);
+            if (blk_node_of(bd->start) != want)
+                insane("to-space block %p of GC thread %u on heap node %u, not %u",
+                       (void *)bd->start, bd->owner, blk_node_of(bd->start), want);
+        }
 }
 
 void sanity_check(SanityWhen when, bool major)
@@ -377,6 +386,13 @@ void sanity_check(SanityWhen when, bool major)
             insane("capability %u: nursery not empty after GC", i);
         blocks += nb + check_large(c->large_young, NULL, 0);
     }
+    /* The aged blocks, young like the nurseries: walked whole at every check. */
+    size_t aged = check_chain(sm_aged.blocks, NULL, 0, false);
+    if (aged != sm_aged.n_blocks)
+        insane("aged blocks: %zu counted, %zu recorded", aged, sm_aged.n_blocks);
+    if (major && when == SANITY_AFTER_GC && aged)
+        insane("%zu aged blocks after a major GC", aged);
+    blocks += aged;
     check_nodes(when, major);
     gc_for_each_root(check_root, NULL);
     if (blocks != blk_blocks_in_use())

@@ -9,6 +9,7 @@
 #include "os/numa.h"
 
 Generation sm_old_gen;
+Generation sm_aged;
 SmCap **sm_caps;
 unsigned sm_n_caps;
 SpinLock sm_lock = SPINLOCK_INIT("sm (block allocator)");
@@ -23,6 +24,7 @@ void sm_init(unsigned n_caps)
     blk_init();
     blk_set_nodes(numa_heap_nodes());
     memset(&sm_old_gen, 0, sizeof sm_old_gen);
+    memset(&sm_aged, 0, sizeof sm_aged);
     sm_old_gen.limit_blocks = rts_opts.min_old_gen / BLOCK_SIZE;
     const char *drop = rts_opts.sanity ? getenv("RTSLAB_TEST_DROP_BARRIER") : NULL;
     drop_box_barrier = drop && *drop;
@@ -111,7 +113,7 @@ size_t sm_large_young_blocks;
 /* The old generation changes only with the world stopped, so any capability may read it. */
 size_t sm_heap_blocks(void)
 {
-    size_t n = sm_old_gen.n_blocks + sm_old_gen.n_large_blocks
+    size_t n = sm_old_gen.n_blocks + sm_old_gen.n_large_blocks + sm_aged.n_blocks
              + __atomic_load_n(&sm_large_young_blocks, __ATOMIC_RELAXED);
     for (unsigned i = 0; i < sm_n_caps; i++)
         n += sm_caps[i]->nursery_blocks;

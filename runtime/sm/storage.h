@@ -2,9 +2,32 @@
  * barrier. The collector itself is in gc.c (driver), evac.c (evacuate/scavenge) and
  * sanity.c (the -DS checker).
  *
- * Generations: 0 is the young generation (the capabilities' nurseries and the large objects
- * allocated since the last GC); 1 is the old generation. A minor GC copies every live young
- * object into the old generation (no ageing); a major GC copies the whole heap.
+ * Generations: 0 is the young generation (the capabilities' nurseries, the large objects
+ * allocated since the last GC, and the aged blocks, sm_aged); 1 is the old generation. A
+ * minor GC copies live nursery objects into aged blocks and live aged objects into the old
+ * generation (Note [Aging]); a major GC copies the whole heap into the old generation.
+ *
+ * Note [Aging]
+ * An object is promoted to the old generation only once it has survived two minor GCs, as in
+ * GHC, whose nursery survivors stay in generation 0 for one more GC ("objects age in the
+ * nursery for one GC cycle before being promoted", rts/storage/GC.h). Without it, whatever
+ * happens to be live at a minor GC is promoted however short its life: in the request
+ * server, the state of the connections in flight (a thread, its stack, its port, the
+ * request), about 29 kB per minor GC, which then fills the old generation until a major GC
+ * (issue 33's soak: the server's RSS grew by 5 MB over its first 30k connections). Aged
+ * objects are young: the write barrier ignores them, a minor GC collects them. So:
+ *  - a minor GC's from-space is the nurseries, the young large objects and the aged blocks;
+ *    a GC thread copies an object from a nursery block into its aged_todo (gen 0, not
+ *    BF_NURSERY) and one from an aged block into its todo (gen 1). Young large objects are
+ *    promoted at their first GC (they are not copied; aging would only keep them young);
+ *  - an object that will be old after the GC (a promoted copy, a promoted large object, a
+ *    remembered old object) and points to an aged one after its scan must be remembered:
+ *    gc_evacuate sets gct->points_young when the address it returns is aged, and the
+ *    scanner then sets the object's OBJ_DIRTY and lists it (gct->remember); the leader
+ *    adds the lists to the remembered sets after the GC (GHC's failed_to_evac);
+ *  - a major GC, and every GC under --aging=0, copies everything it keeps into the old
+ *    generation, leaving no aged blocks.
+ * The cost is a second copy of every object that lives past two minor GCs.
  *
  * Invariants between GCs:
  *  - old_gen.blocks is a chain of single blocks whose objects tile [start, free);
@@ -90,6 +113,9 @@ typedef struct Generation {
 } Generation;
 
 extern Generation sm_old_gen;
+/* The aged blocks (Note [Aging]): the nursery survivors of the last minor GC; only blocks
+ * and n_blocks are used. */
+extern Generation sm_aged;
 
 void   sm_init(unsigned n_caps);
 void   sm_cap_init(SmCap *cap, unsigned no);

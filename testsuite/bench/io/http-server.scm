@@ -301,46 +301,54 @@
 
 ;; --- the head timeout ------------------------------------------------------------------------
 
-;; Each connection has an MVar, its watch: while it is open, the pair (deadline . port), the
-;; deadline being the time by which the request waited for must have arrived, or #f while
-;; none is awaited (the server is answering); once it is closed, the symbol closed. Only the
-;; connection's own thread changes it; the reaper reads it from its own thread (so an MVar,
-;; not a vector slot: that was a data race). The reaper thread looks at every open
-;; connection a few times per timeout and closes those past their deadline; a connection's
-;; handler, blocked in a read, then reads the end of the stream. Watches join the reaper's
-;; list when their connections open and leave it at the reaper's next look after they
-;; close. The list holds the watch, not the port: a closed port must not stay reachable
-;; until then, or every port of the last second survives a minor GC, and its structure
-;; waits for a major GC to be freed (Note [Finalizers]): 12,264 closed ports were waiting
-;; so after 68k connections in 3 s.
-(define watched (make-mvar '()))          ; (watch ...)
-(define (watch! w) (mvar-put! watched (cons w (mvar-take! watched))))
+;; Each connection has an MVar, its watch: the pair (deadline . port), the deadline being the
+;; time by which the request waited for must have arrived, or #f while none is awaited (the
+;; server is answering). Only the connection's own thread changes it; the reaper reads it
+;; from its own thread (so an MVar, not a vector slot: that was a data race). The reaper
+;; thread looks at every open connection a few times per timeout and closes those past their
+;; deadline; a connection's handler, blocked in a read, then reads the end of the stream.
+;; Open connections' watches are in a table of MAX-CONNS slots (the admission below keeps
+;; no more open); a connection takes a free slot as it opens and gives it back as it closes,
+;; so that what it leaves behind is unreachable at once. (Two earlier versions kept closed
+;; connections in the reaper's list until its next look, once a second: with their ports,
+;; 12,264 closed ports waited for a major GC after 68k connections in 3 s (Note [Finalizers]);
+;; with their watches, every connection of the last second outlived several minor GCs and
+;; was promoted, which filled the old generation with about 100 bytes per connection.)
+(define free-slots (make-mvar (iota max-conns)))   ; the free slots; held while the table changes
+(define watches (make-vector max-conns #f))        ; slot -> the watch of an open connection
+(define (watch! w)
+  (let* ((free (mvar-take! free-slots)) (slot (car free)))
+    (vector-set! watches slot w)
+    (mvar-put! free-slots (cdr free))
+    slot))
+(define (unwatch! slot)
+  (let ((free (mvar-take! free-slots)))
+    (vector-set! watches slot #f)
+    (mvar-put! free-slots (cons slot free))))
 (define (set-deadline! w v) (mvar-put! w (cons v (cdr (mvar-take! w)))))
 (define (await-request! w) (set-deadline! w (+ (current-second) head-timeout)))
 (define (request-arrived! w) (set-deadline! w #f))
-(define (closed! w) (mvar-take! w) (mvar-put! w 'closed))
 (define (reaper)
   (sleep (min 1 (/ head-timeout 4)))
-  (let ((now (current-second)))
-    (mvar-put! watched
-               (filter (lambda (w)
-                         (let ((e (mvar-read w)))
-                           (cond ((eq? e 'closed) #f)
-                                 ((and (car e) (> now (car e)))
-                                  (guard (e (#t #f)) (close-port (cdr e)))
-                                  #f)
-                                 (else #t))))
-                       (mvar-take! watched))))
+  (let ((now (current-second))
+        (free (mvar-take! free-slots)))
+    (do ((i 0 (+ i 1))) ((= i max-conns))
+      (let ((w (vector-ref watches i)))
+        (when w
+          (let ((e (mvar-read w)))
+            (when (and (car e) (> now (car e)))
+              (guard (e (#t #f)) (close-port (cdr e))))))))
+    (mvar-put! free-slots free))
   (reaper))
 (fork reaper)
 
 (define (connection c)
-  (let ((w (make-mvar (cons #f c))))
-    (watch! w)
+  (let* ((w (make-mvar (cons #f c)))
+         (slot (watch! w)))
     (guard (e (#t #f))                  ; reset, broken pipe, closed by the reaper: gone
       (tcp-nodelay! c #t)
       (serve c w))
-    (closed! w)                         ; the reaper forgets it, and the port
+    (unwatch! slot)                     ; the reaper forgets it, and the port
     (guard (e (#t #f)) (close-port c)))
   (release!))
 
