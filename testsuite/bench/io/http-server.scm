@@ -301,55 +301,57 @@
 
 ;; --- the head timeout ------------------------------------------------------------------------
 
-;; Each connection has an MVar, its watch: the pair (deadline . port), the deadline being the
-;; time by which the request waited for must have arrived, or #f while none is awaited (the
-;; server is answering). Only the connection's own thread changes it; the reaper reads it
-;; from its own thread (so an MVar, not a vector slot: that was a data race). The reaper
-;; thread looks at every open connection a few times per timeout and closes those past their
-;; deadline; a connection's handler, blocked in a read, then reads the end of the stream.
-;; Open connections' watches are in a table of MAX-CONNS slots (the admission below keeps
-;; no more open); a connection takes a free slot as it opens and gives it back as it closes,
-;; so that what it leaves behind is unreachable at once. (Two earlier versions kept closed
-;; connections in the reaper's list until its next look, once a second: with their ports,
-;; 12,264 closed ports waited for a major GC after 68k connections in 3 s (Note [Finalizers]);
-;; with their watches, every connection of the last second outlived several minor GCs and
-;; was promoted, which filled the old generation with about 100 bytes per connection.)
-(define free-slots (make-mvar (iota max-conns)))   ; the free slots; held while the table changes
-(define watches (make-vector max-conns #f))        ; slot -> the watch of an open connection
-(define (watch! w)
-  (let* ((free (mvar-take! free-slots)) (slot (car free)))
-    (vector-set! watches slot w)
-    (mvar-put! free-slots (cdr free))
-    slot))
-(define (unwatch! slot)
-  (let ((free (mvar-take! free-slots)))
-    (vector-set! watches slot #f)
-    (mvar-put! free-slots (cons slot free))))
+;; Each open connection has an MVar, its watch, holding the pair (deadline . port), the
+;; deadline being the time by which the request waited for must have arrived, or #f while
+;; none is awaited (the server is answering). Only the connection's own thread changes it;
+;; the reaper reads it from its own thread (so an MVar, not a vector slot: that was a data
+;; race). The reaper thread looks at every open connection a few times per timeout and
+;; closes those past their deadline; a connection's handler, blocked in a read, then reads
+;; the end of the stream. The watches are MAX-CONNS MVars made at start, the slots of a table
+;; (the admission below keeps no more connections open); a free slot's MVar holds #f. The
+;; acceptor alone fills a slot, looking on from the last it filled for a free one, and passes
+;; it to the connection's thread, which empties it as the connection closes: what the
+;; connection leaves behind is unreachable at once, and no connection waits on another's
+;; lock. Earlier versions kept closed connections in the reaper's list until its next look,
+;; once a second: with their ports, 12,264 closed ports waited for a major GC after 68k
+;; connections in 3 s (Note [Finalizers]); with a new watch MVar each, every connection of
+;; the last second outlived many minor GCs and was promoted, filling the old generation with
+;; about 100 bytes per connection (issue 33's soak). A free list of slots under one MVar,
+;; taken at open and at close, cost a third of the requests per second.
+(define slots
+  (let ((v (make-vector max-conns #f)))
+    (do ((i 0 (+ i 1))) ((= i max-conns) v)
+      (vector-set! v i (make-mvar #f)))))
+(define next-slot 0)                      ; where the acceptor looks first; only it uses it
+(define (watch! c)                        ; the acceptor's: a free slot, filled, for c
+  (let look ((i next-slot))
+    (let ((w (vector-ref slots i)))
+      (if (mvar-read w)
+          (look (modulo (+ i 1) max-conns))
+          (begin (mvar-take! w)
+                 (mvar-put! w (cons #f c))
+                 (set! next-slot (modulo (+ i 1) max-conns))
+                 w)))))
+(define (unwatch! w) (mvar-take! w) (mvar-put! w #f))
 (define (set-deadline! w v) (mvar-put! w (cons v (cdr (mvar-take! w)))))
 (define (await-request! w) (set-deadline! w (+ (current-second) head-timeout)))
 (define (request-arrived! w) (set-deadline! w #f))
 (define (reaper)
   (sleep (min 1 (/ head-timeout 4)))
-  (let ((now (current-second))
-        (free (mvar-take! free-slots)))
+  (let ((now (current-second)))
     (do ((i 0 (+ i 1))) ((= i max-conns))
-      (let ((w (vector-ref watches i)))
-        (when w
-          (let ((e (mvar-read w)))
-            (when (and (car e) (> now (car e)))
-              (guard (e (#t #f)) (close-port (cdr e))))))))
-    (mvar-put! free-slots free))
+      (let ((e (mvar-read (vector-ref slots i))))
+        (when (and e (car e) (> now (car e)))
+          (guard (e (#t #f)) (close-port (cdr e)))))))
   (reaper))
 (fork reaper)
 
-(define (connection c)
-  (let* ((w (make-mvar (cons #f c)))
-         (slot (watch! w)))
-    (guard (e (#t #f))                  ; reset, broken pipe, closed by the reaper: gone
-      (tcp-nodelay! c #t)
-      (serve c w))
-    (unwatch! slot)                     ; the reaper forgets it, and the port
-    (guard (e (#t #f)) (close-port c)))
+(define (connection c w)
+  (guard (e (#t #f))                    ; reset, broken pipe, closed by the reaper: gone
+    (tcp-nodelay! c #t)
+    (serve c w))
+  (unwatch! w)                          ; the reaper forgets it, and the port
+  (guard (e (#t #f)) (close-port c))
   (release!))
 
 ;; --- admission -----------------------------------------------------------------------------
@@ -393,7 +395,8 @@
                           (tcp-accept listener))))
                  (when c
                    (bump! open-conns 1)
-                   (fork (lambda () (connection c))))
+                   (let ((w (watch! c)))
+                     (fork (lambda () (connection c w)))))
                  (accept))))))
   (close-port listener)
   (report)
