@@ -30,8 +30,25 @@ for s in $(seq "$slices"); do
                 $((FIRST_N / 2)) >"$script"
         fi
     fi
-    n=$(wrk -t2 -c16 -d$d ${script:+-s "$script"} -H 'Connection: close' "http://127.0.0.1:$port/" 2>/dev/null |
-        awk '/requests in/{print $1}')
+    wrk -t2 -c16 -d$d ${script:+-s "$script"} -H 'Connection: close' "http://127.0.0.1:$port/" \
+        >"$tmp/wrk" 2>/dev/null &
+    wrk_pid=$!
+    if [ -n "$script" ]; then
+        # wrk waits for its -d even once every thread has stopped: interrupt it (it prints its
+        # summary on SIGINT) once the server's count of answers (its /stats, less these asks)
+        # has reached 90 % of FIRST_N and stays put for 0.25 s
+        before=$(curl -s "http://127.0.0.1:$port/stats" | awk '{print $4}') asked=0 last=-1 still=0
+        while kill -0 "$wrk_pid" 2>/dev/null; do
+            asked=$((asked + 1))
+            got=$(( $(curl -s "http://127.0.0.1:$port/stats" | awk '{print $4}') - before - asked ))
+            if [ "$got" = "$last" ]; then still=$((still + 1)); else still=0; fi
+            last=$got
+            [ $((got * 10)) -ge $((FIRST_N * 9)) ] && [ "$still" -ge 5 ] && { kill -INT "$wrk_pid"; break; }
+            sleep 0.05
+        done
+    fi
+    wait "$wrk_pid" || true
+    n=$(awk '/requests in/{print $1}' "$tmp/wrk")
     total=$((total + n))
     echo "connections=$total rss_kb=$(awk '/VmRSS/{print $2}' "/proc/$pid/status")" \
          "stats=\"$(curl -s "http://127.0.0.1:$port/stats" | tr '\n' ' ')\""

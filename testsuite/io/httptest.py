@@ -24,6 +24,12 @@ Stages:
               reading its answer while all the others are open
   wrk         wrk, 64 connections for 2 s on / and on /alloc: no socket error, every answer
               200 (needs wrk)
+  soak        the server's memory over many connections (issue 33): wrk makes a new
+              connection per request (Connection: close, 16 at a time) for SOAK_FIRST
+              connections (default 10,000), then SOAK_MORE more (default 40,000); the
+              server's VmRSS after the second load must be within 10 % of it after the
+              first (needs wrk). Before aging (Note [Aging] in runtime/sm/storage.h) and the
+              server's slot table, RSS grew by about 60 % between the two
   idle        the head timeout (HTTP_TEST_HEAD_TIMEOUT seconds, the server's fourth argument;
               needs it set): 60 slowloris connections (nothing sent, half a head, a byte a
               second) and a keep-alive connection idle after its answer are all closed by the
@@ -37,8 +43,11 @@ Stages:
 
 import os
 import selectors
+import signal
 import socket
 import struct
+import subprocess
+import tempfile
 import sys
 import time
 
@@ -313,6 +322,78 @@ def stage_wrk(srv):
                f"p99 {r.get('latency_p99')} s, max {r.get('latency_max')} s")
 
 
+SOAK_FIRST = int(os.environ.get("SOAK_FIRST", "10000"))
+SOAK_MORE = int(os.environ.get("SOAK_MORE", "40000"))
+
+
+def vm_rss_kb(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    raise Failed("no VmRSS in /proc/PID/status")
+
+
+def served(srv):
+    _, body, _ = serverload.get(srv.host, srv.port, "/stats")
+    return int(body.split()[3])                     # "open N served M"
+
+
+def wrk_connections(srv, n):
+    """n requests through wrk, each on a new connection (2 threads of 8 connections, each
+    thread stopping after n / 2 answers); returns the requests wrk counted. wrk waits for
+    its -d even when every thread has stopped, so it is interrupted (it prints its summary
+    on SIGINT) once the server's /stats shows that the answers have stopped."""
+    with tempfile.NamedTemporaryFile("w", suffix=".lua") as script:
+        script.write("local n = 0\nfunction response()\n  n = n + 1\n"
+                     f"  if n >= {n // 2} then wrk.thread:stop() end\nend\n")
+        script.flush()
+        cmd = ["wrk", "-t2", "-c16", "-d600s", "--timeout", "20s", "-s", script.name,
+               "-H", "Connection: close", srv.url("/")]
+        before = served(srv)
+        asked = still = 0
+        last = -1
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            # wrk has stopped once the server's count (less these asks) reaches 90 % of n
+            # and then stays put for 0.25 s (the count is wrk's answers as the server
+            # counts them, a little below wrk's own)
+            while p.poll() is None:
+                asked += 1
+                got = served(srv) - before - asked
+                still = still + 1 if got == last else 0
+                last = got
+                if got >= 0.9 * n and still >= 5:
+                    break
+                time.sleep(0.05)
+            if p.poll() is None:
+                p.send_signal(signal.SIGINT)
+            out, err = p.communicate(timeout=60)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.communicate()
+    if p.returncode != 0:
+        raise Failed(f"wrk exited {p.returncode}: {err.strip() or out.strip()}")
+    r = serverload.parse_wrk(out)
+    expect(r["errors"] == 0 and r["requests"] >= n,
+           f"wrk: {r['requests']} requests of {n}, errors {r['error_detail']}")
+    return r["requests"]
+
+
+def stage_soak(srv):
+    if not serverload.have_wrk():
+        raise Failed("wrk is not installed")
+    first = wrk_connections(srv, SOAK_FIRST)
+    rss_first = vm_rss_kb(srv.pid())
+    more = wrk_connections(srv, SOAK_MORE)
+    rss_more = vm_rss_kb(srv.pid())
+    print(f"soak: VmRSS {rss_first} kB after {first} connections, {rss_more} kB after "
+          f"{first + more} ({100.0 * (rss_more - rss_first) / rss_first:+.1f} %)", flush=True)
+    expect(rss_more <= 1.10 * rss_first,
+           f"VmRSS grew from {rss_first} kB to {rss_more} kB, more than 10 %")
+
+
 def closed_by_server(s, within):
     """Whether the server closes s (end of stream or reset) within `within` seconds; a
     trickling client's dribbles (bytes to send) are sent meanwhile, one a second."""
@@ -389,7 +470,8 @@ def stage_limit(srv, fds_before):
 
 
 STAGES = {"roundtrip": stage_roundtrip, "errors": stage_errors, "slow": stage_slow,
-          "disconnect": stage_disconnect, "wrk": stage_wrk, "idle": stage_idle}
+          "disconnect": stage_disconnect, "wrk": stage_wrk, "idle": stage_idle,
+          "soak": stage_soak}
 HEAD_TIMEOUT = (float(os.environ["HTTP_TEST_HEAD_TIMEOUT"])
                 if os.environ.get("HTTP_TEST_HEAD_TIMEOUT") else None)
 MAX_CONNS = (int(os.environ["HTTP_TEST_MAX_CONNS"])
