@@ -135,6 +135,13 @@ void rts_init(int *argc, char ***argv)
         exit(1);
     }
     rts_config_resolve();           /* Note [Options, resolved once] in base/util.h */
+    /* What -?, --info and --stats-keys print is held until exit_after_printing writes it:
+     * a write that fails inside an fprintf leaves the stream's error flag but not its
+     * errno, and the help of a build with every patch passed stdio's 4 KiB buffer (it
+     * said "Input/output error" for a full disk). */
+    static char print_buf[1 << 16];
+    if (rts_opts.show_help || rts_opts.show_info || rts_opts.show_stats_keys)
+        setvbuf(stdout, print_buf, _IOFBF, sizeof print_buf);
     if (rts_opts.show_help) {
         rts_options_usage(stdout);
         exit_after_printing();
