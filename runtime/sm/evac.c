@@ -275,7 +275,8 @@ static bool take_large(GCThread *gct, bdescr *bd)
     if ((uintptr_t)bd & CHUNK_TAG) {
         uintptr_t w = (uintptr_t)bd;
         Value obj = (Value)(w & ~(uintptr_t)(BLOCK_SIZE - 1));
-        size_t n = hdr_size(obj_header(obj)), c = chunk_fields(n);
+        /* Atomic: the thread scanning another chunk may be setting OBJ_DIRTY (remember_old) */
+        size_t n = hdr_size(__atomic_load_n(obj_ptr(obj), __ATOMIC_RELAXED)), c = chunk_fields(n);
         size_t from = ((w & (BLOCK_SIZE - 1)) >> 1) * c;
         Value *pl = obj_payload(obj);
         evac_range(gct, pl + from, pl + (from + c < n ? from + c : n));
