@@ -102,6 +102,7 @@ static void test_defaults(void)
     CHECK(o.alloc_area == MB);
     CHECK(o.max_heap == 0);
     CHECK(o.old_gen_factor == 2.0);
+    CHECK(o.aging);
     CHECK(o.max_stack == 512 * MB);
     CHECK(o.initial_stack == KB);
 #if RTS_PATCH_STACK_CHUNKS
@@ -196,6 +197,11 @@ static void test_good_words(void)
     CHECK(o.max_heap == 100 * MB);
     CHECK_EQ_INT(word("-M10000"), 0);
     CHECK(o.max_heap == 12 * KB);
+
+    CHECK_EQ_INT(word("--aging=0"), 0);
+    CHECK(!o.aging);
+    CHECK_EQ_INT(word("--aging=1"), 0);
+    CHECK(o.aging);
 
     CHECK_EQ_INT(word("-F3"), 0);
     CHECK(o.old_gen_factor == 3.0);
@@ -382,6 +388,11 @@ static void test_bad_words(void)
     bad("-DSx", "rtslab: unknown RTS option: -DSx");
     bad("foo", "rtslab: unexpected RTS argument: foo");
     bad("+RTS", "rtslab: unexpected RTS argument: +RTS");
+
+    bad("--aging=2", "rtslab: --aging=2: --aging= takes 1 or 0");
+    bad("--aging=", "rtslab: --aging=: --aging= takes 1 or 0");
+    bad("--aging=yes", "rtslab: --aging=yes: --aging= takes 1 or 0");
+    bad("--aging", "rtslab: unknown RTS option: --aging");
 
     bad("-N0", "rtslab: -N0: the number of capabilities must be at least 1");
     bad("-N4097", "rtslab: -N4097: the number of capabilities must be at most 4096");
