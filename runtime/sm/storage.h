@@ -27,7 +27,8 @@
  *    adds the lists to the remembered sets after the GC (GHC's failed_to_evac);
  *  - a major GC, and every GC under --aging=0, copies everything it keeps into the old
  *    generation, leaving no aged blocks.
- * The cost is a second copy of every object that lives past two minor GCs.
+ * The cost is a second copy of every object that lives past two minor GCs (docs/rts-options.md,
+ * "Aging"). testsuite/unit/test_aging.c checks the mechanism; io/http_soak_* its purpose.
  *
  * Invariants between GCs:
  *  - old_gen.blocks is a chain of single blocks whose objects tile [start, free);
