@@ -325,6 +325,19 @@ static void check_promoted(void)
     }
 }
 
+/* The to-space blocks of a chain up to `stop` (excluded): each on its GC thread's node. */
+static void check_to_space_nodes(const bdescr *chain, const bdescr *stop)
+{
+    for (const bdescr *bd = chain; bd && bd != stop; bd = bd->link) {
+        if (bd->owner >= n_gc_threads)
+            insane("to-space block %p: owner %u is no GC thread", (void *)bd->start, bd->owner);
+        unsigned want = numa_cap_node(gc_threads[bd->owner]->cap->no);
+        if (blk_node_of(bd->start) != want)
+            insane("to-space block %p of GC thread %u on heap node %u, not %u",
+                   (void *)bd->start, bd->owner, blk_node_of(bd->start), want);
+    }
+}
+
 /* Note [NUMA-local heap] in os/numa.h: each capability's nursery and young large objects
  * are on its heap node, and its nursery has that node's memory policy; after a GC, the
  * to-space blocks each GC thread allocated (bd->owner: its index in gc_threads[], still
@@ -348,17 +361,8 @@ static void check_nodes(SanityWhen when, bool major)
     }
     if (when != SANITY_AFTER_GC || !(major || before_gc.valid))
         return;
-    const bdescr *stop = major ? NULL : before_gc.blocks;
-    for (int aged = 0; aged < 2; aged++)      /* every aged block is this GC's to-space */
-        for (const bdescr *bd = aged ? sm_aged.blocks : sm_old_gen.blocks;
-             bd && bd != (aged ? NULL : stop); bd = bd->link) {
-            if (bd->owner >= n_gc_threads)
-                insane("to-space block %p: owner %u is no GC thread", (void *)bd->start, bd->owner);
-            unsigned want = numa_cap_node(gc_threads[bd->owner]->cap->no);
-            if (blk_node_of(bd->start) != want)
-                insane("to-space block %p of GC thread %u on heap node %u, not %u",
-                       (void *)bd->start, bd->owner, blk_node_of(bd->start), want);
-        }
+    check_to_space_nodes(sm_old_gen.blocks, major ? NULL : before_gc.blocks);
+    check_to_space_nodes(sm_aged.blocks, NULL);    /* every aged block is this GC's to-space */
 }
 
 void sanity_check(SanityWhen when, bool major)
