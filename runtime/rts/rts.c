@@ -26,7 +26,7 @@
 
 /* The layers' hooks (runtime/README.md: a lower layer calls up only through these). */
 static const StwHooks stw_hooks = { cap_interrupt, gc_follower_work };
-static const GcClient gc_client = { sched_cap_roots, sched_after_gc };
+static const GcClient gc_client = { sched_cap_roots, sched_after_gc, sched_thread_cap };
 
 static void rts_shutdown(int status) __attribute__((noreturn));
 

@@ -107,6 +107,12 @@ void sched_cap_roots(unsigned no, GcRootFn f, void *env)
             f(&c->io_waiters[k], env);
 }
 
+unsigned sched_thread_cap(Value t)
+{
+    /* A fixnum, which no GC moves: readable while the GC scans the thread. */
+    return (unsigned)rts_fixnum_val(tso_get(t, TSO_CAP));
+}
+
 void sched_after_gc(void)
 {
     for (unsigned i = 0; i < cap_count; i++)

@@ -72,7 +72,8 @@ typedef struct bdescr {
     uint16_t gen;            /* generation: 0 nursery/young, 1 old */
     uint16_t flags;          /* BF_* */
     uint32_t owner;          /* capability or GC thread that owns it, for statistics */
-    uint32_t _pad0;
+    uint32_t dest;           /* GC: whose objects a to-space block or an evacuated large object
+                                holds (Note [To-space by capability] in sm/gcthread.h) */
     uint64_t _pad1;
 } bdescr;
 

@@ -36,7 +36,7 @@
  * too: that compiles it for size, with wsdeque_push inlined, and a work-stealing stress
  * test's steals fell below its floor (2 runs of 3). */
 __attribute__((noinline))
-static bdescr *new_todo_block(GCThread *gct, bool aged, size_t *refused)
+static bdescr *new_todo_block(GCThread *gct, bool aged, unsigned slot, size_t *refused)
 {
     spin_lock(&sm_lock);
     bdescr *bd = blk_alloc_on(numa_cap_node(gct->cap->no));
@@ -48,18 +48,19 @@ static bdescr *new_todo_block(GCThread *gct, bool aged, size_t *refused)
     bd->flags = 0;
     bd->scan = bd->start;
     bd->owner = gct->index;
+    bd->dest = slot / 2;
     bd->link = NULL;
     bdescr **todo;
     if (aged) {
         if (gct->aged_tl) gct->aged_tl->link = bd; else gct->aged_hd = bd;
         gct->aged_tl = bd;
         gct->n_aged++;
-        todo = &gct->aged_todo;
+        todo = &gct->aged_todo[slot];
     } else {
         if (gct->blocks_tl) gct->blocks_tl->link = bd; else gct->blocks_hd = bd;
         gct->blocks_tl = bd;
         gct->n_blocks++;
-        todo = &gct->todo;
+        todo = &gct->todo[slot];
     }
     bdescr *full = *todo;
     if (full && full != gct->scan_bd && full->scan < full->free)
@@ -68,14 +69,16 @@ static bdescr *new_todo_block(GCThread *gct, bool aged, size_t *refused)
     return bd;
 }
 
-/* Room for `words` words in an aged or an old to-space block; NULL when the OS refuses
- * memory, with *refused what it refused. */
-static inline Value *gct_alloc(GCThread *gct, size_t words, bool aged, size_t *refused)
+/* Room for `words` words in an aged or an old to-space block of todo slot `slot` (Note
+ * [To-space by capability] in gcthread.h); NULL when the OS refuses memory, with *refused
+ * what it refused. */
+static inline Value *gct_alloc(GCThread *gct, size_t words, bool aged, unsigned slot,
+                               size_t *refused)
 {
-    bdescr *bd = aged ? gct->aged_todo : gct->todo;
+    bdescr *bd = aged ? gct->aged_todo[slot] : gct->todo[slot];
     size_t bytes = words * sizeof(Value);
     if (!bd || bd->free + bytes > bd->start + BLOCK_SIZE)
-        bd = new_todo_block(gct, aged, refused);
+        bd = new_todo_block(gct, aged, slot, refused);
     if (!bd)
         return NULL;
     Value *p = (Value *)bd->free;
@@ -98,6 +101,7 @@ static void evacuate_large(GCThread *gct, bdescr *bd)
     uint16_t old = __atomic_fetch_or(&bd->flags, (uint16_t)BF_EVACUATED, __ATOMIC_ACQ_REL);
     if (old & BF_EVACUATED)
         return;
+    bd->dest = gct->dest;                /* read by whoever scans it, after a deque's release */
 #if RTS_PATCH_GEN0_STEAL
     if (steals_young(gct)) {             /* its scan work may be stolen (Note [Minor GC stealing]) */
         wsdeque_push(&gct->deque, bd);
@@ -109,6 +113,18 @@ static void evacuate_large(GCThread *gct, bdescr *bd)
 }
 
 SpinCount gc_copy_wait;
+
+/* Objects whose destination is their own, not their finder's (Note [To-space by
+ * capability]): a thread goes with its capability, a symbol (a global variable, read by
+ * every thread) with the shared objects. A thread's TSO_CAP is a fixnum, which no GC
+ * moves: readable while the thread is claimed. Out of line: both are rare. */
+static __attribute__((noinline)) unsigned own_dest(Value obj, ObjType type, unsigned dest)
+{
+    if (type == T_SYMBOL)
+        return GC_DEST_SHARED;
+    unsigned owner = gc_thread_cap(obj);
+    return owner < GC_DEST_SHARED ? owner : dest;
+}
 
 /* Another GC thread is copying the object at p (its header reads OBJ_BUSY): waits through
  * spin_wait for the header to change, and returns it. Out of line: it is rare. */
@@ -153,7 +169,11 @@ Value gc_evacuate(GCThread *gct, Value v)
     }
     size_t words = hdr_size(h) + 1;
     size_t refused = 0;
-    Value *to = gct_alloc(gct, words, aged, &refused);
+    ObjType type = hdr_type(h);
+    unsigned dest = gct->dest;
+    if (__builtin_expect(type == T_THREAD || type == T_SYMBOL, 0))
+        dest = own_dest(v, type, dest);
+    Value *to = gct_alloc(gct, words, aged, gc_todo_slot(dest, type), &refused);
     if (!to) {
         __atomic_store_n(p, h, __ATOMIC_RELEASE);   /* unclaimed: no other thread waits on it */
         gc_out_of_memory(gct, refused);
@@ -172,13 +192,27 @@ static inline void evac_range(GCThread *gct, Value *from, Value *to)
             *q = gc_evacuate(gct, *q);
 }
 
+/* A thread's fields go to its capability's to-space (Note [To-space by capability]).
+ * Out of line: threads are few. */
+static __attribute__((noinline)) void scavenge_thread(GCThread *gct, Value t, Value *pl, size_t n)
+{
+    unsigned dest = gct->dest, owner = gc_thread_cap(t);
+    if (owner < GC_DEST_SHARED)
+        gct->dest = owner;
+    evac_range(gct, pl, pl + n);
+    gct->dest = dest;
+}
+
 void gc_scavenge_object(GCThread *gct, Value obj)
 {
     Value h = obj_header(obj);
     Value *pl = obj_payload(obj);
     switch (obj_type_layout(hdr_type(h))) {
     case LAYOUT_PTRS:
-        evac_range(gct, pl, pl + hdr_size(h));
+        if (__builtin_expect(hdr_type(h) == T_THREAD, 0))
+            scavenge_thread(gct, obj, pl, hdr_size(h));
+        else
+            evac_range(gct, pl, pl + hdr_size(h));
         break;
     case LAYOUT_RAW:
         break;
@@ -202,10 +236,10 @@ static __attribute__((noinline)) void remember_old(GCThread *gct, Value obj)
         return;
     if (gct->n_remember == gct->cap_remember) {
         gct->cap_remember = gct->cap_remember ? 2 * gct->cap_remember : 256;
-        gct->remember = realloc(gct->remember, gct->cap_remember * sizeof(Value));
+        gct->remember = realloc(gct->remember, gct->cap_remember * sizeof *gct->remember);
         if (!gct->remember) rts_fatal("out of memory (remembered set)");
     }
-    gct->remember[gct->n_remember++] = obj;
+    gct->remember[gct->n_remember++] = (struct GcRemember){ obj, gct->dest };
 }
 
 /* After scanning obj (or a chunk of it): whether it points to an aged object now, and if it
@@ -279,20 +313,39 @@ static bool take_large(GCThread *gct, bdescr *bd)
         size_t n = hdr_size(__atomic_load_n(obj_ptr(obj), __ATOMIC_RELAXED)), c = chunk_fields(n);
         size_t from = ((w & (BLOCK_SIZE - 1)) >> 1) * c;
         Value *pl = obj_payload(obj);
+        gct->dest = bdescr_of(obj_ptr(obj))->dest;
         evac_range(gct, pl + from, pl + (from + c < n ? from + c : n));
         scanned(gct, obj, true);            /* a large object: old after the GC */
         return true;
     }
     if (!(__atomic_load_n(&bd->flags, __ATOMIC_RELAXED) & BF_LARGE))
         return false;
+    gct->dest = bd->dest;
     gc_scavenge_shared(gct, (Value)bd->start);
     scanned(gct, (Value)bd->start, true);
     return true;
 }
 
 #endif
-/* Scans what this GC thread has to scan: the block in hand, its deque, its todo block,
- * its large objects. Returns when none is left. */
+/* A todo block (old ones first) with objects not yet scanned, or NULL. */
+static bdescr *todo_unscanned(GCThread *gct)
+{
+    for (unsigned d = 0; d < GC_TODO_SLOTS; d++) {
+        bdescr *bd = gct->todo[d];
+        if (bd && bd->scan < bd->free)
+            return bd;
+    }
+    for (unsigned d = 0; d < GC_TODO_SLOTS; d++) {
+        bdescr *bd = gct->aged_todo[d];
+        if (bd && bd->scan < bd->free)
+            return bd;
+    }
+    return NULL;
+}
+
+/* Scans what this GC thread has to scan: the block in hand, its deque, its todo blocks,
+ * its large objects, each with its destination (Note [To-space by capability] in
+ * gcthread.h). Returns when none is left. */
 static void scavenge_local(GCThread *gct)
 {
     for (;;) {
@@ -305,6 +358,7 @@ static void scavenge_local(GCThread *gct)
             }
 #endif
             bool old = bd->gen != 0;           /* not an aged block (Note [Aging]) */
+            gct->dest = bd->dest;
             while (bd->scan < bd->free) {          /* bd->free moves on if bd is todo */
                 Value obj = (Value)bd->scan;
                 bd->scan += (hdr_size(obj_header(obj)) + 1) * sizeof(Value);
@@ -318,18 +372,15 @@ static void scavenge_local(GCThread *gct)
             gct->scan_bd = bd;
             continue;
         }
-        if (gct->todo && gct->todo->scan < gct->todo->free) {
-            gct->scan_bd = gct->todo;
-            continue;
-        }
-        if (gct->aged_todo && gct->aged_todo->scan < gct->aged_todo->free) {
-            gct->scan_bd = gct->aged_todo;
+        if ((bd = todo_unscanned(gct))) {
+            gct->scan_bd = bd;
             continue;
         }
         if (gct->large_pending) {
             bd = gct->large_pending;
             gct->large_pending = bd->prev;
             bd->prev = NULL;
+            gct->dest = bd->dest;
             gc_scavenge_object(gct, (Value)bd->start);
             scanned(gct, (Value)bd->start, true);   /* a large object: old after the GC */
             continue;

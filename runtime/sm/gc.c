@@ -35,6 +35,7 @@ static GcClient client;
 static void (*done_hook)(const GcRecord *r);
 
 void gc_set_client(const GcClient *c) { client = *c; }
+unsigned gc_thread_cap(Value t) { return client.thread_cap ? client.thread_cap(t) : UINT_MAX; }
 void gc_on_done(void (*fn)(const GcRecord *r)) { done_hook = fn; }
 
 /* A capability's root slots: what the client gives (Note [GC roots from above]) and the
@@ -68,9 +69,11 @@ static void evac_root(Value *root, void *env)
 }
 
 /* A capability's roots: its remembered set (a minor GC scans the objects in it; a major
- * GC reaches everything from the roots anyway) and its root slots. */
+ * GC reaches everything from the roots anyway) and its root slots. What they reach goes to
+ * the capability's to-space (Note [To-space by capability] in gcthread.h). */
 static void evac_cap_roots(GCThread *gct, SmCap *c)
 {
+    gct->dest = c->no;
     if (!gct->major)
         for (size_t k = 0; k < c->remset_n; k++) {
             Value obj = c->remset[k];          /* old, so not moving: no race on the header */
@@ -116,6 +119,7 @@ static void gc_thread_work(GCThread *gct, bool leader)
         if (sm_caps[i]->gc_roots_by == gct->index)
             evac_cap_roots(gct, sm_caps[i]);
     if (leader) {
+        gct->dest = GC_DEST_SHARED;
         for (size_t i = 0; i < n_global_roots; i++)
             evac_root(global_roots[i], gct);
     }
@@ -253,10 +257,12 @@ static void collect(SmCap *leader, bool major, uint64_t stw_ns, const StwTakingP
      * are scanned (scan = free); a major GC's from-space holds it, so it starts afresh. */
     for (unsigned i = 0; i < sm_n_caps; i++) {
         GCThread *g = sm_caps[i]->gct;
-        if (major || !g->todo)
-            g->todo = NULL;
-        else
-            g->todo->scan = g->todo->free;
+        for (unsigned d = 0; d < GC_TODO_SLOTS; d++) {
+            if (major)
+                g->todo[d] = NULL;
+            else if (g->todo[d])
+                g->todo[d]->scan = g->todo[d]->free;
+        }
     }
     bdescr *old_blocks = NULL, *old_large = NULL;
     if (major) {
@@ -338,7 +344,8 @@ static void collect(SmCap *leader, bool major, uint64_t stw_ns, const StwTakingP
             sm_aged.blocks = g->aged_hd;
             sm_aged.n_blocks += g->n_aged;
         }
-        g->aged_hd = g->aged_tl = g->aged_todo = NULL;
+        g->aged_hd = g->aged_tl = NULL;
+        memset(g->aged_todo, 0, GC_TODO_SLOTS * sizeof *g->aged_todo);
         g->n_aged = 0;
         wsdeque_quiesce(&g->deque);        /* every GC thread has left gc_scavenge_loop */
         __atomic_store_n(&g->active, false, __ATOMIC_RELAXED);
@@ -380,11 +387,13 @@ static void collect(SmCap *leader, bool major, uint64_t stw_ns, const StwTakingP
     spin_unlock(&sm_lock);
 
     /* Old objects that point to aged ones now (Note [Aging] in storage.h): remembered, each
-     * in its GC thread's capability's set. */
+     * in the set of the capability it was scanned for (Note [To-space by capability]). */
     for (unsigned k = 0; k < n_gc_threads; k++) {
         GCThread *g = gc_threads[k];
-        for (size_t i = 0; i < g->n_remember; i++)
-            sm_remember(g->cap, g->remember[i]);
+        for (size_t i = 0; i < g->n_remember; i++) {
+            unsigned d = g->remember[i].dest;
+            sm_remember(d < sm_n_caps ? sm_caps[d] : g->cap, g->remember[i].obj);
+        }
         g->n_remember = 0;
     }
 

@@ -69,6 +69,9 @@ typedef struct GcClient {
     /* Runs with the world still stopped after the GC: the capabilities' running threads
      * will write their TSO and stack, which may be old now (Note [Dirty stacks]). */
     void (*after_gc)(void);
+    /* The capability that runs thread t (a T_THREAD object, being scanned), for Note
+     * [To-space by capability] in gcthread.h; UINT_MAX when none. */
+    unsigned (*thread_cap)(Value t);
 } GcClient;
 
 /* One GC, as the statistics see it (trace/stats.c registers with gc_on_done). */
@@ -92,6 +95,8 @@ typedef struct GcRecord {
 typedef enum { SANITY_BEFORE_GC, SANITY_AFTER_GC } SanityWhen;
 
 void  gc_set_client(const GcClient *client);
+/* The client's thread_cap (UINT_MAX without one). */
+unsigned gc_thread_cap(Value t);
 /* Called by the leader after every GC, with the world stopped. */
 void  gc_on_done(void (*fn)(const GcRecord *r));
 

@@ -6,12 +6,14 @@
 
 GCThread **gc_threads;
 unsigned n_gc_threads;
+unsigned gc_n_dests;
 struct GcBusyLine gc_busy_line;
 
 void gc_init(unsigned n_caps)
 {
     gc_threads = calloc(n_caps, sizeof *gc_threads);
     if (!gc_threads) rts_fatal("out of memory (GC threads)");
+    gc_n_dests = n_caps + 1;                /* GC_DEST_SHARED last */
 }
 
 void gc_thread_init(SmCap *cap)
@@ -20,6 +22,10 @@ void gc_thread_init(SmCap *cap)
     if (!gct) rts_fatal("out of memory (GC thread)");
     memset(gct, 0, sizeof *gct);
     gct->cap = cap;
+    gct->todo = calloc(GC_TODO_SLOTS, sizeof *gct->todo);
+    gct->aged_todo = calloc(GC_TODO_SLOTS, sizeof *gct->aged_todo);
+    if (!gct->todo || !gct->aged_todo) rts_fatal("out of memory (GC thread)");
+    gct->dest = cap->no;
     wsdeque_init(&gct->deque, 1024);
     cap->gct = gct;
 }

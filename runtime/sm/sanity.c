@@ -318,11 +318,12 @@ static void check_promoted(void)
     check_objects(before_gc.remembered, before_gc.n_remembered, true);
     /* A GC thread's last old block, which a minor GC goes on filling (gc.c): its objects
      * promoted by this GC lie beyond the chain walked above when the block is older. */
-    for (unsigned i = 0; i < sm_n_caps; i++) {
-        bdescr *bd = sm_caps[i]->gct->todo;
-        if (bd)
-            check_chain(bd, bd->link, 1, false);
-    }
+    for (unsigned i = 0; i < sm_n_caps; i++)
+        for (unsigned d = 0; d < GC_TODO_SLOTS; d++) {
+            bdescr *bd = sm_caps[i]->gct->todo[d];
+            if (bd)
+                check_chain(bd, bd->link, 1, false);
+        }
 }
 
 /* The to-space blocks of a chain up to `stop` (excluded): each on its GC thread's node. */
