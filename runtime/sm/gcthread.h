@@ -24,37 +24,43 @@
  * static_asserts below keep it that way.
  *
  * Note [To-space by capability]
- * A GC thread keeps a todo and an aged_todo block per destination, and copies an object
- * into the pair of gct->dest: the capability whose thread reached the object, or
- * GC_DEST_SHARED for what the global roots reach. So an object is never copied into a line
- * that holds another capability's thread's objects, nor next to the shared objects that
- * every thread reads (code constants, globals). Otherwise one capability's writes (a stack
- * frame, a pair's car) land in a line that another capability reads or writes at every
- * step, and both run at half speed or worse: issue 43's -N2 slow mode. Two workers, each
- * writing its own pair in a loop, used 1.7-2x their CPU time in exactly the runs where one
- * GC thread had copied both pairs into one line or two neighbouring ones (24 or 56 bytes
- * apart: 24 of 24 runs at -ki1k and -ki4k, addresses printed at each GC); and once that
- * was fixed, smp/par-alloc still ran at half speed in the runs where a worker's stack had
- * been copied, by the leader, into the line after a code constants vector (a global root)
- * that both workers read at every call. Which GC thread copied what was a race: the leader
- * reaches the workers' threads through globals or the main thread's stack, and the
- * workers' own GC threads through their run queues; whoever scans a thread copies its
- * stack and what the stack holds. OCaml 5 does not have this, as each domain promotes its
- * minor heap into pools of its own. The destination is:
+ * Rule: a cache line holds objects of one capability's threads only, and never an object
+ * that one thread writes beside one that other threads read. So a GC thread keeps todo
+ * blocks per destination (each capability, then GC_DEST_SHARED) and per kind (objects
+ * written after they are made, and read-only ones: gc_todo_slot), and copies an object
+ * into the block of gct->dest and its type's kind. Without it, issue 43's -N2 slow mode:
+ * two workers that share nothing ran at 1.7-2x their CPU time in some runs and not in
+ * others, by where the GC had put things. Shown by printing, at a GC, each worker's hot
+ * objects and their neighbours, in slow and fast runs of the same program:
+ *  - alloc2 (each worker writes its own pair in a loop): in every slow run, and in no fast
+ *    one, the two pairs were 24 or 56 bytes apart (24 of 24 runs at -ki1k and -ki4k), one
+ *    GC thread having copied both: the leader reaches the workers' threads through globals
+ *    or the main thread's stack, a worker's own GC thread through its run queue, and
+ *    whoever scans a thread copies its stack and what the stack holds;
+ *  - smp/par-alloc (the same, plus a call of the global procedure + at each step), with
+ *    the pairs kept apart: in every slow run the procedure object of + lay in the line of
+ *    one worker's written vector, copied there from that worker's frame, so the other
+ *    worker's read of it at every call met the first one's writes (2 of 16 runs; with the
+ *    call replaced by two inlined adds, 24 of 24 runs were fast).
+ * OCaml 5 keeps domains apart the same way, each promoting its minor heap into pools of
+ * its own. The destination is:
  *   - a capability's roots and remembered set: that capability;
- *   - the global roots: GC_DEST_SHARED;
- *   - a thread object's fields (its stack first): the thread's capability, whoever scans it
- *     (GcClient.thread_cap), so a thread's data follows it wherever it is reached from;
+ *   - the global roots, and a symbol wherever it is found (a global variable is read by
+ *     every thread): GC_DEST_SHARED;
+ *   - a thread object, and its fields (its stack first), whoever finds or scans it: the
+ *     thread's capability (GcClient.thread_cap), so a thread's data follows the thread;
  *   - a to-space block's objects: the block's bd->dest, so a thief scanning a stolen
  *     block copies into its own blocks of the same destination; an evacuated large
  *     object's: the dest of whoever evacuated it (set by the one that set BF_EVACUATED);
  *   - an old object found pointing to an aged one is remembered in the destination
  *     capability's remembered set (the GC thread's own for GC_DEST_SHARED).
- * An object reached from several destinations lands with the first that reaches it. The
- * cost is at most one partly filled block per GC thread and destination (old blocks stay
- * todo across minor GCs, Note [Aging] in storage.h); in practice a GC thread fills its own
- * capability's and a few others. testsuite/unit/test_to_space.c checks the placement;
- * smp/par-alloc measures it.
+ * An object reached from several destinations lands with the first to reach it; the
+ * read-only kind makes that harmless for procedures and constants, which all threads read
+ * and none writes. What stays possible: a mutable object that several threads use (a
+ * shared vector), beside one thread's data. The cost is at most one partly filled block
+ * per GC thread and slot (old blocks stay todo across minor GCs, Note [Aging] in
+ * storage.h); a GC thread fills mostly its own capability's two. test_to_space.c checks
+ * the placement; smp/par-alloc measures it.
  */
 #ifndef RTS_SM_GCTHREAD_H
 #define RTS_SM_GCTHREAD_H
