@@ -10,9 +10,11 @@ prints a nofib-analyse-style comparison (testsuite/benchlib.py says how to read 
 
 With --layouts K every variant is linked K ways (tools/layout.py, Note [Code layout as a
 factor]) and each program runs R times on each layout, so that where the code lands is a
-level of random repetition: every % change comes with its 95 % interval over layouts and
-runs (testsuite/benchstats.py), and --plan says how many layouts and runs a precision needs.
-testsuite/bench/README.md, "The method", explains it.
+level of random repetition: every % change, of a time or a counter, comes with its 95 %
+interval over layouts and runs (testsuite/benchstats.py: t over the layout means), and
+--plan says how many layouts and runs a precision needs. With K < 3 a figure is a screen
+(marked ?): nothing is called moved or not; one layout has no interval at all; a claim
+wants K >= 5. testsuite/bench/README.md, "The method", explains it.
 
 A configuration is a variant and RTS options: `baseline:-N4` runs the baseline build at -N4,
 `all-patches:-N4,-A64m` the all-patches build at -N4 -A64m. The first configuration is the
@@ -309,10 +311,14 @@ def print_report(data, metrics):
     configs = [c["label"] for c in data["configs"]]
     how = (f"{data['layouts']} layouts x {data['runs_per_layout']} run(s)"
            if data.get("layouts") else "one layout (the build's rtslab)")
+    note = benchstats.design(data.get("layouts") or 1,
+                             data.get("runs_per_layout") or data["runs_per_config"])
     head = [f"rtslab nofib-style suite: size {data['size']}, {data['runs_per_config']} "
             f"run(s) per configuration ({how}), {data['date']}",
             f"machine: {data['machine'].get('cpu', '?')}, {data['machine'].get('cpus')} CPUs; "
             f"commit {data.get('commit') or '?'}"]
+    if note:
+        head.append(f"design: {note}")
     if data.get("os_counters_tool"):
         head.append(f"OS counters: {data['os_counters_tool']}")
     revs = {c["label"]: c.get("revision") for c in data["configs"]}
@@ -377,7 +383,9 @@ def main():
     ap.add_argument("--layouts", type=int, default=None, metavar="K",
                     help="link every variant K ways (tools/layout.py, seeds 1..K; a later "
                          "variant's seeds are 1001.., 2001..) and spread its runs over them; "
-                         "0 (the default) runs the build's own rtslab, one layout")
+                         "0 (the default) runs the build's own rtslab, one layout, with no "
+                         "interval; K < 3 is a screen that calls nothing moved; K >= 5 for "
+                         "a claim")
     ap.add_argument("--plan", type=float, default=None, metavar="HALFWIDTH",
                     help="a pilot (--layouts, default 3, x --runs, default 2) then the layouts "
                          "and runs that reach a geometric mean within +-HALFWIDTH (e.g. 0.02) "

@@ -8,14 +8,15 @@ in ONE interleaved bench.py run, and prints a summary table with a row per patch
 
 for elapsed time and GC time: the geometric mean of the per-program ratios with its 95 %
 interval, the worst program (the largest ratio) and how many programs moved (their own
-interval excludes 1.0). The intervals come from benchstats: every configuration is linked
---layouts ways (tools/layout.py) and each program runs -k times on each layout, so an
+interval excludes 1.0). The intervals come from benchstats (t over the layout means): every
+configuration is linked --layouts ways (tools/layout.py; 5 by default, fewer than 3 is a
+screen that calls nothing moved) and each program runs -k times on each layout, so an
 effect of code layout is part of the noise, not of a patch (testsuite/bench/README.md).
 The servers (a `;; load:` line) run for the load's fixed duration, so their elapsed and GC
 times say nothing of speed: they are left out of those two and summarized by requests per
 second instead, where the worst row is the lowest ratio.
 
-    python3 testsuite/bench_patches.py [--size norm] [--layouts 3] [-k 1] [-N 2,4] [-p REGEX]
+    python3 testsuite/bench_patches.py [--size norm] [--layouts 5] [-k 1] [-N 2,4] [-p REGEX]
                                        [--out DIR]
     python3 testsuite/bench_patches.py --summary RUNS.json
 
@@ -76,14 +77,16 @@ def config_specs(src, ns):
 
 
 def effect(runs, programs, a, b, metric, higher_better=False):
-    """b against a over the programs: {geomean, lo, hi, worst: (program, ratio), moved,
-    programs}. geomean's interval [lo, hi] and each program's (for moved: its interval
-    excludes 1.0) come from benchstats (layouts, then runs); lo and hi are None when a
-    program has a single run or a run of 0 (a resample of zeros has no ratio). The worst
-    program has the largest ratio, or the smallest when higher is better."""
+    """b against a over the programs: {geomean, lo, hi, k, verdict, worst: (program, ratio),
+    moved, programs}. geomean's interval [lo, hi] and each program's come from benchstats
+    (t over the layout means); lo and hi are None when a program has a run of 0 or one
+    layout. verdict is benchstats.verdict() of the geomean's interval: below
+    benchstats.MIN_LAYOUTS layouts a "screen", and then no program is counted as moved
+    (moved is None). The worst program has the largest ratio, or the smallest when higher
+    is better."""
     grid = benchlib.cells(runs, programs, [a, b], metric)
     ratios, pairs, worst, moved = [], [], None, 0
-    intervals = True
+    intervals, screen = True, False
     for p in programs:
         ca, cb = grid[(p, a)], grid[(p, b)]
         if not benchlib.comparable(ca, cb):
@@ -93,16 +96,18 @@ def effect(runs, programs, a, b, metric, higher_better=False):
         pairs.append((ca.sample, cb.sample))
         if worst is None or (r < worst[1] if higher_better else r > worst[1]):
             worst = (p, r)
-        if len(ca.values) < 2 or len(cb.values) < 2 or ca.lo <= 0 or cb.lo <= 0:
-            intervals = False            # one run, or a run of 0 (a GC time): no interval
+        if not benchlib.positive(ca, cb):
+            intervals = False            # a run of 0 (a GC time): no interval
             continue
-        _, lo, hi = benchstats.ratio_ci(ca.sample, cb.sample, resamples=benchlib.RESAMPLES)
-        moved += benchstats.moved(lo, hi)
-    g, lo, hi = benchlib.geomean(ratios), None, None
+        v = benchstats.verdict(benchstats.ratio_ci(ca.sample, cb.sample))
+        screen = screen or v in ("screen", "none")
+        moved += v == "moved" or (v == "exact" and r != 1.0)
+    g, lo, hi, k, verdict = benchlib.geomean(ratios), None, None, None, None
     if pairs and intervals:
-        g, lo, hi = benchstats.geomean_ci(pairs, resamples=benchlib.RESAMPLES)
-    return {"geomean": g, "lo": lo, "hi": hi, "worst": worst, "moved": moved,
-            "programs": len(ratios)}
+        ci = benchstats.geomean_ci(pairs)
+        g, lo, hi, k, verdict = ci.ratio, ci.lo, ci.hi, ci.k, benchstats.verdict(ci)
+    return {"geomean": g, "lo": lo, "hi": hi, "k": k, "verdict": verdict, "worst": worst,
+            "moved": None if screen else moved, "programs": len(ratios)}
 
 
 def is_server(runs, program):
@@ -139,23 +144,35 @@ def fmt(cell):
         return "-----"
     w = cell["worst"]
     ci = ""
-    if cell["lo"] is not None:
+    v = cell.get("verdict")
+    if v == "exact":
+        ci = " exact"
+    elif cell["lo"] is not None:
         ci = (f" [{(cell['lo'] - 1) * 100:+.1f},{(cell['hi'] - 1) * 100:+.1f}]"
-              + ("" if benchstats.moved(cell["lo"], cell["hi"]) else "~"))
+              + benchlib.MARKS.get(v, ""))
+    elif v == "none":
+        ci = " ?"
+    count = ("screen only" if cell["moved"] is None
+             else f"{cell['moved']}/{cell['programs']} moved")
     return (f"{(cell['geomean'] - 1) * 100:+6.1f}%{ci} worst {w[0].split('/', 1)[-1]} "
-            f"{(w[1] - 1) * 100:+.0f}% ({cell['moved']}/{cell['programs']} moved)")
+            f"{(w[1] - 1) * 100:+.0f}% ({count})")
 
 
 def summary_lines(rows, data):
+    k = data.get("layouts") or 1
     how = (f"{data['layouts']} layouts x {data['runs_per_layout']} run(s)" if data.get("layouts")
-           else f"{data.get('runs_per_config')} run(s) of ONE layout per configuration: a "
-                "difference may be code layout, not the patch (--layouts K)")
+           else f"{data.get('runs_per_config')} run(s) of ONE layout per configuration: no "
+                "interval, and a difference may be code layout, not the patch (--layouts K)")
+    note = benchstats.design(k, data.get("runs_per_layout") or data.get("runs_per_config") or 1)
     out = ["The effect of each patch: geometric mean of the per-program ratios (mean of the",
-           "layout means) with its 95% interval ([lo,hi], % change; ~: it holds 0%), the worst",
-           "program, and how many programs moved (their own interval excludes 0%).",
+           "layout means) with its 95% interval ([lo,hi], % change; ~: it holds 0%; ?: a",
+           f"screen, fewer than {benchstats.MIN_LAYOUTS} layouts, neither moved nor not), the "
+           "worst program, and how",
+           "many programs moved (their own interval excludes 0%; not counted in a screen).",
            "alone: the patch against the baseline.  last: all patches against all but it.",
            "Elapsed and GC time leave the servers out; requests per second are the servers'",
-           f"routes alone (higher is better; the worst route is the lowest).  {how}.", ""]
+           f"routes alone (higher is better; the worst route is the lowest).  {how}"
+           + (f"; {note}" if note else "") + ".", ""]
     for m in METRICS + SERVER_METRICS:
         if all(r[f"alone_{m}"]["programs"] == 0 for r in rows):
             continue            # e.g. no server ran (wrk is not installed)
@@ -176,8 +193,10 @@ def main():
     ap.add_argument("--src", default=os.path.dirname(HERE))
     ap.add_argument("--size", choices=benchlib.SIZES, default="norm")
     ap.add_argument("-k", "--runs", type=int, default=1, help="runs per layout (1)")
-    ap.add_argument("--layouts", type=int, default=3,
-                    help="layouts of every configuration (3; 0: each build's own rtslab)")
+    ap.add_argument("--layouts", type=int, default=benchstats.CLAIM_LAYOUTS,
+                    help=f"layouts of every configuration ({benchstats.CLAIM_LAYOUTS}; fewer "
+                         f"than {benchstats.MIN_LAYOUTS} is a screen that calls nothing "
+                         "moved; 0: each build's own rtslab, no interval)")
     ap.add_argument("-N", dest="ns", default="2,4", help="capability counts (default 2,4)")
     ap.add_argument("-p", "--programs", action="append", default=[])
     ap.add_argument("--out", default=None)

@@ -29,11 +29,16 @@ The report
 configuration. A figure is the mean of the layout means of its runs (Cell; each layout weighs
 the same: testsuite/benchstats.py, testsuite/bench/README.md "The method"). The first
 configuration is shown in absolute units with `±N%`, half its runs' range as a percentage of
-its mean; each other one as the % change against the first, and for a timing with its 95 %
-interval `[lo,hi]` (benchstats.ratio_ci: layouts, then runs) and `~` when that interval holds
-0 % (not moved). Runs that fall into clusters show `N modes`, listed under the table. Min,
-Max and Geometric Mean rows close each table (the geometric mean of the ratios, with its
-interval). Work balance is already a ratio, so every column of it is absolute.
+its mean; each other one as the % change against the first with its 95 % interval `[lo,hi]`
+(benchstats.ratio_ci: t over the layout means), timings and counters alike, and a mark:
+none when the interval excludes 0 % (moved), `~` when it holds 0 % (not moved), `?` when the
+design cannot say either (fewer than benchstats.MIN_LAYOUTS layouts a side: a screen; one
+layout: no interval at all), `exact` when every run of both configurations gave one value
+each (a counter without noise). Runs that fall into clusters show `N modes`, listed under
+the table; a design of fewer than benchstats.MIN_MODE_RUNS runs per configuration is said to
+be too small to see modes. Min, Max and Geometric Mean rows close each table (the geometric
+mean of the ratios, with its interval). Work balance is already a ratio, so every column of
+it is absolute.
 """
 
 import math
@@ -171,20 +176,31 @@ def parse_machine_readable(text):
 
 
 class Metric:
-    """A table: what it reads from a run's statistics and how it prints. interval: a timing,
-    shown with its 95 % interval; modes: a headline figure whose runs are checked for
-    clusters (elapsed time, requests per second); a work counter (interval=False)
-    is shown as a plain ratio: it should not move with layout or between runs."""
+    """A table: what it reads from a run's statistics and how it prints. Every % change, of
+    a timing or a counter, comes with its interval (counters vary between runs too: context
+    switches, spins, even GCs under a parallel scheduler); absolute_only: every column in
+    absolute units, no change (work balance); modes: a headline figure whose runs are
+    checked for clusters (elapsed time, requests per second)."""
 
-    def __init__(self, key, title, unit, get, fmt, absolute_only=False, interval=False,
-                 modes=False):
+    def __init__(self, key, title, unit, get, fmt, absolute_only=False, modes=False):
         self.key, self.title, self.unit = key, title, unit
         self.get, self.fmt, self.absolute_only = get, fmt, absolute_only
-        self.interval, self.modes = interval, modes
+        self.modes = modes
 
 
 def _stat(name):
     return lambda s: s.get(name)
+
+
+def _sum_of(pattern):
+    """The sum of the statistics whose keys match PATTERN (a regular expression), None when
+    the run has none of them (a build without the counters)."""
+    rx = re.compile(pattern)
+
+    def get(s):
+        vals = [v for k, v in s.items() if rx.fullmatch(k) and isinstance(v, float)]
+        return math.fsum(vals) if vals else None
+    return get
 
 
 def _max_pause(s):
@@ -222,25 +238,29 @@ def _percent(v):
 # The metrics a report can show (--metrics), in their default order. Times are wall-clock:
 # with several capabilities, CPU time sums over OS threads and would hide a speed-up.
 METRICS = {m.key: m for m in (
-    Metric("elapsed", "Elapsed", "s", _stat("total_wall_seconds"), _seconds, interval=True,
-           modes=True),
-    Metric("mutator", "Mutator time", "s, wall", _stat("mutator_wall_seconds"), _seconds,
-           interval=True),
-    Metric("gc", "GC time", "s, wall", _stat("GC_wall_seconds"), _seconds, interval=True),
+    Metric("elapsed", "Elapsed", "s", _stat("total_wall_seconds"), _seconds, modes=True),
+    Metric("mutator", "Mutator time", "s, wall", _stat("mutator_wall_seconds"), _seconds),
+    Metric("gc", "GC time", "s, wall", _stat("GC_wall_seconds"), _seconds),
     Metric("allocs", "Allocations", "bytes", _stat("allocated_bytes"), _bytes),
-    Metric("maxpause", "Max GC pause", "ms", _max_pause, _millis, interval=True),
+    Metric("maxpause", "Max GC pause", "ms", _max_pause, _millis),
     Metric("balance", "Parallel GC work balance", "0% serial, 100% perfect",
            _stat("work_balance"), _percent, absolute_only=True),
-    Metric("cpu", "CPU time", "s, all threads", _stat("total_cpu_seconds"), _seconds,
-           interval=True),
+    Metric("cpu", "CPU time", "s, all threads", _stat("total_cpu_seconds"), _seconds),
     Metric("gcs", "GCs", "count", _stat("num_GCs"), _count),
     Metric("copied", "Bytes copied by the GC", "bytes", _stat("copied_bytes"), _bytes),
     Metric("syncs", "Stop-the-world syncs", "count", _stat("rtslab_stw_syncs"), _count),
+    Metric("spins", "Spins (every lock and stop-the-world barrier wait)", "count",
+           _sum_of(r"rtslab_(lock|barrier)_\w+_spins"), _count),
+    Metric("yields", "Yields of spin-waits (sched_yield)", "count",
+           _sum_of(r"rtslab_lock_\w+_yields"), _count),
+    Metric("sleeps", "Sleeps of waits (locks and barriers)", "count",
+           _sum_of(r"rtslab_(lock|barrier)_\w+_sleeps"), _count),
+    Metric("steals", "GC work steals (minor and major; gen0-steal's counters)", "count",
+           _sum_of(r"rtslab_(minor|major)_steals"), _count),
     Metric("maxlive", "Max live", "bytes", _stat("max_live_bytes"), _bytes),
-    Metric("stw", "Stop-the-world sync, max", "ms", _stat("rtslab_stw_max_seconds"), _millis,
-           interval=True),
+    Metric("stw", "Stop-the-world sync, max", "ms", _stat("rtslab_stw_max_seconds"), _millis),
     Metric("taskclock", "Task clock (OS)", "s, all threads", _stat("os_task_clock_seconds"),
-           _seconds, interval=True),
+           _seconds),
     Metric("ctxsw", "Context switches (OS)", "count", _stat("os_context_switches"), _count),
     Metric("invcsw", "Involuntary context switches (the runtime's getrusage)", "count",
            _stat("rtslab_os_involuntary_context_switches"), _count),
@@ -250,25 +270,20 @@ METRICS = {m.key: m for m in (
            _count),
     Metric("cycles", "Cycles (hardware)", "count", _stat("os_cycles"), _count),
     Metric("rps", "Requests per second (servers, wrk)", "requests/s",
-           _stat("load_requests_per_second"), lambda v: f"{v:.0f}", interval=True, modes=True),
+           _stat("load_requests_per_second"), lambda v: f"{v:.0f}", modes=True),
     Metric("p50", "Latency, median (servers, wrk)", "ms", _stat("load_latency_p50_seconds"),
-           _millis, interval=True),
+           _millis),
     Metric("p99", "Latency, 99th percentile (servers, wrk)", "ms",
-           _stat("load_latency_p99_seconds"), _millis, interval=True),
+           _stat("load_latency_p99_seconds"), _millis),
 )}
 # Metrics that only some programs have (the servers'): their tables list only those.
-SPARSE_METRICS = ("rps", "p50", "p99", "instructions", "cycles", "migrations")
+SPARSE_METRICS = ("rps", "p50", "p99", "instructions", "cycles", "migrations", "steals")
 # The OS's counters (testsuite/oscounters.py): `bench.py --perf` prints these tables, and a
 # report says why one of them is missing (getrusage, or no hardware counters, counts none).
 OS_METRICS = ["taskclock", "ctxsw", "migrations", "faults", "instructions", "cycles"]
 PERF_METRICS = ["elapsed"] + OS_METRICS
 DEFAULT_METRICS = ["elapsed", "mutator", "gc", "allocs", "copied", "syncs", "taskclock", "ctxsw",
                    "maxpause", "balance", "rps", "p99"]
-# Bootstrap resamples behind each interval of a table (benchstats): enough for a 95 %
-# interval's ends to two digits, cheap enough for a matrix of 28 configurations.
-RESAMPLES = 1000
-
-
 # --- the report -----------------------------------------------------------------------------
 
 class Cell:
@@ -354,17 +369,41 @@ def _interval_text(lo, hi):
     return f"[{(lo - 1) * 100:+.1f},{(hi - 1) * 100:+.1f}]"
 
 
+# The mark after a % change, by benchstats.verdict(): moved has none.
+MARKS = {"moved": "", "not moved": "~", "screen": "?", "none": "?", "exact": ""}
+
+
+def change(ratio, ci):
+    """A % change and its annotation, (figure, annotation), from RATIO and its CI
+    (benchstats.ratio_ci or geomean_ci; None: a run measured 0, so no interval)."""
+    fig = f"{(ratio - 1) * 100:+.1f}%"
+    if ci is None:
+        return fig, "(a run 0)"
+    v = benchstats.verdict(ci)
+    if v == "exact":
+        return fig, "exact"
+    if v == "none":
+        return fig + MARKS[v], "(1 layout)"
+    return fig + MARKS[v], _interval_text(ci.lo, ci.hi)
+
+
 def comparable(a, b):
     """Both cells have a positive figure, so b/a is a ratio."""
     return (a is not None and b is not None and a.center is not None and b.center is not None
             and a.center > 0 and b.center > 0)
 
 
+def positive(a, b):
+    """Every run of both cells is positive, so the ratio has an interval."""
+    return a.lo > 0 and b.lo > 0
+
+
 def table(runs, programs, configs, metric, modes=None):
-    """One metric's table as a list of lines. For a metric with intervals, each ratio comes
-    with its 95 % interval (benchstats.ratio_ci: layouts, then runs) and `~` when the
-    interval holds 1.0 (not moved). A configuration whose runs fall into clusters shows
-    `N modes` instead of a figure; MODES, a list, gets (program, config, clusters) for each."""
+    """One metric's table as a list of lines. Each ratio comes with its 95 % interval
+    (benchstats.ratio_ci: t over the layout means) and the mark of benchstats.verdict(): none
+    (moved), `~` (not moved), `?` (a screen: too few layouts to say), `exact` (no noise).
+    A configuration whose runs fall into clusters shows `N modes` instead of a figure;
+    MODES, a list, gets (program, config, clusters) for each."""
     grid = cells(runs, programs, configs, metric)
     base = configs[0]
     rows = []           # [program, [(figure, spread)]]
@@ -401,22 +440,13 @@ def table(runs, programs, configs, metric, modes=None):
                             else "-----", ""))
                 continue
             ratio = cell.center / b.center
+            ci = None
             if cell.center > 0:
                 ratios[c].append(ratio)
-                if b.lo > 0 and cell.lo > 0:
+                if positive(b, cell):
                     pairs[c].append((b.sample, cell.sample))
-            if not metric.interval:
-                row.append((f"{(ratio - 1) * 100:+.1f}%", ""))
-                continue
-            if len(b.values) < 2 or len(cell.values) < 2:
-                row.append((f"{(ratio - 1) * 100:+.1f}%", "(1 run)"))
-                continue
-            if b.lo <= 0 or cell.lo <= 0:
-                row.append((f"{(ratio - 1) * 100:+.1f}%", "(a run 0)"))
-                continue
-            _, lo, hi = benchstats.ratio_ci(b.sample, cell.sample, resamples=RESAMPLES)
-            noise = "" if benchstats.moved(lo, hi) else "~"
-            row.append((f"{(ratio - 1) * 100:+.1f}%{noise}", _interval_text(lo, hi)))
+                    ci = benchstats.ratio_ci(b.sample, cell.sample)
+            row.append(change(ratio, ci))
         rows.append((p, row))
 
     def summary(fn, with_ci=False):
@@ -428,12 +458,10 @@ def table(runs, programs, configs, metric, modes=None):
                 out.append(("-----", ""))
             elif i == 0 or metric.absolute_only:
                 out.append((metric.fmt(v), ""))
-            elif with_ci and metric.interval and len(pairs[c]) == len(ratios[c]) and all(
-                    sum(map(len, a.values())) > 1 and sum(map(len, b.values())) > 1
-                    for a, b in pairs[c]):
-                g, lo, hi = benchstats.geomean_ci(pairs[c], resamples=RESAMPLES)
-                noise = "" if benchstats.moved(lo, hi) else "~"
-                out.append((f"{(g - 1) * 100:+.1f}%{noise}", _interval_text(lo, hi)))
+            elif with_ci:
+                ci = (benchstats.geomean_ci(pairs[c]) if len(pairs[c]) == len(ratios[c])
+                      else None)
+                out.append(change(v, ci))
             else:
                 out.append((f"{(v - 1) * 100:+.1f}%", ""))
         return out
@@ -455,8 +483,7 @@ def table(runs, programs, configs, metric, modes=None):
 
     rule = "-" * (name_w + 2 + sum(col_w) + 2 * (len(configs) - 1))
     how = ("absolute in every column" if metric.absolute_only
-           else f"{configs[0]} absolute, others % change against it"
-           + (" [95% interval]" if metric.interval else ""))
+           else f"{configs[0]} absolute, others % change against it [95% interval]")
     out = [f"{metric.title} ({metric.unit}; mean of runs; {how})", rule,
            f"{'Program':>{name_w}}  " + "  ".join(f"{c:<{col_w[i]}}"
                                                    for i, c in enumerate(configs)).rstrip(),
@@ -527,6 +554,19 @@ def _why_no_os(runs, key):
     return "no run has it"
 
 
+def modes_design(runs, programs, configs):
+    """A line saying that the design is too small to see modes, or None: the fewest runs of
+    a program in a configuration, when below benchstats.MIN_MODE_RUNS."""
+    counts = [sum(1 for r in runs if r["program"] == p and r["config"] == c and r["ok"])
+              for p in programs for c in configs]
+    counts = [n for n in counts if n]
+    if not counts or min(counts) >= benchstats.MIN_MODE_RUNS:
+        return None
+    return (f"Modes: not looked for where a configuration has {min(counts)} run(s); "
+            f"benchstats.clusters needs {benchstats.MIN_MODE_RUNS}, so this design is too "
+            "small to see modes.")
+
+
 def report(runs, programs, configs, metrics):
     lines = []
     multi_layout = len({r.get("layout", 0) for r in runs}) > 1
@@ -543,17 +583,26 @@ def report(runs, programs, configs, metrics):
         modes = []
         lines += table(runs, progs, configs, METRICS[key], modes)
         lines += modes_lines(modes, METRICS[key])
+        if METRICS[key].modes:
+            few = modes_design(runs, progs, configs)
+            if few:
+                lines += [few, ""]
         if key == "elapsed" and multi_layout:
             lines += layout_table(runs, progs, configs, METRICS[key])
     lines.append("Figures: the mean of the layout means.  [lo,hi]: the 95% interval of the % "
-                 "change (hierarchical bootstrap over layouts, then runs).")
-    lines.append("~: not moved (the interval holds 0%).  ±N%: half the range of the first "
-                 "column's runs, as % of its mean.  (1 run), (a run 0): no interval.")
+                 "change (t over the layout means; testsuite/benchstats.py).")
+    lines.append("No mark: moved (the interval excludes 0%).  ~: not moved (it holds 0%).  "
+                 f"?: a screen, neither (fewer than {benchstats.MIN_LAYOUTS} layouts a side; "
+                 "(1 layout): no interval).")
+    lines.append("exact: every run of both configurations gave one value each (no noise).  "
+                 "±N%: half the range of the first column's runs, as % of its mean.  "
+                 "(a run 0): no interval.")
     lines.append("-----: no figure (nothing measured, or the first column is 0).  "
                  "=: 0 in both.  FAIL: a run failed.  N modes: see the clusters below the table.")
     if not multi_layout:
-        lines.append("One layout per configuration: a difference between builds may be an "
-                     "artefact of code layout (--layouts K; testsuite/bench/README.md).")
+        lines.append("One layout per configuration: no interval, and a difference between "
+                     "builds may be an artefact of code layout (--layouts K, K >= "
+                     f"{benchstats.CLAIM_LAYOUTS} for a claim; testsuite/bench/README.md).")
     return lines
 
 

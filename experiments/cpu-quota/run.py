@@ -3,7 +3,7 @@
 quota, with the benchmark runner.
 
     sudo python3 experiments/cpu-quota/run.py [--quota 1.0 --quota 0.5] [--size norm]
-        [--layouts 2] [-k 2] [-p REGEX]... [--out DIR]
+        [--layouts 5] [-k 1] [-p REGEX]... [--out DIR]
 
 For each quota Q (in CPUs) it makes a cgroup of its own, rtslab-cpu-quota-<pid>, under the
 cgroup v1 `cpu` controller's mount (or, without one, under cgroup v2's root with the cpu
@@ -12,7 +12,8 @@ v2: cpu.max "Q*100000 100000"), and runs testsuite/bench.py inside it (the runne
 is moved into the cgroup before it starts, so every run inherits it) with the configurations
 baseline:-N and cpu-quota:-N: each build's default -N, which the baseline takes from the CPUs
 (2 here) and the patch from the quota (1 for Q <= 1). The runs are interleaved and spread
-over code layouts (tools/layout.py), so the ratios carry benchstats' 95 % intervals. The
+over code layouts (tools/layout.py; 5 by default, bench.py's independent seeds per build),
+so the ratios carry benchstats' 95 % intervals (t over the layout means). The
 cgroup's throttling counters (cpu.stat: periods, throttled periods, throttled time) before
 and after each quota's runs are printed and kept. The cgroup is removed at the end, whatever
 happens. Both builds must exist first (_build/baseline and _build/cpu-quota: `python3
@@ -107,8 +108,9 @@ def main():
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quota", type=float, action="append", help="CPUs (repeat); default 1.0, 0.5")
     ap.add_argument("--size", default="norm", choices=["quick", "norm", "slow"])
-    ap.add_argument("--layouts", default="2")
-    ap.add_argument("-k", "--runs", default="2")
+    ap.add_argument("--layouts", default="5",
+                    help="code layouts of each build (default 5; fewer than 3 is a screen)")
+    ap.add_argument("-k", "--runs", default="1", help="runs per layout (default 1)")
     ap.add_argument("-p", "--programs", action="append", default=[])
     ap.add_argument("--metrics", default="elapsed,cpu,gc,maxpause,gcs,stw,syncs")
     ap.add_argument("--out", default=os.path.join(HERE, "results"))

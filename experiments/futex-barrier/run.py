@@ -14,11 +14,13 @@ bench/micro/{simple_alloc,busy_one} are copied to a temporary directory first. E
 both builds, with the repetitions interleaved (rep 1 of every configuration of both builds,
 then rep 2, ...), so the two see the same machine; figures are medians, and the tables give
 patch/baseline ratios from the same run.
-With --layouts K (K >= 1) each build's programs are K seeded layouts of its code
-(tools/layout.py, Note [Code layout as a factor]) and rep i runs layout i % K; every run
-records its layout's seed, and the patch/baseline ratios of (a), (b), (c) and (f) add the
-mean ratio with its 95 % interval over layouts and runs (testsuite/benchstats.py). The
-default, 0, measures the build's own binaries, one per build, as before.
+With --layouts K (K >= 1; default 5, with 10 reps) each build's programs are K seeded
+layouts of its code (tools/layout.py, Note [Code layout as a factor]) and rep i runs layout
+i % K; every run records its layout's seed, and the patch/baseline ratios of (a), (b), (c)
+and (f) add the mean ratio with its 95 % interval over layouts and runs
+(testsuite/benchstats.py; both builds run seeds 1..K, so the interval is paired by seed;
+fewer than 3 layouts is a screen). 0 measures the build's own binaries, one per build, with
+no interval.
   (a) simple_alloc MB (one worker per capability) at -N1 -N2 -N4 -N8: elapsed, CPU, the
       stop-the-world mean and max, barrier sleeps (the baseline's nanosleeps, the patch's
       FUTEX_WAIT calls), the patch's FUTEX_WAKE calls and wakes without a system call;
@@ -136,15 +138,19 @@ def mean_ci(base, other, value):
     b, o = bs.sample_of(base, counted), bs.sample_of(other, counted)
     if min(sum(map(len, s.values())) for s in (b, o)) < 2:
         return ""
-    return " (mean %s)" % bs.fmt_ratio_ci(*bs.ratio_ci(b, o))
+    return " (mean %s)" % bs.fmt_ci(bs.ratio_ci(b, o))
 
 
 def layouts_said(dirs, reps):
     """What a table's figures rest on, for its title."""
     k = len(dirs["baseline"])
     if k <= 1:
-        return "; one binary per build was measured, so a difference may be a layout artefact"
-    return "; %d runs over %d layouts per build" % (reps, k)
+        return ("; one binary per build was measured, so there is no interval and a difference "
+                "may be a layout artefact; " + bs.design(1, reps))
+    k = min(k, reps)
+    note = bs.design(k, reps // k)
+    return ("; %d runs over %d layouts per build (seeds 1..K for both builds: each interval is "
+            "paired by seed)%s" % (reps, k, "; " + note if note else ""))
 
 
 def part_a(dirs, tmp, reps, quick):
@@ -384,10 +390,13 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--baseline", required=True, metavar="BUILD", help=bp.variant.SPEC_HELP)
     ap.add_argument("--patch", required=True, metavar="BUILD", help=bp.variant.SPEC_HELP)
-    ap.add_argument("--reps", type=int, default=5)
-    ap.add_argument("--layouts", type=int, default=0, metavar="K",
+    ap.add_argument("--reps", type=int, default=2 * bs.CLAIM_LAYOUTS,
+                    help="runs per configuration of (a), (b), (f), rep i on layout i %% K; "
+                         "(c), (d), (e) take 2 fewer (default %d)" % (2 * bs.CLAIM_LAYOUTS))
+    ap.add_argument("--layouts", type=int, default=bs.CLAIM_LAYOUTS, metavar="K",
                     help="spread each configuration's runs over K seeded layouts of each build "
-                         "(tools/layout.py); 0: the build's own binaries")
+                         "(tools/layout.py; default %d, fewer than 3 is a screen); 0: the "
+                         "build's own binaries, no interval" % bs.CLAIM_LAYOUTS)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--only", default="abcdef")
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
@@ -437,8 +446,8 @@ def main():
                 os.cpu_count(), *load0, *os.getloadavg()))
     head += "".join("  %s\n" % bp.variant.describe(v, builds[v]) for v in VARIANTS)
     head += ("patch/baseline: the ratio of the medians, then (mean ...) benchstats' mean ratio as "
-             "a % change with its 95 % interval over layouts and runs (over runs only with one "
-             "layout).\n")
+             "a % change with its 95 % interval over layouts and runs (none with one layout; "
+             "a screen with fewer than 3).\n")
     os.makedirs(a.out, exist_ok=True)
     with open(os.path.join(a.out, "tables.md"), "w") as fh:
         fh.write(head + "\n" + "\n".join(out_md))

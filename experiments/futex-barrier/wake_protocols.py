@@ -9,7 +9,10 @@ protocol, interleaved, and prints per setting the time per barrier round of each
 contested / count with its 95 % interval over layouts and runs (testsuite/benchstats.py),
 and the futex calls per round.
 
-    python3 experiments/futex-barrier/wake_protocols.py [--layouts 4] [--reps 3]
+    python3 experiments/futex-barrier/wake_protocols.py [--layouts 5] [--reps 3]
+
+Both protocols run in the same binary of each layout, so the interval is paired by layout
+(testsuite/benchstats.py).
 """
 import argparse
 import os
@@ -47,7 +50,9 @@ def run(exe, proto, setting):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--layouts", type=int, default=4)
+    ap.add_argument("--layouts", type=int, default=benchstats.CLAIM_LAYOUTS,
+                    help="layouts of the program, each running both protocols (default %d; "
+                         "fewer than 3 is a screen)" % benchstats.CLAIM_LAYOUTS)
     ap.add_argument("--reps", type=int, default=3, help="runs per layout, protocol and setting")
     ap.add_argument("--seed", type=int, default=1)
     a = ap.parse_args()
@@ -61,9 +66,10 @@ def main():
             for s, p, k in order:
                 res.setdefault((s, p), {}).setdefault(k, []).append(run(exes[k], p, s))
             print("rep %d of %d done" % (rep + 1, a.reps), file=sys.stderr)
-    print("%d layouts x %d runs per protocol and setting; ns per barrier round (mean of layout"
-          " means), contested / count with its 95 %% interval, futex waits and wakes per round"
-          % (a.layouts, a.reps))
+    note = benchstats.design(a.layouts, a.reps)
+    print("%d layouts x %d runs per protocol and setting%s; ns per barrier round (mean of layout"
+          " means), contested / count with its 95 %% interval (paired by layout), futex waits "
+          "and wakes per round" % (a.layouts, a.reps, " (" + note + ")" if note else ""))
     print("%-7s %-5s %-8s | %10s %10s | %-24s | %-13s %-13s" % (
         "threads", "spins", "work_ns", "count", "contested", "contested / count",
         "waits cnt/con", "wakes cnt/con"))
@@ -71,7 +77,7 @@ def main():
         val = {p: benchstats.sample_of(
             [dict(x, layout=k) for k, xs in res[(s, p)].items() for x in xs], "ns_per_round")
             for p in ("count", "contested")}
-        ratio, lo, hi = benchstats.ratio_ci(val["count"], val["contested"])
+        ci = benchstats.ratio_ci(val["count"], val["contested"])
         calls = {}
         for p in ("count", "contested"):
             xs = [x for xs in res[(s, p)].values() for x in xs]
@@ -79,7 +85,7 @@ def main():
                         sum(x["futex_wakes_per_round"] for x in xs) / len(xs))
         print("%-7d %-5d %-8d | %10.0f %10.0f | %-24s | %5.2f / %-5.2f %5.2f / %-5.2f" % (
             s[0], s[1], s[2], benchstats.mean(val["count"]), benchstats.mean(val["contested"]),
-            benchstats.fmt_ratio_ci(ratio, lo, hi), calls["count"][0], calls["contested"][0],
+            benchstats.fmt_ci(ci), calls["count"][0], calls["contested"][0],
             calls["count"][1], calls["contested"][1]))
 
 

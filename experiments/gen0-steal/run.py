@@ -22,10 +22,11 @@ both head tables.md and go to results.json ("builds"). Parts:
 Runs are interleaved across configurations (rep 1 of every configuration, then rep 2...),
 so the drift of a shared machine spreads over all of them; report ratios from one run.
 Code layout is a random factor (Note [Code layout as a factor], tools/layout.py): with
---layouts K each build is linked K ways (seeds 1..K, layout.spread) and rep i runs layout
-i % K; the skewed table gives the patch/baseline GC elapsed as benchstats' mean ratio with its
-95 % interval over layouts and runs, and synth and suite pass --layouts K to bench.py (with
--k the runs divided by K, rounded up). Without it (K = 0) each build's own binary is measured.
+--layouts K (default 5) each build is linked K ways (seeds 1..K, layout.spread) and rep i
+runs layout i % K; the skewed table gives the patch/baseline GC elapsed as benchstats' mean
+ratio with its 95 % interval over layouts and runs (both builds on seeds 1..K: paired by
+seed), and synth and suite pass --layouts K to bench.py (with -k the runs divided by K,
+rounded up). With K = 0 each build's own binary is measured, with no interval.
 Raw results go to OUT/results.json (skewed; each run with its layout's seed) and
 OUT/bench-*/ (bench.py's runs.json and table.txt); tables to OUT/tables.md. OUT defaults to
 experiments/gen0-steal/results/.
@@ -126,13 +127,17 @@ def by_layout(runs, key):
 
 
 def spread_note(k, reps):
-    """What a table's runs rest on: layouts x runs, or the warning that one binary was."""
+    """What a table's runs rest on: layouts x runs, or the warning that one binary was, and
+    what the design cannot say (benchstats.design: a screen, too few runs to see modes)."""
     if k <= 1:
-        return (f"{reps} runs of one binary per build: a difference between builds may be a "
-                f"layout artefact (--layouts K)")
-    if reps % k:
-        return f"{reps} runs over {k} layouts per build"
-    return f"{k} layouts x {reps // k} run(s) per build"
+        return (f"{reps} runs of one binary per build: no interval, and a difference between "
+                f"builds may be a layout artefact (--layouts K); {benchstats.design(1, reps)}")
+    k = min(k, reps)
+    said = (f"{reps} runs over {k} layouts per build" if reps % k
+            else f"{k} layouts x {reps // k} run(s) per build")
+    note = benchstats.design(k, reps // k)
+    return (said + ", seeds 1..K for both builds: each interval is paired by seed"
+            + (f"; {note}" if note else ""))
 
 
 def part_skewed(a, out, tables):
@@ -200,7 +205,7 @@ def part_skewed(a, out, tables):
         if key != base_key and len(res[base_key]) >= 2 and len(runs) >= 2:
             s["gc_elapsed_ci"] = benchstats.ratio_ci(by_layout(res[base_key], "gc_elapsed"),
                                                      by_layout(runs, "gc_elapsed"))
-            ci = benchstats.fmt_ratio_ci(*s["gc_elapsed_ci"])
+            ci = benchstats.fmt_ci(s["gc_elapsed_ci"])
         lines.append(
             f"| {key} | {fmt(s['minor_balance'], 100, 1, '%')} | {fmt(s['major_balance'], 100, 1, '%')} "
             f"| {fmt(s['minor_gcs'], 1, 0)} | {s['gc_elapsed']:.3f} s | {ratio} | {ci} "
@@ -245,9 +250,10 @@ def main():
     ap.add_argument("--suite-runs", type=int, default=3)
     ap.add_argument("--suite-n", default="2,4", help="capability counts for the suite")
     ap.add_argument("--skew-args", default=None, help="skewed_live's arguments (default 48,128,16)")
-    ap.add_argument("--layouts", type=int, default=0, metavar="K",
-                    help="link each build K ways and spread the reps over them (default 0: "
-                         "the build's own binaries)")
+    ap.add_argument("--layouts", type=int, default=benchstats.CLAIM_LAYOUTS, metavar="K",
+                    help="link each build K ways and spread the reps over them (default %d; "
+                         "fewer than 3 is a screen; 0: the build's own binaries, no "
+                         "interval)" % benchstats.CLAIM_LAYOUTS)
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
     a = ap.parse_args()
     if a.layouts < 0:

@@ -10,15 +10,15 @@ printed first.
 
 Runs pingpong.scm (100,000 round trips between threads on capabilities 0 and 1) and the
 suite's smp/sieve (norm size: an MVar chain across capabilities) at -N2 on both IO back
-ends, RUNS times (default 7) each, the two builds interleaved, under `perf stat -e
+ends, RUNS times (default 10) each, the two builds interleaved, under `perf stat -e
 context-switches,task-clock,duration_time`, and prints the medians and the after/before
 ratios. perf must be allowed to count (perf_event_paranoid <= 2 for a process's own events).
 
-With --layouts K (K >= 1) each build's rtslab is K seeded layouts of its code
+With --layouts K (K >= 1; default 5) each build's rtslab is K seeded layouts of its code
 (tools/layout.py, Note [Code layout as a factor]) and run i uses layout i % K; each
 after/before ratio then gains benchstats' mean ratio with its 95 % interval over layouts and
-runs (testsuite/benchstats.py). The default, 0, runs the build's own binary, one per build,
-as before.
+runs (testsuite/benchstats.py; both builds run seeds 1..K, so it is paired by seed; fewer
+than 3 layouts is a screen). 0 runs the build's own binary, one per build, with no interval.
 """
 import argparse
 import os
@@ -37,8 +37,8 @@ import benchstats  # noqa: E402
 ap = argparse.ArgumentParser(usage=__doc__.split("\n\n")[1].strip())
 ap.add_argument("before")
 ap.add_argument("after")
-ap.add_argument("runs", nargs="?", type=int, default=7)
-ap.add_argument("--layouts", type=int, default=0, metavar="K")
+ap.add_argument("runs", nargs="?", type=int, default=2 * benchstats.CLAIM_LAYOUTS)
+ap.add_argument("--layouts", type=int, default=benchstats.CLAIM_LAYOUTS, metavar="K")
 a = ap.parse_args()
 records = {b: variant.resolve_or_exit(spec, src, "idle-in-ring")[1]
            for b, spec in (("before", a.before), ("after", a.after))}
@@ -51,10 +51,14 @@ except layout.LayoutError as e:
     sys.exit("idle-in-ring: %s" % e)
 runs = a.runs
 if a.layouts <= 1:
-    print("%d runs of one binary per build, so a difference may be a layout artefact" % runs)
+    print("%d runs of one binary per build, so there is no interval and a difference may be a "
+          "layout artefact; %s" % (runs, benchstats.design(1, runs)))
 else:
-    print("%d runs over %d layouts per build; \"mean\": benchstats' mean ratio after/before "
-          "and its 95 %% interval over layouts and runs" % (runs, a.layouts))
+    k = min(a.layouts, runs)
+    note = benchstats.design(k, runs // k)
+    print("%d runs over %d layouts per build (seeds 1..K for both builds: paired by seed); "
+          "\"mean\": benchstats' mean ratio after/before and its 95 %% interval over layouts "
+          "and runs%s" % (runs, k, "; " + note if note else ""))
 CASES = [("pingpong", [os.path.join(here, "pingpong.scm"), "100000"]),
          ("smp/sieve", [os.path.join(src, "testsuite/bench/smp/sieve.scm"), "4000"])]
 
@@ -89,8 +93,7 @@ for name, argv in CASES:
         if runs >= 2:
             sample = {b: [{s: [r[i] for r in rs] for s, rs in res[b].items()} for i in range(3)]
                       for b in builds}
-            ci = [benchstats.fmt_ratio_ci(*benchstats.ratio_ci(sample["before"][i],
-                                                               sample["after"][i]))
+            ci = [benchstats.fmt_ci(benchstats.ratio_ci(sample["before"][i], sample["after"][i]))
                   for i in range(3)]
             print("%-10s %-6s mean: context switches %s, CPU %s, elapsed %s"
                   % (name, manager, *ci))

@@ -2,7 +2,7 @@
 """idle-optout: busy_one (and simple_alloc) on two or more builds, runs interleaved.
 
     python3 experiments/idle-optout/run.py --build baseline=DIR --build idle-optout=DIR \
-        [--prog busy_one:2000] [-N 1,2,8,16] [--reps 3] [--layouts K] [--rts=-qi0] [--out DIR]
+        [--prog busy_one:2000] [-N 1,2,8,16] [--reps 10] [--layouts 5] [--rts=-qi0] [--out DIR]
 
 Each --build is [NAME=]BUILD: a build directory holding bench/micro/<prog> (a built tree), or
 a variant built for the purpose, VARIANT or VARIANT@REV (`--build baseline@main --build
@@ -11,11 +11,12 @@ NAME defaults to BUILD. The exact revision, configure arguments and patches of e
 head the table's file and go to the results ("builds"). The binaries are copied to a
 temporary directory first (a rebuild of the tree cannot change them mid-run). For every
 repetition, every (N, build) pair runs once, in turn, so that load on the machine hits all
-configurations alike. With --layouts K (K >= 1) each build's binary is K seeded layouts of
-its code (tools/layout.py, Note [Code layout as a factor]), all copied, and rep i runs layout
-i % K; the ratios to the first build gain benchstats' mean ratio with its 95 % interval over
-layouts and runs (testsuite/benchstats.py). The default, 0, runs the build's own binary, one
-per build, as before. Every run gets `+RTS -N<n> -s<file> --machine-readable`; the program's
+configurations alike. With --layouts K (K >= 1; default 5, with 10 reps) each build's binary is K seeded layouts
+of its code (tools/layout.py, Note [Code layout as a factor]), all copied, and rep i runs
+layout i % K; the ratios to the first build gain benchstats' mean ratio with its 95 %
+interval over layouts and runs (testsuite/benchstats.py; every build runs seeds 1..K, so it
+is paired by seed; fewer than 3 layouts is a screen). 0 runs the build's own binary, one per
+build, with no interval. Every run gets `+RTS -N<n> -s<file> --machine-readable`; the program's
 own `metric` lines (elapsed and CPU time of the work), the -s keys and the layout's seed
 are kept. Prints a table of medians and the ratios of each build to the first, and writes
 every run to OUT/results.json (default: results/ beside this script). A failed run makes it exit 1.
@@ -69,9 +70,10 @@ def main():
                     help="[NAME=]BUILD (repeat; the first is the reference); BUILD is " + variant.SPEC_HELP)
     ap.add_argument("--prog", default="busy_one:2000", help="PROG[:ARG,...] from bench/micro")
     ap.add_argument("-N", default="1,2,8,16", help="capability counts")
-    ap.add_argument("--reps", type=int, default=3)
-    ap.add_argument("--layouts", type=int, default=0, metavar="K",
-                    help="spread each configuration's runs over K seeded layouts of each build (tools/layout.py); 0: the build's own binary")
+    ap.add_argument("--reps", type=int, default=2 * benchstats.CLAIM_LAYOUTS,
+                    help="runs per configuration, rep r on layout r %% K (default %d)" % (2 * benchstats.CLAIM_LAYOUTS))
+    ap.add_argument("--layouts", type=int, default=benchstats.CLAIM_LAYOUTS, metavar="K",
+                    help="spread each configuration's runs over K seeded layouts of each build (tools/layout.py; default %d, fewer than 3 is a screen); 0: the build's own binary, no interval" % benchstats.CLAIM_LAYOUTS)
     ap.add_argument("--rts", action="append", default=[], help="extra RTS option for every run (NAME:OPT for one build)")
     ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "results"))
     ap.add_argument("--tag", default="run")
@@ -120,16 +122,18 @@ def main():
         for x in runs:
             if x["N"] == n and x["build"] in (name, builds[0][0]):
                 sample.setdefault(x["build"], {}).setdefault(x["layout"], []).append(f(x))
-        return benchstats.fmt_ratio_ci(*benchstats.ratio_ci(sample[builds[0][0]], sample[name]))
+        return benchstats.fmt_ci(benchstats.ratio_ci(sample[builds[0][0]], sample[name]))
 
     el = lambda x: x["metrics"].get(prog + "_elapsed", 0.0)
     cpu = lambda x: x["metrics"].get(prog + "_cpu", 0.0)
     st = lambda k: (lambda x: float(x["stats"].get(k, "nan")))
     k = len(builds[0][1])
     if k <= 1:
-        lines = ["Medians of %d runs of one binary per build, so a difference may be a layout artefact (an interval is over that binary's runs only)." % a.reps]
+        lines = ["Medians of %d runs of one binary per build, so there is no interval and a difference may be a layout artefact; %s." % (a.reps, benchstats.design(1, a.reps))]
     else:
-        lines = ["Medians of %d runs over %d layouts per build; an interval is benchstats' mean ratio to %s and its 95 %% interval over layouts and runs." % (a.reps, k, builds[0][0])]
+        k = min(k, a.reps)
+        note = benchstats.design(k, a.reps // k)
+        lines = ["Medians of %d runs over %d layouts per build (seeds 1..K for every build: paired by seed); an interval is benchstats' mean ratio to %s and its 95 %% interval over layouts and runs%s." % (a.reps, k, builds[0][0], "; " + note if note else "")]
     lines += ["", "| build | RTS | elapsed ms | vs -N%d | CPU ms | vs -N%d | GCs | idle wake-ups for GC | woken per GC | STW mean us | GCs with caps opted out | opt-outs | rejoins | elapsed vs %s | mean, 95 %% interval | CPU vs %s | mean, 95 %% interval |" % (ns[0], ns[0], builds[0][0], builds[0][0]),
               "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for n in ns:

@@ -28,11 +28,12 @@ configuration and checks every program's output):
             simulated machine, drawn with testsuite/trace/trace_timeline.py.
 
 Code layout is a random factor (Note [Code layout as a factor], tools/layout.py): with
---layouts K, sim and suite pass --layouts K to bench.py, which links each build K ways and
-spreads the runs over them (its -k is then RUNS / K runs per layout, rounded up; each run in
-runs.json has its layout's seed). The patch/baseline ratios then add benchstats' mean ratio
-with its 95 % interval over layouts and runs (the medians' ratios stay as they were). The
-default, 0, measures each build's own rtslab; the timeline always draws it.
+--layouts K (default 5), sim and suite pass --layouts K to bench.py, which links each build
+K ways and spreads the runs over them (its -k is then RUNS / K runs per layout, rounded up;
+each run in runs.json has its layout's seed). The patch/baseline ratios then add benchstats'
+mean ratio with its 95 % interval over layouts and runs (the medians' ratios stay as they
+were); fewer than 3 layouts is a screen. 0 measures each build's own rtslab, with no
+interval; the timeline always draws it.
 
 Writes OUT/<part>/ (bench.py's runs.json, runs.csv, table.txt), OUT/summary.json (ratios)
 and OUT/tables.md; OUT defaults to experiments/phys-caps/results. Nothing here passes or
@@ -120,10 +121,19 @@ def enough(cs, *configs):
     return all(sum(map(len, cs.get(c, {}).values())) >= 2 for c in configs)
 
 
+def record(ci):
+    """A benchstats CI as summary.json keeps it: the mean ratio, its 95 % interval (lo, hi
+    None with one layout), the fewest layouts a side, what may be said of it
+    (benchstats.verdict: a screen below 3 layouts) and how it prints."""
+    return {"ratio": ci.ratio, "lo": ci.lo, "hi": ci.hi, "k": ci.k,
+            "verdict": benchstats.verdict(ci),
+            "text": benchstats.fmt_ci(ci, lambda v: "%.3f" % v)}
+
+
 def ratio_ci(cs, base, other):
-    """benchstats' (mean ratio OTHER/BASE, lo, hi) over CS's samples ({config: sample}), its
-    95 % interval over layouts and runs; None unless each side has 2 runs or more."""
-    return benchstats.ratio_ci(cs[base], cs[other]) if enough(cs, base, other) else None
+    """benchstats' mean ratio OTHER/BASE over CS's samples ({config: sample}) and its 95 %
+    interval over layouts and runs, as record(); None unless each side has 2 runs or more."""
+    return record(benchstats.ratio_ci(cs[base], cs[other])) if enough(cs, base, other) else None
 
 
 def geomean_ci(by, progs, base, other):
@@ -131,20 +141,29 @@ def geomean_ci(by, progs, base, other):
     program has its interval."""
     if not progs or not all(enough(by[p], base, other) for p in progs):
         return None
-    return benchstats.geomean_ci([(by[p][base], by[p][other]) for p in progs])
+    return record(benchstats.geomean_ci([(by[p][base], by[p][other]) for p in progs]))
 
 
 def fmt_ci(ci):
-    return "-" if not ci else "%.3f [%.3f, %.3f]" % tuple(ci)
+    """A record() as text; "-" for none. (A summary.json of before issue 42 kept [ratio, lo,
+    hi]: a percentile bootstrap's, printed as it was.)"""
+    if not ci:
+        return "-"
+    if isinstance(ci, dict):
+        return ci["text"]
+    return "%.3f [%.3f, %.3f] (bootstrap)" % tuple(ci)
 
 
 def layouts_said(data):
-    """What a part's ratios rest on, for its heading."""
+    """What a part's ratios rest on, for its heading (benchstats.design: a screen below 3
+    layouts, too few runs to see modes)."""
     k = data.get("layouts") or 0
     if k <= 1:
-        return ("one binary per build was measured, so a difference may be a layout artefact "
-                "(an interval is over that binary's runs only)")
-    return "%d layouts x %d run(s) per configuration" % (k, data["runs_per_layout"])
+        return ("one binary per build was measured, so there is no interval and a difference "
+                "may be a layout artefact; " + benchstats.design(1, data["runs_per_config"]))
+    note = benchstats.design(k, data["runs_per_layout"])
+    return ("%d layouts x %d run(s) per configuration (bench.py: independent seeds per build)"
+            % (k, data["runs_per_layout"]) + ("; " + note if note else ""))
 
 
 def caps_of(data):
@@ -288,11 +307,13 @@ def part_timeline(out):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--parts", default="sim,suite,timeline")
-    ap.add_argument("-k", type=int, default=3, help="runs per configuration, sim part")
+    ap.add_argument("-k", type=int, default=benchstats.CLAIM_LAYOUTS,
+                    help="runs per configuration, sim part (default %d)" % benchstats.CLAIM_LAYOUTS)
     ap.add_argument("--suite-runs", type=int, default=1)
-    ap.add_argument("--layouts", type=int, default=0, metavar="K",
+    ap.add_argument("--layouts", type=int, default=benchstats.CLAIM_LAYOUTS, metavar="K",
                     help="sim, suite: bench.py --layouts K, the runs spread over K layouts of "
-                         "each build (default 0: the builds' own rtslab)")
+                         "each build (default %d; fewer than 3 is a screen; 0: the builds' own "
+                         "rtslab, no interval)" % benchstats.CLAIM_LAYOUTS)
     ap.add_argument("--programs", default=DEFAULT_SIM_PROGRAMS,
                     help="bench.py -p REGEX for the sim part (default: %(default)s)")
     ap.add_argument("--out", default=os.path.join(HERE, "results"))

@@ -21,12 +21,13 @@ median of the reps is reported. A run in which wrk saw a socket error or a non-2
 or the server did not stop cleanly with its own check passed, fails the whole experiment.
 
 Code layout is a random factor (Note [Code layout as a factor], tools/layout.py): with
---layouts K every variant's rtslab is linked K ways (seeds 1..K), each copied, and rep i
-runs layout i % K, so give --reps a multiple of K. Every run records its layout's seed,
-and each variant's requests per second get benchstats' mean ratio to the first variant
-with its 95 % interval over layouts and runs (testsuite/benchstats.py). The default, 0,
-measures each build's own binary, and the report says a difference may then be a layout
-artefact.
+--layouts K (default 5, with --reps 5) every variant's rtslab is linked K ways (seeds 1..K),
+each copied, and rep i runs layout i % K, so give --reps a multiple of K. Every run records
+its layout's seed, and each variant's requests per second get benchstats' mean ratio to the
+first variant with its 95 % interval over layouts and runs (testsuite/benchstats.py; every
+variant runs seeds 1..K, so it is paired by seed; fewer than 3 layouts is a screen). 0
+measures each build's own binary, with no interval, and the report says a difference may
+then be a layout artefact. --quick is a smoke run: 1 s, 1 rep, the builds' own binaries.
 
 nginx (Debian's package) serves the server's fixed page as a static file, one worker per
 CPU (`worker_processes auto`), access log off, and keep-alive without a request limit, as
@@ -197,18 +198,21 @@ def main():
     ap.add_argument("--routes", default="/,/alloc")
     ap.add_argument("--conns", type=int, default=64)
     ap.add_argument("--duration", type=int, default=5)
-    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--reps", type=int, default=benchstats.CLAIM_LAYOUTS,
+                    help="runs per configuration, rep i on layout i %% K (default %d)"
+                         % benchstats.CLAIM_LAYOUTS)
     ap.add_argument("--wrk-threads", type=int, default=2)
     ap.add_argument("--nginx-workers", default="auto")
     ap.add_argument("--no-nginx", action="store_true")
-    ap.add_argument("--layouts", type=int, default=0, metavar="K",
+    ap.add_argument("--layouts", type=int, default=benchstats.CLAIM_LAYOUTS, metavar="K",
                     help="link each variant's rtslab K ways and spread the reps over them "
-                         "(tools/layout.py); 0: each build's own binary")
+                         "(tools/layout.py; default %d, fewer than 3 is a screen); 0: each "
+                         "build's own binary, no interval" % benchstats.CLAIM_LAYOUTS)
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
     ap.add_argument("--quick", action="store_true", help="1 s runs, 1 rep: a smoke run")
     a = ap.parse_args()
     if a.quick:
-        a.duration, a.reps = 1, 1
+        a.duration, a.reps, a.layouts = 1, 1, 0
     if a.layouts < 0:
         ap.error("--layouts must be 0 or more")
     if a.layouts and a.reps % a.layouts:
@@ -297,16 +301,18 @@ def main():
                 lambda x: x["load"].get("requests_per_second"))
             if sum(map(len, side[w].values())) < 2:
                 return "-"
-        return benchstats.fmt_ratio_ci(*benchstats.ratio_ci(side[first], side[v]))
+        return benchstats.fmt_ci(benchstats.ratio_ci(side[first], side[v]))
 
     nginx_rps = cell("nginx", None, "/", "requests_per_second") if not a.no_nginx else None
     k = max(len(b) for b in variants.values())
     if k > 1:
-        spread = (f"; every variant over {k} code layouts, the interval is benchstats' mean "
-                  f"ratio to {next(iter(variants))} and its 95 % interval over layouts and runs")
+        note = benchstats.design(k, a.reps // k)
+        spread = (f"; every variant over {k} code layouts (seeds 1..K each: paired by seed), "
+                  f"the interval is benchstats' mean ratio to {next(iter(variants))} and its 95 "
+                  f"% interval over layouts and runs" + (f"; {note}" if note else ""))
     else:
-        spread = ("; one binary per variant, so a difference may be a layout artefact (an "
-                  "interval is over that binary's runs only: --layouts K)")
+        spread = ("; one binary per variant, so there is no interval and a difference may be "
+                  f"a layout artefact (--layouts K); {benchstats.design(1, a.reps)}")
     lines = [f"Machine: {platform.node()}, {os.cpu_count()} CPUs, "
              f"{datetime.datetime.now().astimezone().isoformat(timespec='seconds')}; "
              f"commit {bench.git_commit(ROOT)}",

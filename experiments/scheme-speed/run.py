@@ -13,9 +13,10 @@ Runs each program (fib, tak, list) in each implementation R times (default 5), t
 repetitions alternating between implementations (rep 1 of every implementation, then rep 2,
 ...) so that the machine's noise spreads over all of them, and checks every run's output.
 Code layout is a random factor (Note [Code layout as a factor], tools/layout.py): with
---layouts K, rtslab is linked K ways (seeds 1..K, layout.spread; BUILD must then be a build)
-and rep i runs layout i % K; Lua and Guile are not ours and run as installed. The default,
-0, measures BUILD's own rtslab.
+--layouts K (default 5 when BUILD is a build), rtslab is linked K ways (seeds 1..K,
+layout.spread) and rep i runs layout i % K; Lua and Guile are not ours and run as
+installed, so their runs are the replicates of their side of an interval
+(benchstats.one_binary). 0 measures BUILD's own rtslab, with no interval.
 Before the timed runs, every program is run once untimed in every implementation: that run
 checks the output and lets Guile auto-compile the program (its .go file goes to Guile's
 cache), so the timed Guile runs execute compiled code.
@@ -142,12 +143,15 @@ def ratio(a, b):
 
 
 def mean_ci(base, other, key):
-    """'1.23 [1.10, 1.37]': benchstats' mean ratio of OTHER's KEY over BASE's (their runs)
-    and its 95 % interval over layouts and runs; '-' unless each has 2 runs or more."""
+    """'1.23 [1.10, 1.37]': benchstats' mean ratio of OTHER's KEY (rtslab's runs, over its
+    layouts) over BASE's (another system's installed binary, whose runs are its replicates:
+    benchstats.one_binary) and its 95 % interval; none when rtslab ran one layout, a screen
+    with fewer than 3; '-' unless each has 2 runs or more."""
     if not base or not other or min(len(base), len(other)) < 2:
         return "-"
-    return "%.2f [%.2f, %.2f]" % benchstats.ratio_ci(benchstats.sample_of(base, key),
-                                                   benchstats.sample_of(other, key))
+    ci = benchstats.ratio_ci(benchstats.one_binary(benchstats.sample_of(base, key)),
+                             benchstats.sample_of(other, key))
+    return benchstats.fmt_ci(ci, lambda v: "%.2f" % v)
 
 
 def md_table(header, rows):
@@ -165,9 +169,10 @@ def main():
                     help="extra arguments after the program, e.g. '+RTS -N1 -RTS'")
     ap.add_argument("--reps", type=int, default=5, help="timed runs per program and "
                     "implementation (default 5)")
-    ap.add_argument("--layouts", type=int, default=0, metavar="K",
-                    help="link rtslab K ways and spread its reps over them (default 0: the "
-                         "build's own rtslab)")
+    ap.add_argument("--layouts", type=int, default=benchstats.CLAIM_LAYOUTS, metavar="K",
+                    help="link rtslab K ways and spread its reps over them (default %d when "
+                         "rtslab is a build; fewer than 3 is a screen; 0: the build's own "
+                         "rtslab, no interval)" % benchstats.CLAIM_LAYOUTS)
     ap.add_argument("--only", default=",".join(PROGRAMS),
                     help="comma-separated programs to run (default: all)")
     ap.add_argument("--no-startup", action="store_true", help="skip the startup row")
@@ -193,8 +198,10 @@ def main():
                                    args.layouts, log=print)
         except layout.LayoutError as e:
             sys.exit("scheme-speed: %s" % e)
-    elif args.layouts:
+    elif args.layouts and args.layouts != ap.get_default("layouts"):
         sys.exit("scheme-speed: --layouts needs an rtslab build (none at %s)" % args.rtslab)
+    else:
+        args.layouts = 0
     tmp = tempfile.mkdtemp(prefix="scheme-speed-")
     rtslabs = []            # [(layout seed, rtslab)]: rep i runs layout i % K
     for seed, binary in spread:
@@ -287,12 +294,14 @@ def main():
     tables = []
     k = args.layouts
     if k <= 1:
-        spread_said = ("rtslab: one binary was measured, so a difference may be a layout "
-                       "artefact (an interval is over its runs only)")
+        spread_said = ("rtslab: one binary was measured, so there is no interval and a "
+                       "difference may be a layout artefact")
     elif args.reps % k:
-        spread_said = "rtslab: %d runs over %d layouts" % (args.reps, k)
+        spread_said = "rtslab: %d runs over %d layouts" % (args.reps, min(k, args.reps))
     else:
         spread_said = "rtslab: %d layouts x %d run(s)" % (k, args.reps // k)
+    note = benchstats.design(min(max(k, 1), args.reps), args.reps // min(max(k, 1), args.reps))
+    spread_said += ("; " + note if note else "") + "; Lua, Guile: the runs of the installed binary"
     for title, key, f in (("Median wall time (s)", "wall_s", statistics.median),
                           ("Min wall time (s)", "wall_s", min),
                           ("Median CPU time, user+system (s)", "cpu_s", statistics.median)):

@@ -17,8 +17,10 @@ directory first, so a rebuild during the run cannot change them.
 
 Code layout is a random factor (Note [Code layout as a factor], tools/layout.py): with
 --layouts K each build's rtslab is linked K ways (seeds 1..K, layout.spread), every binary
-is copied, and repetition i runs layout i % K. The default, 0, measures the build's own
-rtslab, one binary per build, as before.
+is copied, and repetition i runs layout i % K: --reps R over --layouts K is K layouts x
+R / K runs (the defaults, 5 and 5: 5 layouts x 1 run). Both builds use seeds 1..K, so the
+interval is paired by seed (testsuite/benchstats.py says why); fewer than 3 layouts is a
+screen that calls nothing moved, and 0 measures the build's own rtslab, with no interval.
 
 Settings (seed 003's two situations, and the unloaded controls):
   N4, N8    oversubscribed: -N4 / -N8 on this machine's cores
@@ -131,7 +133,7 @@ def tables(runs, progs, settings):
             if min(len(cell[v]) for v in VARIANTS) >= 2:
                 pairs.append((benchstats.sample_of(cell["baseline"], "elapsed"),
                               benchstats.sample_of(cell["spin-yield"], "elapsed")))
-                ci = benchstats.fmt_ratio_ci(*benchstats.ratio_ci(*pairs[-1]))
+                ci = benchstats.fmt_ci(benchstats.ratio_ci(*pairs[-1]))
             rows.append(f"| {prog.id} | {b:.2f} ({blo:.2f}..{bhi:.2f}) | {p:.2f} | {pct(p / b)} "
                         f"| {ci} "
                         f"| {statistics.median(r['spins'] for r in cell['baseline']):,.0f} "
@@ -141,7 +143,7 @@ def tables(runs, progs, settings):
             continue
         g = geomean(ratios)
         summary[st] = g
-        gci = (benchstats.fmt_ratio_ci(*benchstats.geomean_ci(pairs))
+        gci = (benchstats.fmt_ci(benchstats.geomean_ci(pairs))
                if len(pairs) == len(ratios) else "-")
         rts, busy = SETTINGS[st]
         out.append(f"### {st}: `+RTS {' '.join(rts)}`{' with one core kept busy' if busy else ''}\n")
@@ -155,13 +157,17 @@ def tables(runs, progs, settings):
 
 
 def layouts_said(k, reps):
-    """What the ratios rest on, for the tables' head."""
+    """What the ratios rest on, for the tables' head (benchstats.design: a screen below 3
+    layouts, too few runs to see modes)."""
     if k <= 1:
-        return ("from one binary per build, so a difference may be a layout artefact (the "
-                "interval is over that binary's runs only; --layouts K)")
-    if reps % k:
-        return f"from {reps} runs over {k} layouts per build"
-    return f"from {k} layouts x {reps // k} run(s) per build"
+        return ("from one binary per build, so there is no interval and a difference may be "
+                "a layout artefact (--layouts K); " + benchstats.design(1, reps))
+    said = (f"from {reps} runs over {k} layouts per build" if reps % k
+            else f"from {k} layouts x {reps // k} run(s) per build")
+    said += ("; both builds on seeds 1..K, so each ratio is paired by seed "
+             "(testsuite/benchstats.py)")
+    note = benchstats.design(k, reps / k)
+    return said + (f"; {note}" if note else "")
 
 
 def main():
@@ -170,10 +176,13 @@ def main():
                     help=variant.SPEC_HELP + " (default: baseline)")
     ap.add_argument("--patch", default="spin-yield", metavar="BUILD",
                     help=variant.SPEC_HELP + " (default: spin-yield)")
-    ap.add_argument("--reps", type=int, default=2)
-    ap.add_argument("--layouts", type=int, default=0, metavar="K",
-                    help="link each build K ways and spread the reps over them (default 0: "
-                         "the build's own rtslab)")
+    ap.add_argument("--reps", type=int, default=benchstats.CLAIM_LAYOUTS,
+                    help="runs per build, setting and program, rep i on layout i %% K "
+                         "(default %d)" % benchstats.CLAIM_LAYOUTS)
+    ap.add_argument("--layouts", type=int, default=benchstats.CLAIM_LAYOUTS, metavar="K",
+                    help="link each build K ways and spread the reps over them (default "
+                         "%d; fewer than 3 is a screen; 0: the build's own rtslab, no "
+                         "interval)" % benchstats.CLAIM_LAYOUTS)
     ap.add_argument("--size", default="norm")
     ap.add_argument("--settings", default="N4,N8,N2busy,N2,N1")
     ap.add_argument("-p", "--programs", action="append", default=[])

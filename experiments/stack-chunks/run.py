@@ -12,11 +12,13 @@ tools/variant.py). The exact revision, configure arguments and patches of both h
 tables.md and go to results.json ("build_records").
 Every measurement alternates the two builds run by run (interleaved), so drift of the shared
 machine spreads over both; the tables give medians and patch/baseline ratios.
-With --layouts K (K >= 1) each build's rtslab and deep_stack_gc are K seeded layouts of its
-code (tools/layout.py, Note [Code layout as a factor]) and rep i runs layout i % K; every run
+With --layouts K (K >= 1; default 5) each build's rtslab and deep_stack_gc are K seeded
+layouts of its code (tools/layout.py, Note [Code layout as a factor]) and rep i runs layout
+i % K (default 10 reps: 5 layouts x 2 runs; 5 x 1 at 1M frames and for rss); every run
 records its layout's seed, and each ratio gains benchstats' mean ratio with its 95 % interval
-over layouts and runs (testsuite/benchstats.py). The default, 0, runs the build's own
-binaries, one per build, as before.
+over layouts and runs (testsuite/benchstats.py; both builds run seeds 1..K, so the interval
+is paired by seed; fewer than 3 layouts is a screen). 0 runs the build's own binaries, one
+per build, with no interval.
 
   gc_depth  bench/micro/deep_stack_gc D 100 +RTS -K1g: the total pause of 100 minor GCs
             taken with the running thread D frames deep (D = 1k, 10k, 100k, 1M).
@@ -94,31 +96,39 @@ def by_layout(values, bins):
     return out
 
 
-def interval(base, other, bins, fmt=bs.fmt_ratio_ci):
-    """benchstats' mean ratio other/base over layouts and runs and its 95 % interval, by FMT;
-    "-" unless each side has 2 runs or more (and base is not all zero)."""
+def interval(base, other, bins, number=None):
+    """benchstats' mean ratio other/base over layouts and runs and its 95 % interval
+    (benchstats.fmt_ci, ratios printed by NUMBER if given: a screen below 3 layouts, none
+    with one); "-" unless each side has 2 runs or more (and base is not all zero)."""
     if min(len(base), len(other)) < 2 or not any(base):
         return "-"
-    return fmt(*bs.ratio_ci(by_layout(base, bins), by_layout(other, bins)))
+    return bs.fmt_ci(bs.ratio_ci(by_layout(base, bins), by_layout(other, bins)), number)
 
 
 def rests_on(reps, bins):
-    """What a table's ratios rest on, for its title."""
-    if len(bins) <= 1:
-        return (f"{reps} runs of one binary per build, so a difference may be a layout artefact "
-                f"(an interval is over that binary's runs only)")
-    return (f"{reps} runs over {len(bins)} layouts per build; an interval is benchstats' mean "
-            f"ratio and its 95 % interval over layouts and runs")
+    """What a table's ratios rest on, for its title (benchstats.design: a screen, too few
+    runs to see modes)."""
+    k = len(bins)
+    if k <= 1:
+        return (f"{reps} runs of one binary per build, so there is no interval and a "
+                f"difference may be a layout artefact; {bs.design(1, reps)}")
+    note = bs.design(min(k, reps), max(1, reps // k))
+    return (f"{reps} runs over {min(k, reps)} layouts per build (seeds 1..K for both builds: "
+            f"each interval is paired by seed); an interval is benchstats' mean ratio and its "
+            f"95 % interval over layouts and runs" + (f"; {note}" if note else ""))
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--baseline", required=True, metavar="BUILD", help=variant.SPEC_HELP)
     ap.add_argument("--patch", required=True, metavar="BUILD", help=variant.SPEC_HELP)
-    ap.add_argument("--reps", type=int, default=5)
-    ap.add_argument("--layouts", type=int, default=0, metavar="K",
+    ap.add_argument("--reps", type=int, default=2 * bs.CLAIM_LAYOUTS,
+                    help="runs per configuration, rep i on layout i %% K (default %d: at 1M "
+                         "frames and in rss half as many)" % (2 * bs.CLAIM_LAYOUTS))
+    ap.add_argument("--layouts", type=int, default=bs.CLAIM_LAYOUTS, metavar="K",
                     help="spread each configuration's runs over K seeded layouts of each build "
-                         "(tools/layout.py); 0: the build's own binaries")
+                         "(tools/layout.py; default %d, fewer than 3 is a screen); 0: the "
+                         "build's own binaries, no interval" % bs.CLAIM_LAYOUTS)
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
     ap.add_argument("--only", default="gc_depth,programs,rss")
     a = ap.parse_args()
@@ -167,13 +177,13 @@ def main():
                                             "gc_total_ms": float(m.group(1))})
             mb, mp = med(got["baseline"]), med(got["stack-chunks"])
             ci = interval(got["stack-chunks"], got["baseline"], bins["baseline"],
-                          lambda *r: "%sx [%s, %s]" % tuple(f"{v:.0f}" if v >= 100 else
-                                                            f"{v:.3g}" for v in r))
+                          lambda v: f"{v:.0f}x" if v >= 100 else f"{v:.3g}x")
             rows.append(f"| {d:,} | {mb:.2f} | {mp:.3f} | {mb / mp:.0f}x | {ci} | "
                         f"{min(got['stack-chunks']):.3f}-{max(got['stack-chunks']):.3f} |")
             print(rows[-1], flush=True)
         tables.append("### 100 minor GCs at depth D (deep_stack_gc D 100 +RTS -K1g), total pause, ms\n\n"
-                      f"{rests_on(a.reps, bins['baseline'])}; {max(3, a.reps // 2)} runs at 1M frames."
+                      f"{rests_on(a.reps, bins['baseline'])}; at 1M frames "
+                      f"{rests_on(max(3, a.reps // 2), bins['baseline'])}."
                       "\n\n| frames deep | baseline (median) | stack-chunks (median) | "
                       "baseline / patch (medians) | baseline / patch (mean, 95 % interval) | "
                       "patch min-max |\n|---|---|---|---|---|---|\n" + "\n".join(rows))

@@ -30,27 +30,32 @@ sys.path.insert(0, HERE)
 from tally import check, summary  # noqa: E402
 
 
-def fake_run(prog, config, wall, alloc, ok=True, balance=0.0):
-    return {"program": prog, "config": config, "ok": ok,
-            "stats": {"total_wall_seconds": wall, "allocated_bytes": alloc,
-                      "work_balance": balance, "GC_wall_seconds": 0.0}}
+def fake_run(prog, config, wall, alloc, ok=True, balance=0.0, layout=None):
+    run = {"program": prog, "config": config, "ok": ok,
+           "stats": {"total_wall_seconds": wall, "allocated_bytes": alloc,
+                     "work_balance": balance, "GC_wall_seconds": 0.0}}
+    if layout is not None:
+        run["layout"] = layout
+    return run
 
 
 def test_report():
     runs = []
-    # p1: base 1.0 (0.9..1.1), other 0.5 (0.49..0.51): -50%, clearly outside noise
-    for w in (0.9, 1.0, 1.1):
-        runs.append(fake_run("g/p1", "A", w, 1000.0))
-    for w in (0.49, 0.5, 0.51):
-        runs.append(fake_run("g/p1", "B", w, 2000.0, balance=0.5))
-    # p2: base 2.0 (1.8..2.2), other 2.1 (2.0..2.3): +5%, ranges overlap -> noise
-    for w in (1.8, 2.0, 2.2):
-        runs.append(fake_run("g/p2", "A", w, 1000.0))
-    for w in (2.0, 2.1, 2.3):
-        runs.append(fake_run("g/p2", "B", w, 1000.0, balance=0.7))
+    # Three layouts a configuration, drawn apart (A on seeds 1-3, B on 1001-1003), as
+    # bench.py --layouts 3 links them.
+    # p1: base 1.0 (0.9..1.1), other 0.5 (0.49..0.51): -50%, clearly moved
+    for j, w in enumerate((0.9, 1.0, 1.1), 1):
+        runs.append(fake_run("g/p1", "A", w, 1000.0, layout=j))
+    for j, w in enumerate((0.49, 0.5, 0.51), 1001):
+        runs.append(fake_run("g/p1", "B", w, 2000.0, balance=0.5, layout=j))
+    # p2: base 2.0 (1.8..2.2), other 2.1 (2.0..2.3): +5%, within what layouts do -> not moved
+    for j, w in enumerate((1.8, 2.0, 2.2), 1):
+        runs.append(fake_run("g/p2", "A", w, 1000.0, layout=j))
+    for j, w in enumerate((2.0, 2.1, 2.3), 1001):
+        runs.append(fake_run("g/p2", "B", w, 1000.0, balance=0.7, layout=j))
     # p3: B failed once
-    runs.append(fake_run("g/p3", "A", 1.0, 10.0))
-    runs.append(fake_run("g/p3", "B", 1.0, 10.0, ok=False))
+    runs.append(fake_run("g/p3", "A", 1.0, 10.0, layout=1))
+    runs.append(fake_run("g/p3", "B", 1.0, 10.0, ok=False, layout=1001))
 
     el = benchlib.METRICS["elapsed"]
     grid = benchlib.cells(runs, ["g/p1", "g/p2", "g/p3"], ["A", "B"], el)
@@ -63,7 +68,7 @@ def test_report():
     lines = benchlib.table(runs, ["g/p1", "g/p2", "g/p3"], ["A", "B"], el)
     text = "\n".join(lines)
     row = {l.split()[0]: l for l in lines if l.strip().startswith("g/")}
-    check("-50.0% [" in row["g/p1"] and "~" not in row["g/p1"],
+    check("-50.0% [" in row["g/p1"] and "~" not in row["g/p1"] and "?" not in row["g/p1"],
           "p1: -50.0% with its interval, moved:\n" + text)
     r2 = (2.0 + 2.1 + 2.3) / 3 / 2.0
     check(f"{(r2 - 1) * 100:+.1f}%~ [" in row["g/p2"],
@@ -80,9 +85,32 @@ def test_report():
     check(f"{(1.0 * 2.0 * 1.0) ** (1 / 3):.3f}" in summary["Geometric Mean"],
           "geometric mean of the first column:\n" + text)
 
+    # Counters: allocations equal in every run are exact; one that varies gets an interval
+    # and a mark as time does.
     al = benchlib.table(runs, ["g/p1", "g/p2"], ["A", "B"], benchlib.METRICS["allocs"])
     row = {l.split()[0]: l for l in al if l.strip().startswith("g/")}
-    check("+100.0%" in row["g/p1"] and "+0.0%" in row["g/p2"], "allocations:\n" + "\n".join(al))
+    check("+100.0% exact" in row["g/p1"] and "+0.0% exact" in row["g/p2"],
+          "allocations equal in every run: exact:\n" + "\n".join(al))
+    noisy = [dict(r, stats=dict(r["stats"], os_context_switches=float(100 + 7 * i)))
+             for i, r in enumerate(runs) if r["program"] == "g/p2"]
+    cs = benchlib.table(noisy, ["g/p2"], ["A", "B"], benchlib.METRICS["ctxsw"])
+    row = {l.split()[0]: l for l in cs if l.strip().startswith("g/")}
+    check("%~ [" in row["g/p2"] or ("% [" in row["g/p2"] and "exact" not in row["g/p2"]),
+          "context switches that vary: an interval and a mark:\n" + "\n".join(cs))
+    gms = [l for l in cs if l.strip().startswith("Geometric")]
+    check(gms and "[" in gms[0], "a counter's geometric mean has its interval:\n" + "\n".join(cs))
+
+    # Designs too small to say moved: one layout has no interval (?), two are a screen (?)
+    for k in (1, 2):
+        small = [fake_run("g/s", c, w * (1.5 if c == "B" else 1.0), 1.0,
+                          layout=j + (1000 if c == "B" else 0))
+                 for j in range(1, k + 1) for c in ("A", "B") for w in (1.0, 1.02)]
+        text = "\n".join(benchlib.report(small, ["g/s"], ["A", "B"], ["elapsed"]))
+        row = [l for l in text.splitlines() if l.strip().startswith("g/s")][0]
+        check("+50.0%?" in row and ("(1 layout)" in row if k == 1 else "[+" in row),
+              f"{k} layout(s): the change marked ?, a screen:\n" + text)
+        check("too\nsmall" not in text and "too small to see modes" in text,
+              f"{2 * k} runs a configuration: too small a design to see modes:\n" + text)
 
     wb = benchlib.table(runs, ["g/p1", "g/p2"], ["A", "B"], benchlib.METRICS["balance"])
     row = {l.split()[0]: l for l in wb if l.strip().startswith("g/")}
