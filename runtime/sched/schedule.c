@@ -16,6 +16,13 @@
  * program's fork-on threads ran depended on which capabilities happened to be idle at each
  * scheduling point: smp/threadring, whose ring is laid out over the capabilities, took 1.7 s
  * or 25-51 s a run at -N2 depending on how many hand-offs had become cross-capability.
+ * A running thread's capability tries again at each safe point it passes (a GC, a timer
+ * tick), as GHC's scheduler does at every return to it: a capability that was not idle at
+ * the first try (still in a GC, or not yet asleep after one) is given the thread at the next
+ * GC, not at the next tick 20 ms later. By then two workers forked together had shared one
+ * capability for 20 ms, and each one's first data, promoted by that capability's GC thread,
+ * lay beside the other's (Note [To-space by capability] in sm/gcthread.h): issue 43's slow
+ * mode at -ki64k, in 6 of 20 runs of alloc2 before this retry, with user CPU 1.6x.
  *
  * Note [Idle capabilities and deadlock]
  * A capability with nothing to run sleeps in its IO back end's wait (never busy-waits;
@@ -154,6 +161,8 @@ static TraceStop blocked_status(Value t)
 /* Runs thread t until it blocks, yields, finishes, dies or is preempted. At a timer tick the
  * sleepers that are due join the run queue first (Note [Due sleepers]), so a thread that
  * never blocks cannot keep them asleep. */
+static void push_work(Capability *cap);
+
 static void run_thread(Capability *cap, Value t)
 {
     jmp_buf exit_point;
@@ -193,6 +202,8 @@ static void run_thread(Capability *cap, Value t)
             if (__builtin_expect(prof_on, 0))
                 prof_safe_point(cap);       /* Note [Time profile] in profile.h */
             safe_point(cap);
+            if (cap->run_movable)               /* Note [Pushing work]: try again */
+                push_work(cap);
             if (__atomic_load_n(&interrupt_pending, __ATOMIC_RELAXED) && cap->sm.no == 0)
                 take_interrupt(cap);
             if (__atomic_load_n(&cap->context_switch, __ATOMIC_RELAXED)) {
