@@ -1,0 +1,527 @@
+#!/usr/bin/env python3
+"""The headline figures of the patches and the experiments, re-derived with the interval
+of issue 42 (testsuite/benchstats.py: t over the layout means) from the raw runs kept in
+experiments/*/results/, beside the value first published (issue 42, item 5).
+
+    python3 experiments/figures.py [--markdown]
+
+Each figure names where it is quoted (a patch's commit message is docs/patches/NAME.md), the
+value as published, and how to get it from the raw runs: the same programs, configurations
+and metric, through benchstats. Its design (layouts x runs per configuration) is read from
+the runs, not from the text that quoted it. Then:
+
+  survived          K >= 5 layouts a side and the new interval says what the old one said
+                    (moved the same way, or not moved);
+  did not survive   K >= 5 and it does not;
+  screen            K < 5 (fewer layouts than a claim wants, benchstats.CLAIM_LAYOUTS), or
+                    no raw runs were kept: the figure stands as a screen of its design, and
+                    experiments/README.md gives the command that measures it at K >= 5.
+
+Nothing is run: this reads files. --markdown prints experiments/README.md's table.
+"""
+
+import argparse
+import ast
+import gzip
+import json
+import math
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(ROOT, "testsuite"))
+import benchlib  # noqa: E402
+import benchstats as bs  # noqa: E402
+
+
+def load(rel):
+    path = os.path.join(HERE, rel)
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8") as f:
+        return json.load(f)
+
+
+# --- samples from each experiment's raw runs ------------------------------------------------
+
+def bench_samples(data, config, get, programs=None):
+    """{program: sample} of bench.py's runs.json DATA for CONFIG (its label), GET a function
+    of a run; programs with a failed run, or without the value, left out."""
+    out = {}
+    for r in data["runs"]:
+        if r["config"] != config or (programs and r["program"] not in programs):
+            continue
+        out.setdefault(r["program"], []).append(r)
+    samples = {}
+    for p, runs in out.items():
+        if not all(r["ok"] for r in runs):
+            continue
+        s = bs.sample_of(runs, lambda r: (lambda v: v if isinstance(v, float) else None)(get(r)))
+        if s:
+            samples[p] = s
+    return samples
+
+
+def stat(key):
+    return lambda r: r["stats"].get(key)
+
+
+def metric(name):
+    """A run's value of benchlib's metric NAME (a function of its statistics)."""
+    return lambda r: benchlib.METRICS[name].get(r["stats"])
+
+
+def not_server(p):
+    return ":" not in p
+
+
+def bench_geomean(data, a, b, get, keep=not_server):
+    """benchstats.geomean_ci of B against A over the programs both have with positive runs
+    (as the runner's Geometric Mean row), and the programs' count."""
+    sa, sb = bench_samples(data, a, get), bench_samples(data, b, get)
+    pairs = [(sa[p], sb[p]) for p in sorted(sa) if p in sb and keep(p)
+             and min(min(v) for v in sa[p].values()) > 0
+             and min(min(v) for v in sb[p].values()) > 0]
+    return bs.geomean_ci(pairs), len(pairs)
+
+
+def bench_program(data, a, b, get, program):
+    sa, sb = bench_samples(data, a, get), bench_samples(data, b, get)
+    return bs.ratio_ci(sa[program], sb[program])
+
+
+def design_of(samples):
+    """(K, runs per layout) of samples: the fewest layouts and the mean runs per layout."""
+    k = min(len([v for v in s.values() if v]) for s in samples)
+    n = sum(len(v) for s in samples for v in s.values())
+    return k, n / sum(len([v for v in s.values() if v]) for s in samples)
+
+
+def bench_design(data, configs):
+    ss = [s for c in configs for s in bench_samples(data, c, stat("total_wall_seconds"))
+          .values()]
+    return design_of(ss)
+
+
+def by_layout(runs, get):
+    return bs.sample_of(runs, get)
+
+
+def literal(x):
+    """A dict stored as its repr (as one experiment's results.json keeps its -s parses)."""
+    return ast.literal_eval(x) if isinstance(x, str) else x
+
+
+# --- the figures -----------------------------------------------------------------------------
+
+def throughput(ci):
+    """A time ratio's CI as a throughput ratio (1 / it): the interval turned round."""
+    inv = bs.CI(1 / ci.ratio, None if ci.hi is None else 1 / ci.hi,
+                None if ci.lo is None else 1 / ci.lo, ci.k, ci.df, ci.paired, ci.exact)
+    return inv
+
+
+def matrix_program(rel, a, b, program, m="elapsed"):
+    d = load(rel)
+    ci = bench_program(d, a, b, metric(m), program)
+    return ci, design_of([bench_samples(d, c, stat("total_wall_seconds"))[program]
+                          for c in (a, b)]), 1
+
+
+def matrix(role, patch, n, m="elapsed"):
+    d = load("patch-matrix/results/layouts-2026-11-26/matrix-norm/runs.json.gz")
+    a, b = ((f"baseline -N{n}", f"{patch} -N{n}") if role == "alone"
+            else (f"allbut-{patch} -N{n}", f"all-patches -N{n}"))
+    keep = not_server if m != "rps" else (lambda p: not not_server(p))
+    ci, k = bench_geomean(d, a, b, metric(m), keep)
+    return ci, bench_design(d, [a, b]), k
+
+
+def eventlog(part, a, b, program=None):
+    rel = {"on": "eventlog/results/on/20261127-133403-norm/runs.json",
+           "off": "eventlog/results/off/20261127-134027-norm/runs.json"}[part]
+    d = load(rel)
+    labels = [c["label"] for c in d["configs"]]
+    a, b = labels[a], labels[b]
+    if program:
+        get = metric("mutator")
+        return bench_program(d, a, b, get, program), bench_design(d, [a, b]), 1
+    ci, n = bench_geomean(d, a, b, metric("elapsed"))
+    return ci, bench_design(d, [a, b]), n
+
+
+# Every figure: (what, where it is quoted, the value published, the claim it made, how to
+# re-derive it or None where no raw runs were kept, the design published where there are
+# none). claim: "down" / "up" (moved that way) or "none" (not moved).
+DP = "docs/patches/"
+# The figures of other experiments than a patch's (an experiment of the base).
+FIGURES = [
+    ("eventlog on (binary), smp/threadring mutator", "eventlog/README, CHANGES",
+     "+67.6 % [+60.5, +75.3]", "up", lambda: eventlog("on", 0, 1, "smp/threadring"), None),
+    ("eventlog on (binary), smp/thread-churn mutator", "eventlog/README, CHANGES",
+     "+13.1 % [+10.4, +15.3]", "up", lambda: eventlog("on", 0, 1, "smp/thread-churn"), None),
+    ("eventlog off, 5 programs, elapsed geomean", "eventlog/README, CHANGES",
+     "+0.7 % [-2.2, +3.7]", "none", lambda: eventlog("off", 0, 1), None),
+    ("aging's cost at -N1, 11 GC-heavy programs, elapsed", "CHANGES",
+     "+1.4 % [+0.7, +2.1]", "up", None, "one binary x 3 runs, no raw runs kept"),
+    ("aging's cost at -N1, GC time", "CHANGES", "-6.3 % [-7.6, -5.0]", "down", None,
+     "one binary x 3 runs, no raw runs kept"),
+    ("+RTS -p on, against off: elapsed, tak, nfib, deriv", "CHANGES", "+1.0 % [-4.7, +6.9]", "none", None,
+     "3 layouts x 3 runs, no raw runs kept"),
+    ("request server soak, RSS growth 10k -> 210k connections", "CHANGES",
+     "epoll +1.3 %, uring +3.3 %", "none", None, "one run per back end"),
+]
+
+# Each patch's figures, between its markers: the base and the other patches' trees have
+# none of them (tools/mkpatches.py).
+# {{patch:spin-yield
+def spin_yield(setting):
+    d = load("spin-yield/results/layouts-2026-11-26/results.json.gz")
+    progs = sorted({r["program"] for r in d["runs"]})
+    pairs = []
+    for p in progs:
+        cell = {v: [r for r in d["runs"] if r["setting"] == setting and r["program"] == p
+                    and r["variant"] == v] for v in ("baseline", "spin-yield")}
+        pairs.append((by_layout(cell["baseline"], "elapsed"),
+                      by_layout(cell["spin-yield"], "elapsed")))
+    return bs.geomean_ci(pairs), design_of([s for pr in pairs for s in pr]), len(pairs)
+
+
+def spin_yield_program(setting, program, key="elapsed"):
+    d = load("spin-yield/results/layouts-2026-11-26/results.json.gz")
+    s = [by_layout([r for r in d["runs"] if r["setting"] == setting and r["program"] == program
+                    and r["variant"] == v], key) for v in ("baseline", "spin-yield")]
+    return bs.ratio_ci(*s), design_of(s), 1
+
+
+def spin_yield_spins(setting):
+    """The lock spins, geometric mean over the programs whose baseline spun at all."""
+    d = load("spin-yield/results/layouts-2026-11-26/results.json.gz")
+    pairs = []
+    for p in sorted({r["program"] for r in d["runs"]}):
+        s = [by_layout([r for r in d["runs"] if r["setting"] == setting and r["program"] == p
+                        and r["variant"] == v], "spins") for v in ("baseline", "spin-yield")]
+        if all(min(min(v) for v in x.values()) > 0 for x in s):
+            pairs.append(tuple(s))
+    return bs.geomean_ci(pairs), design_of([x for pr in pairs for x in pr]), len(pairs)
+
+
+FIGURES += [
+    ("spin-yield, parallel+smp elapsed geomean, -N4", DP + "spin-yield.md, spin-yield/README, "
+     "CHANGES", "-13.0 % [-15.4, -10.3]", "down", lambda: spin_yield("N4"), None),
+    ("spin-yield, parallel+smp elapsed geomean, -N8", DP + "spin-yield.md, spin-yield/README",
+     "-10.3 % [-15.0, -5.4]", "down", lambda: spin_yield("N8"), None),
+    ("spin-yield, parallel+smp elapsed geomean, -N2", DP + "spin-yield.md, spin-yield/README",
+     "+1.0 % [-2.9, +4.5]", "none", lambda: spin_yield("N2"), None),
+    ("spin-yield, smp/sieve elapsed -N4", DP + "spin-yield.md, spin-yield/README",
+     "-77.4 %", "down", lambda: spin_yield_program("N4", "smp/sieve"), None),
+    ("spin-yield, smp/thread-churn elapsed -N4", DP + "spin-yield.md, spin-yield/README",
+     "-38.7 %", "down", lambda: spin_yield_program("N4", "smp/thread-churn"), None),
+    ("spin-yield, lock spins -N4, geomean of the programs' ratios", DP + "spin-yield.md, "
+     "spin-yield/README", "4.1e9 -> 2.3e7 (sums)", "down", lambda: spin_yield_spins("N4"), None),
+    ("matrix: spin-yield alone, -N4, suite elapsed geomean", "patch-matrix/README",
+     "-8.7 % [-10.0, -7.4]", "down", lambda: matrix("alone", "spin-yield", 4), None),
+]
+# }}patch:spin-yield
+
+
+# {{patch:gen0-steal
+def gen0_steal(a, b, m):
+    """As its pairs.txt: elapsed is the runner's wall clock of each run (wall_seconds)."""
+    d = load("gen0-steal/results/layouts-2026-11-26/runs.json.gz")
+    get = (lambda r: r["wall_seconds"]) if m == "wall" else metric(m)
+    ci, n = bench_geomean(d, a, b, get)
+    return ci, bench_design(d, [a, b]), n
+
+
+FIGURES += [
+    ("gen0-steal before its back-off, -N4, suite elapsed geomean", DP + "gen0-steal.md, "
+     "gen0-steal/README", "+80.4 % [+77.3, +83.7]", "up",
+     lambda: gen0_steal("baseline -N4", "gen0-steal@8107e60 -N4", "wall"), None),
+    ("gen0-steal -qb0, -N4, suite elapsed geomean", DP + "gen0-steal.md, gen0-steal/README",
+     "+0.5 % [-1.1, +2.2]", "none",
+     lambda: gen0_steal("baseline -N4", "gen0-steal -N4 -qb0", "wall"), None),
+    ("gen0-steal default, -N4, suite elapsed geomean", DP + "gen0-steal.md, gen0-steal/README",
+     "+1.6 % [-0.2, +3.5]", "none",
+     lambda: gen0_steal("baseline -N4", "gen0-steal -N4", "wall"), None),
+    ("gen0-steal -qb0, -N2, suite elapsed geomean", DP + "gen0-steal.md, gen0-steal/README",
+     "+0.8 % [-1.7, +3.3]", "none",
+     lambda: gen0_steal("baseline -N2", "gen0-steal -N2 -qb0", "wall"), None),
+    ("gen0-steal -qb0, -N2, suite GC time geomean", DP + "gen0-steal.md, gen0-steal/README",
+     "-12.7 % [-16.8, -8.5]", "down",
+     lambda: gen0_steal("baseline -N2", "gen0-steal -N2 -qb0", "gc"), None),
+    ("gen0-steal, skewed_live minor balance at -N2 (-A1m..-A32m)", DP + "gen0-steal.md",
+     "71.0-97.8 % by -A", "none", None, "one binary x 3 runs per -A (a counter)"),
+    ("gen0-steal, -N1 instructions (callgrind, gcbench)", DP + "gen0-steal.md",
+     "+0.005 %", "none", None, "one binary, one run (instructions: deterministic)"),
+    ("matrix: gen0-steal alone, -N4, suite elapsed geomean", "patch-matrix/README",
+     "-0.1 % [-1.5, +1.2]", "none", lambda: matrix("alone", "gen0-steal", 4), None),
+]
+# }}patch:gen0-steal
+
+
+# {{patch:phys-caps
+def phys_caps(cpu):
+    d = load("phys-caps/results/layouts-2026-11-26/sim-runs.json.gz")
+    get = (lambda r: r["user_seconds"] + r["sys_seconds"]) if cpu else \
+        (lambda r: r["wall_seconds"])
+    sp = bench_samples(d, "phys-caps -N", get)
+    sb = bench_samples(d, "baseline -N", get)
+    # throughput, patch over baseline: the baseline's time over the patch's
+    pairs = [(sp[p], sb[p]) for p in sorted(sp) if p in sb]
+    return bs.geomean_ci(pairs), design_of([s for pr in pairs for s in pr]), len(pairs)
+
+
+FIGURES += [
+    ("phys-caps default -N, SIMULATED SMT, wall throughput geomean", DP + "phys-caps.md, "
+     "phys-caps/README", "1.192x [1.177, 1.208]", "up", lambda: phys_caps(False), None),
+    ("phys-caps default -N, SIMULATED SMT, CPU throughput geomean", DP + "phys-caps.md, "
+     "phys-caps/README", "1.174x [1.161, 1.187]", "up", lambda: phys_caps(True), None),
+    ("phys-caps, the patch's default against the best manual -N, wall", DP + "phys-caps.md, "
+     "phys-caps/README", "1.005 (baseline's 0.841)", "none", None,
+     "ratios of medians, 3 layouts x 1 run; the best -N picked after the runs: no interval"),
+    ("phys-caps, earlier single-binary figures (CPU +10 %, 1.004 of best -N)", DP +
+     "phys-caps.md, phys-caps/README", "mandel +18 %, nbody +21 %", "up", None,
+     "one binary per build, loaded machine"),
+]
+# }}patch:phys-caps
+
+
+# {{patch:stack-chunks
+def stack_chunks(exp, key, name=None, depth=None):
+    d = load("stack-chunks/results/layouts-2026-11-26/results.json.gz")
+    runs = [r for r in d["runs"] if r["exp"] == exp and (name is None or r.get("name") == name)
+            and (depth is None or r.get("depth") == depth)]
+    get = (lambda r: r[key]) if exp == "gc_depth" else \
+        (lambda r: float(r["stats"][key]))
+    s = {b: by_layout([r for r in runs if r["build"] == b], get)
+         for b in ("baseline", "stack-chunks")}
+    if exp == "gc_depth":           # published as baseline / patch, "x less"
+        ci = bs.ratio_ci(s["stack-chunks"], s["baseline"])
+    else:
+        ci = bs.ratio_ci(s["baseline"], s["stack-chunks"])
+    return ci, design_of(list(s.values())), 1
+
+
+FIGURES += [
+    ("stack-chunks, 100 minor GCs at 1M frames, baseline / patch pause", DP + "stack-chunks.md,"
+     " stack-chunks/README, CHANGES", "1789x [1491, 2177]", "up",
+     lambda: stack_chunks("gc_depth", "gc_total_ms", depth=1000000), None),
+    ("stack-chunks, 100 minor GCs at 1k frames, baseline / patch pause", DP + "stack-chunks.md",
+     "1.79x [1.47, 2.22]", "up",
+     lambda: stack_chunks("gc_depth", "gc_total_ms", depth=1000), None),
+    ("stack-chunks, 100 minor GCs at 10k frames, baseline / patch pause", DP +
+     "stack-chunks.md, stack-chunks/README", "11.1x [9.17, 13.4]", "up",
+     lambda: stack_chunks("gc_depth", "gc_total_ms", depth=10000), None),
+    ("stack-chunks, 100 minor GCs at 100k frames, baseline / patch pause", DP +
+     "stack-chunks.md, stack-chunks/README", "152x [126, 187]", "up",
+     lambda: stack_chunks("gc_depth", "gc_total_ms", depth=100000), None),
+    ("stack-chunks, gc/deep-stack norm -N1 elapsed", DP + "stack-chunks.md, CHANGES",
+     "-71.4 % [-72.4, -70.4]", "down",
+     lambda: stack_chunks("programs", "total_wall_seconds", name="deep-stack norm -N1"), None),
+    ("stack-chunks, gc/deep-stack norm -N1 GC time", DP + "stack-chunks.md",
+     "-85.7 % [-86.2, -85.1]", "down",
+     lambda: stack_chunks("programs", "GC_wall_seconds", name="deep-stack norm -N1"), None),
+    ("stack-chunks, deep.scm 1M frames GC time", DP + "stack-chunks.md, CHANGES",
+     "+59.1 % [+49.7, +69.1]", "up",
+     lambda: stack_chunks("programs", "GC_wall_seconds", name="deep.scm (1M frames) -N1"), None),
+    ("stack-chunks, deep.scm 1M frames elapsed", DP + "stack-chunks.md, stack-chunks/README",
+     "-4.3 % [-8.7, +0.0]", "none",
+     lambda: stack_chunks("programs", "total_wall_seconds", name="deep.scm (1M frames) -N1"),
+     None),
+    ("stack-chunks, binary-trees 17 -N1 elapsed", DP + "stack-chunks.md, stack-chunks/README",
+     "+2.8 % [-1.0, +6.2]", "none",
+     lambda: stack_chunks("programs", "total_wall_seconds", name="binary-trees 17 -N1"), None),
+    ("stack-chunks, binary-trees 17 -N2 elapsed", DP + "stack-chunks.md, stack-chunks/README",
+     "-0.9 % [-6.5, +4.1]", "none",
+     lambda: stack_chunks("programs", "total_wall_seconds", name="binary-trees 17 -N2"), None),
+    ("stack-chunks, earlier single-binary figures (deep-stack 0.19-0.25x, RSS 1.9x)", DP +
+     "stack-chunks.md, stack-chunks/README", "0.19-0.25x elapsed", "down", None,
+     "one binary per build, loaded machine"),
+]
+# }}patch:stack-chunks
+
+
+# {{patch:futex-barrier
+def futex_a(n, what):
+    d = load("futex-barrier/results/layouts-2026-11-26-N2/results.json.gz")
+    part = d["parts"]["a"]
+    if what == "elapsed":
+        get = lambda r: literal(r["metrics"]).get("simple_alloc_elapsed")
+    else:
+        get = lambda r: literal(r["stats"]).get("stw_mean_us")
+    s = [by_layout(part[f"{v} -N{n}"], get) for v in ("baseline", "patch")]
+    return bs.ratio_ci(*s), design_of(s), 1
+
+
+def futex_suite(what):
+    d = load("futex-barrier/results/layouts-2026-11-26-N2/suite-runs.json.gz")
+    get = stat("rtslab_stw_mean_seconds") if what == "stw_mean" else metric(what)
+    ci, n = bench_geomean(d, "baseline -N2", "futex-barrier -N2", get)
+    return ci, bench_design(d, ["baseline -N2", "futex-barrier -N2"]), n
+
+
+FIGURES += [
+    ("futex-barrier, simple_alloc elapsed -N4", DP + "futex-barrier.md",
+     "-33.0 % [-38.3, -27.1]", "down", lambda: futex_a(4, "elapsed"), None),
+    ("futex-barrier, simple_alloc elapsed -N8", DP + "futex-barrier.md",
+     "-36.1 % [-41.3, -30.5]", "down", lambda: futex_a(8, "elapsed"), None),
+    ("futex-barrier, simple_alloc elapsed -N1", DP + "futex-barrier.md",
+     "not moved", "none", lambda: futex_a(1, "elapsed"), None),
+    ("futex-barrier, simple_alloc elapsed -N2", DP + "futex-barrier.md, futex-barrier/README",
+     "-6.9 % [-17.8, +6.3]", "none", lambda: futex_a(2, "elapsed"), None),
+    ("futex-barrier, simple_alloc STW mean -N2", DP + "futex-barrier.md, futex-barrier/README",
+     "-37.4 % [-56.1, -8.7]", "down", lambda: futex_a(2, "stw"), None),
+    ("futex-barrier, simple_alloc STW mean -N4", DP + "futex-barrier.md, futex-barrier/README",
+     "-67.8 % [-71.1, -64.3]", "down", lambda: futex_a(4, "stw"), None),
+    ("futex-barrier, simple_alloc STW mean -N8", DP + "futex-barrier.md, futex-barrier/README",
+     "-71.3 % [-74.1, -68.0]", "down", lambda: futex_a(8, "stw"), None),
+    ("futex-barrier, suite -N2 STW mean geomean", DP + "futex-barrier.md, futex-barrier/README",
+     "-19.7 % [-28.5, -14.3]", "down", lambda: futex_suite("stw_mean"), None),
+    ("futex-barrier, suite -N2 GC time geomean", DP + "futex-barrier.md, futex-barrier/README",
+     "-15.9 % [-19.3, -12.6]", "down", lambda: futex_suite("gc"), None),
+    ("futex-barrier, suite -N2 elapsed geomean", DP + "futex-barrier.md, futex-barrier/README",
+     "-0.4 % [-3.0, +2.1]", "none", lambda: futex_suite("elapsed"), None),
+    ("futex-barrier, gc/deep-stack elapsed -N2", DP + "futex-barrier.md, patch-matrix/README",
+     "-3.8 % [-12.0, +4.9]", "none",
+     lambda: matrix_program("patch-matrix/results/layouts-2026-11-26/futex/runs.json.gz",
+                            "baseline -N2", "futex-barrier -N2", "gc/deep-stack"), None),
+    ("futex-barrier, gc/deep-stack context switches -N2", "futex-barrier/README, CHANGES",
+     "-82.5 %", "down",
+     lambda: matrix_program("patch-matrix/results/layouts-2026-11-26/futex/runs.json.gz",
+                            "baseline -N2", "futex-barrier -N2", "gc/deep-stack", "ctxsw"), None),
+    ("futex-barrier, gc/deep-stack context switches -N4", "futex-barrier/README, CHANGES",
+     "-83.8 %", "down",
+     lambda: matrix_program("patch-matrix/results/layouts-2026-11-26/futex/runs.json.gz",
+                            "baseline -N4", "futex-barrier -N4", "gc/deep-stack", "ctxsw"), None),
+    ("futex-barrier, earlier single-binary figures (processes 2.54x vs 4.73x; 7.7 vs 66.5 us "
+     "sleeps)", DP + "futex-barrier.md", "2.54x against 4.73x", "down", None,
+     "one binary per build, 7 runs (results/results.json)"),
+    ("matrix: futex-barrier alone, -N4, suite elapsed geomean", "patch-matrix/README",
+     "-5.5 % [-6.8, -4.1]", "down", lambda: matrix("alone", "futex-barrier", 4), None),
+]
+# }}patch:futex-barrier
+
+
+# {{patch:idle-optout
+def idle_optout(n, what):
+    d = load("idle-optout/results/layouts-2026-11-26/layouts.json.gz")
+    get = lambda r: r["metrics"]["busy_one_" + what]
+    s = {b: by_layout([r for r in d["runs"] if r["build"] == b and r["N"] == n], get)
+         for b in ("baseline", "idle-optout")}
+    return bs.ratio_ci(s["baseline"], s["idle-optout"]), design_of(list(s.values())), 1
+
+
+def idle_wakeups(n):
+    d = load("idle-optout/results/layouts-2026-11-26/layouts.json.gz")
+    get = lambda r: float(r["stats"]["rtslab_idle_gc_wakeups"])
+    s = {b: by_layout([r for r in d["runs"] if r["build"] == b and r["N"] == n], get)
+         for b in ("baseline", "idle-optout")}
+    return bs.ratio_ci(s["baseline"], s["idle-optout"]), design_of(list(s.values())), 1
+
+
+FIGURES += [
+    ("idle-optout, busy_one -N16 elapsed", DP + "idle-optout.md, idle-optout/README, CHANGES",
+     "-82.9 % [-83.7, -82.0]", "down", lambda: idle_optout(16, "elapsed"), None),
+    ("idle-optout, busy_one -N16 CPU", DP + "idle-optout.md, idle-optout/README, CHANGES",
+     "-89.4 % [-89.9, -88.9]", "down", lambda: idle_optout(16, "cpu"), None),
+    ("idle-optout, busy_one -N1 elapsed", DP + "idle-optout.md, idle-optout/README",
+     "+2.6 % [-5.1, +10.7]", "none", lambda: idle_optout(1, "elapsed"), None),
+    ("idle-optout, busy_one -N16 idle wake-ups for GC", DP + "idle-optout.md",
+     "14 against 24,159", "down", lambda: idle_wakeups(16), None),
+    ("idle-optout, earlier single-binary figures (-N16/-N1 1.01x vs 4.63x; suite CPU)", DP +
+     "idle-optout.md", "1.01x against 4.63x", "down", None,
+     "one binary per build, 9 runs; the suite one run each"),
+    ("idle-optout, left_out in SmCap, gc/deep-stack -N1", DP + "idle-optout.md, "
+     "patch-matrix/README", "-3.4 % [-12.1, +5.5]", "none",
+     lambda: matrix_program("patch-matrix/results/layouts-2026-11-26/futex/runs.json.gz",
+                            "idle-optout@HEAD -N1", "idle-optout -N1", "gc/deep-stack"), None),
+    ("idle-optout, left_out in SmCap, gc/deep-stack -N2", DP + "idle-optout.md, "
+     "patch-matrix/README", "-2.3 % [-11.3, +6.7]", "none",
+     lambda: matrix_program("patch-matrix/results/layouts-2026-11-26/futex/runs.json.gz",
+                            "idle-optout@HEAD -N2", "idle-optout -N2", "gc/deep-stack"), None),
+    ("matrix: idle-optout alone, -N4, suite elapsed geomean", "patch-matrix/README",
+     "-6.4 % [-7.5, -5.3]", "down", lambda: matrix("alone", "idle-optout", 4), None),
+    ("matrix: idle-optout alone, -N2, suite GC time geomean", "patch-matrix/README",
+     "-41.1 % [-43.7, -38.1]", "down", lambda: matrix("alone", "idle-optout", 2, "gc"), None),
+]
+# }}patch:idle-optout
+
+
+# {{patch:cpu-quota
+def cpu_quota(quota, m):
+    path = {"1.00": "cpu-quota/results/20261127-145952-quota-1.00/20261127-150058-norm/runs.json",
+            "0.50": "cpu-quota/results/20261127-145952-quota-0.50/20261127-150311-norm/runs.json"}
+    d = load(path[quota])
+    ci, n = bench_geomean(d, "baseline -N", "cpu-quota -N", metric(m))
+    return ci, bench_design(d, ["baseline -N", "cpu-quota -N"]), n
+
+
+FIGURES += [
+    ("cpu-quota, 1 CPU quota, elapsed geomean", DP + "cpu-quota.md, cpu-quota/README, CHANGES",
+     "-7.9 % [-11.4, -4.1]", "down", lambda: cpu_quota("1.00", "elapsed"), None),
+    ("cpu-quota, 1 CPU quota, GC time geomean", DP + "cpu-quota.md, cpu-quota/README, CHANGES",
+     "-77.7 % [-79.5, -75.6]", "down", lambda: cpu_quota("1.00", "gc"), None),
+    ("cpu-quota, 1 CPU quota, max GC pause geomean", DP + "cpu-quota.md, cpu-quota/README, "
+     "CHANGES", "-72.5 % [-78.6, -65.9]", "down", lambda: cpu_quota("1.00", "maxpause"), None),
+    ("cpu-quota, 0.5 CPU quota, elapsed geomean", DP + "cpu-quota.md, cpu-quota/README, "
+     "CHANGES", "-12.7 % [-16.2, -9.1]", "down", lambda: cpu_quota("0.50", "elapsed"), None),
+]
+# }}patch:cpu-quota
+
+
+def said(ci):
+    """What the interval says, whatever the design: "up" or "down" (it excludes 1.0, or the
+    change is exact), "none" (it holds 1.0), "no interval"."""
+    if ci.exact:
+        return "none" if ci.ratio == 1.0 else ("up" if ci.ratio > 1 else "down")
+    if ci.lo is None:
+        return "no interval"
+    if bs.moved(ci.lo, ci.hi):
+        return "up" if ci.ratio > 1 else "down"
+    return "none"
+
+
+def rederive():
+    rows = []
+    for what, where, old, claim, how, published in FIGURES:
+        if how is None:
+            rows.append((what, where, old, published, "-",
+                         "screen: one binary, no interval" if "one binary" in published
+                         else "screen: no raw runs kept" if "no raw runs" in published
+                         else "screen: no interval"))
+            continue
+        ci, (k, r), n = how()
+        design = f"{k} layouts x {r:g} run{'s' if r != 1 else ''}" + \
+            (", paired" if ci.paired else "") + (f", {n} programs" if n > 1 else "")
+        x = "x" in old.split()[0]
+        new = bs.fmt_ci(ci, (lambda v: f"{v:.3g}x" if v < 100 else f"{v:.0f}x") if x else None)
+        got = said(ci)
+        now = {"none": "now holds 0", "up": "now moved up", "down": "now moved down",
+               "no interval": "no interval"}[got]
+        if k < bs.CLAIM_LAYOUTS:
+            verdict = f"screen, K = {k}: " + ("agrees" if got == claim else now)
+        else:
+            verdict = "survived" if got == claim else f"did not survive: {now}"
+        rows.append((what, where, old, design, new, verdict))
+    return rows
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--markdown", action="store_true")
+    a = ap.parse_args()
+    rows = rederive()
+    if a.markdown:
+        print("| figure | quoted in | published | design (from the runs) | re-derived | |")
+        print("|---|---|---|---|---|---|")
+        for r in rows:
+            print("| " + " | ".join(r) + " |")
+    else:
+        for r in rows:
+            print(f"{r[0]}\n    {r[2]}  ->  {r[4]}   [{r[3]}]  {r[5]}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
