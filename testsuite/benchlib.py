@@ -246,6 +246,9 @@ METRICS = {m.key: m for m in (
     Metric("balance", "Parallel GC work balance", "0% serial, 100% perfect",
            _stat("work_balance"), _percent, absolute_only=True),
     Metric("cpu", "CPU time", "s, all threads", _stat("total_cpu_seconds"), _seconds),
+    Metric("pareff", "Parallel efficiency: CPU time against the variant's own -N1",
+           "s, all threads; +0% when every capability's CPU does the work of -N1, +100% "
+           "when it does half as much", _stat("total_cpu_seconds"), _seconds, modes=True),
     Metric("gcs", "GCs", "count", _stat("num_GCs"), _count),
     Metric("copied", "Bytes copied by the GC", "bytes", _stat("copied_bytes"), _bytes),
     Metric("syncs", "Stop-the-world syncs", "count", _stat("rtslab_stw_syncs"), _count),
@@ -284,8 +287,8 @@ SPARSE_METRICS = ("rps", "p50", "p99", "instructions", "cycles", "migrations", "
 # report says why one of them is missing (getrusage, or no hardware counters, counts none).
 OS_METRICS = ["taskclock", "ctxsw", "migrations", "faults", "instructions", "cycles"]
 PERF_METRICS = ["elapsed"] + OS_METRICS
-DEFAULT_METRICS = ["elapsed", "mutator", "gc", "allocs", "copied", "syncs", "taskclock", "ctxsw",
-                   "maxpause", "balance", "rps", "p99"]
+DEFAULT_METRICS = ["elapsed", "pareff", "mutator", "gc", "allocs", "copied", "syncs", "taskclock",
+                   "ctxsw", "maxpause", "balance", "rps", "p99"]
 # --- the report -----------------------------------------------------------------------------
 
 class Cell:
@@ -527,7 +530,8 @@ def modes_lines(modes, metric):
     the layouts they came from."""
     if not modes:
         return []
-    out = [f"Runs that disagree with themselves ({metric.title.lower()}): clusters, not a "
+    title = metric.title[:1].lower() + metric.title[1:]
+    out = [f"Runs that disagree with themselves ({title}): clusters, not a "
            "mean (benchstats.clusters)"]
     for p, c, groups, cell in modes:
         where = {}
@@ -569,6 +573,34 @@ def modes_design(runs, programs, configs):
             "small to see modes.")
 
 
+def _variant_of(config):
+    return config.partition(":")[0]
+
+
+def _is_n1(config):
+    return "-N1" in config.partition(":")[2].split(",")
+
+
+def efficiency(runs, programs, configs, modes):
+    """The parallel efficiency tables: per variant with a configuration at -N1, its other
+    configurations' CPU time (all threads, the same work) against that one's. Wasted CPU shows
+    as a rise: issue 43's -N2 slow mode (two capabilities fighting over cache lines: both
+    busy, each at half speed) as +60-100 %, spinning in waits as more. Its runs are checked
+    for clusters as elapsed time's are, so a mode that only some runs fall into is flagged.
+    Lines; MODES gets (program, config, clusters, cell)."""
+    lines = []
+    for v in dict.fromkeys(_variant_of(c) for c in configs):
+        mine = [c for c in configs if _variant_of(c) == v]
+        n1 = [c for c in mine if _is_n1(c)]
+        if n1 and len(mine) > 1:
+            lines += table(runs, programs, n1[:1] + [c for c in mine if c != n1[0]],
+                           METRICS["pareff"], modes)
+    if not lines:
+        lines = [f"{METRICS['pareff'].title}: no figures; no variant has a configuration at "
+                 "-N1 and another to compare with it", ""]
+    return lines
+
+
 def report(runs, programs, configs, metrics):
     lines = []
     multi_layout = len({r.get("layout", 0) for r in runs}) > 1
@@ -583,7 +615,10 @@ def report(runs, programs, configs, metrics):
                     lines += [f"{METRICS[key].title}: no figures; {_why_no_os(runs, key)}", ""]
                 continue
         modes = []
-        lines += table(runs, progs, configs, METRICS[key], modes)
+        if key == "pareff":
+            lines += efficiency(runs, progs, configs, modes)
+        else:
+            lines += table(runs, progs, configs, METRICS[key], modes)
         lines += modes_lines(modes, METRICS[key])
         if METRICS[key].modes:
             few = modes_design(runs, progs, configs)

@@ -185,6 +185,38 @@ Transfer/sec:    282.61KB
 """
 
 
+def test_efficiency():
+    """The parallel efficiency table: CPU time against the variant's own -N1, one table per
+    variant that has one, with the slow mode of issue 43 (CPU doubled in some runs) flagged
+    as two modes, and a line when no variant has a -N1 configuration."""
+    def run(prog, config, cpu, layout):
+        return {"program": prog, "config": config, "ok": True, "layout": layout,
+                "stats": {"total_wall_seconds": cpu, "total_cpu_seconds": cpu}}
+    runs = []
+    for j in range(1, 7):
+        for v, off in (("a", 0), ("b", 2000)):
+            runs.append(run("g/fast", f"{v}:-N1", 1.0 + 0.01 * j, off + j))
+            runs.append(run("g/fast", f"{v}:-N2", (1.0 if v == "a" else 1.5) + 0.01 * j,
+                            off + 1000 + j))
+            runs.append(run("g/slow", f"{v}:-N1", 1.0 + 0.01 * j, off + j))
+            runs.append(run("g/slow", f"{v}:-N2", (1.0 if j % 2 else 2.0) + 0.01 * j,
+                            off + 1000 + j))
+    configs = ["a:-N1", "a:-N2", "b:-N1", "b:-N2"]
+    text = "\n".join(benchlib.report(runs, ["g/fast", "g/slow"], configs, ["pareff"]))
+    tables = [l for l in text.splitlines() if l.startswith("Parallel efficiency")]
+    check(len(tables) == 2, "one efficiency table per variant:\n" + text)
+    fast = [l for l in text.splitlines() if l.strip().startswith("g/fast")]
+    check(len(fast) == 2 and "+0.0%~ [" in fast[0] and "+48." in fast[1] and "~" not in fast[1],
+          "a: -N2 used the CPU of -N1; b: +48 %, moved:\n" + text)
+    slow = [l for l in text.splitlines() if l.strip().startswith("g/slow ")]
+    check(len(slow) == 2 and all("2 modes" in l for l in slow)
+          and "own -N1): clusters" in text and "g/slow [b:-N2]: 1.030 (3 runs" in text,
+          "CPU doubled in half the runs: two modes, listed:\n" + text)
+    none = "\n".join(benchlib.report(runs, ["g/fast"], ["a:-N2", "b:-N2"], ["pareff"]))
+    check("no figures; no variant has a configuration at -N1" in none,
+          "without -N1 there is nothing to compare:\n" + none)
+
+
 def test_servers():
     sys.path.insert(0, TESTSUITE)
     import serverload
@@ -350,6 +382,7 @@ def main():
     args = ap.parse_args()
     test_report()
     test_patch_summary()
+    test_efficiency()
     test_servers()
     test_runner(os.path.abspath(args.build))
     return summary()
