@@ -574,11 +574,12 @@ def modes_design(runs, programs, configs):
 
 
 def _variant_of(config):
-    return config.partition(":")[0]
+    """The variant of a configuration's label, "VARIANT OPT...": bench.py's."""
+    return config.split()[0]
 
 
 def _is_n1(config):
-    return "-N1" in config.partition(":")[2].split(",")
+    return "-N1" in config.split()[1:]
 
 
 def efficiency(runs, programs, configs, modes):

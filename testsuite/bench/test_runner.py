@@ -195,13 +195,13 @@ def test_efficiency():
     runs = []
     for j in range(1, 7):
         for v, off in (("a", 0), ("b", 2000)):
-            runs.append(run("g/fast", f"{v}:-N1", 1.0 + 0.01 * j, off + j))
-            runs.append(run("g/fast", f"{v}:-N2", (1.0 if v == "a" else 1.5) + 0.01 * j,
+            runs.append(run("g/fast", f"{v} -N1", 1.0 + 0.01 * j, off + j))
+            runs.append(run("g/fast", f"{v} -N2 -A4m", (1.0 if v == "a" else 1.5) + 0.01 * j,
                             off + 1000 + j))
-            runs.append(run("g/slow", f"{v}:-N1", 1.0 + 0.01 * j, off + j))
-            runs.append(run("g/slow", f"{v}:-N2", (1.0 if j % 2 else 2.0) + 0.01 * j,
+            runs.append(run("g/slow", f"{v} -N1", 1.0 + 0.01 * j, off + j))
+            runs.append(run("g/slow", f"{v} -N2 -A4m", (1.0 if j % 2 else 2.0) + 0.01 * j,
                             off + 1000 + j))
-    configs = ["a:-N1", "a:-N2", "b:-N1", "b:-N2"]
+    configs = ["a -N1", "a -N2 -A4m", "b -N1", "b -N2 -A4m"]
     text = "\n".join(benchlib.report(runs, ["g/fast", "g/slow"], configs, ["pareff"]))
     tables = [l for l in text.splitlines() if l.startswith("Parallel efficiency")]
     check(len(tables) == 2, "one efficiency table per variant:\n" + text)
@@ -210,9 +210,9 @@ def test_efficiency():
           "a: -N2 used the CPU of -N1; b: +48 %, moved:\n" + text)
     slow = [l for l in text.splitlines() if l.strip().startswith("g/slow ") and "]:" not in l]
     check(len(slow) == 2 and all("2 modes" in l for l in slow)
-          and "own -N1): clusters" in text and "g/slow [b:-N2]: 1.030 (3 runs" in text,
+          and "own -N1): clusters" in text and "g/slow [b -N2 -A4m]: 1.030 (3 runs" in text,
           "CPU doubled in half the runs: two modes, listed:\n" + text)
-    none = "\n".join(benchlib.report(runs, ["g/fast"], ["a:-N2", "b:-N2"], ["pareff"]))
+    none = "\n".join(benchlib.report(runs, ["g/fast"], ["a -N2 -A4m", "b -N2 -A4m"], ["pareff"]))
     check("no figures; no variant has a configuration at -N1" in none,
           "without -N1 there is nothing to compare:\n" + none)
 
