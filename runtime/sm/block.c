@@ -271,6 +271,7 @@ static void init_alloc_group(bdescr *bd, size_t n, size_t described)
     bd->blocks = (uint32_t)n;
     bd->gen = 0;
     bd->owner = 0;
+    bd->dest = 0;
     bd->flags = n > USABLE_BLOCKS_PER_MBLOCK ? BF_MBGROUP : 0;
     for (size_t i = 1; i < described; i++) {
         bdescr *b = bd + i;

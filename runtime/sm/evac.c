@@ -294,6 +294,7 @@ void gc_scavenge_shared(GCThread *gct, Value obj)
     if (base % BLOCK_SIZE)                  /* a large object starts its group (storage.c) */
         rts_fatal("GC: an object of %zu fields is not a large object", n);
     size_t c = chunk_fields(n);
+    bdescr_of(obj_ptr(obj))->dest = gct->dest;  /* for the chunks' scanners, after the push */
     for (uintptr_t k = 1; k * c < n; k++)
         wsdeque_push(&gct->deque, (bdescr *)(base | (k << 1) | CHUNK_TAG));
     Value *pl = obj_payload(obj);

@@ -69,8 +69,9 @@ typedef struct GcClient {
     /* Runs with the world still stopped after the GC: the capabilities' running threads
      * will write their TSO and stack, which may be old now (Note [Dirty stacks]). */
     void (*after_gc)(void);
-    /* The capability that runs thread t (a T_THREAD object, being scanned), for Note
-     * [To-space by capability] in gcthread.h; UINT_MAX when none. */
+    /* The capability that runs thread t (a T_THREAD object being copied or scanned: only
+     * its fields are read), for Note [To-space by capability] in gcthread.h; UINT_MAX when
+     * none. */
     unsigned (*thread_cap)(Value t);
 } GcClient;
 
