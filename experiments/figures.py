@@ -154,7 +154,7 @@ def eventlog(part, a, b, program=None):
 # re-derive it or None where no raw runs were kept, the design published where there are
 # none). claim: "down" / "up" (moved that way) or "none" (not moved).
 DP = "docs/patches/"
-# The figures of other experiments than a patch's (an experiment of the base).
+# The figures of the experiments that are no patch's.
 FIGURES = [
     ("eventlog on (binary), smp/threadring mutator", "eventlog/README, CHANGES",
      "+67.6 % [+60.5, +75.3]", "up", lambda: eventlog("on", 0, 1, "smp/threadring"), None),
@@ -172,9 +172,9 @@ FIGURES = [
      "epoll +1.3 %, uring +3.3 %", "none", None, "one run per back end"),
 ]
 
-# Each patch's figures, between its markers: the base and the other patches' trees have
-# none of them (tools/mkpatches.py).
-# {{patch:spin-yield
+# Each patch's figures. This file, like experiments/README.md, names every patch and stays
+# in the fork's tree only (tools/mkpatches.py's QUEUE_REPORT).
+# spin-yield
 def spin_yield(setting):
     d = load("spin-yield/results/layouts-2026-11-26/results.json.gz")
     progs = sorted({r["program"] for r in d["runs"]})
@@ -222,10 +222,9 @@ FIGURES += [
     ("matrix: spin-yield alone, -N4, suite elapsed geomean", "patch-matrix/README",
      "-8.7 % [-10.0, -7.4]", "down", lambda: matrix("alone", "spin-yield", 4), None),
 ]
-# }}patch:spin-yield
 
 
-# {{patch:gen0-steal
+# gen0-steal
 def gen0_steal(a, b, m):
     """As its pairs.txt: elapsed is the runner's wall clock of each run (wall_seconds)."""
     d = load("gen0-steal/results/layouts-2026-11-26/runs.json.gz")
@@ -257,10 +256,9 @@ FIGURES += [
     ("matrix: gen0-steal alone, -N4, suite elapsed geomean", "patch-matrix/README",
      "-0.1 % [-1.5, +1.2]", "none", lambda: matrix("alone", "gen0-steal", 4), None),
 ]
-# }}patch:gen0-steal
 
 
-# {{patch:phys-caps
+# phys-caps
 def phys_caps(cpu):
     d = load("phys-caps/results/layouts-2026-11-26/sim-runs.json.gz")
     get = (lambda r: r["user_seconds"] + r["sys_seconds"]) if cpu else \
@@ -284,10 +282,9 @@ FIGURES += [
      "phys-caps.md, phys-caps/README", "mandel +18 %, nbody +21 %", "up", None,
      "one binary per build, loaded machine"),
 ]
-# }}patch:phys-caps
 
 
-# {{patch:stack-chunks
+# stack-chunks
 def stack_chunks(exp, key, name=None, depth=None):
     d = load("stack-chunks/results/layouts-2026-11-26/results.json.gz")
     runs = [r for r in d["runs"] if r["exp"] == exp and (name is None or r.get("name") == name)
@@ -339,10 +336,9 @@ FIGURES += [
      "stack-chunks.md, stack-chunks/README", "0.19-0.25x elapsed", "down", None,
      "one binary per build, loaded machine"),
 ]
-# }}patch:stack-chunks
 
 
-# {{patch:futex-barrier
+# futex-barrier
 def futex_a(n, what):
     d = load("futex-barrier/results/layouts-2026-11-26-N2/results.json.gz")
     part = d["parts"]["a"]
@@ -400,10 +396,9 @@ FIGURES += [
     ("matrix: futex-barrier alone, -N4, suite elapsed geomean", "patch-matrix/README",
      "-5.5 % [-6.8, -4.1]", "down", lambda: matrix("alone", "futex-barrier", 4), None),
 ]
-# }}patch:futex-barrier
 
 
-# {{patch:idle-optout
+# idle-optout
 def idle_optout(n, what):
     d = load("idle-optout/results/layouts-2026-11-26/layouts.json.gz")
     get = lambda r: r["metrics"]["busy_one_" + what]
@@ -445,10 +440,9 @@ FIGURES += [
     ("matrix: idle-optout alone, -N2, suite GC time geomean", "patch-matrix/README",
      "-41.1 % [-43.7, -38.1]", "down", lambda: matrix("alone", "idle-optout", 2, "gc"), None),
 ]
-# }}patch:idle-optout
 
 
-# {{patch:cpu-quota
+# cpu-quota
 def cpu_quota(quota, m):
     path = {"1.00": "cpu-quota/results/20261127-145952-quota-1.00/20261127-150058-norm/runs.json",
             "0.50": "cpu-quota/results/20261127-145952-quota-0.50/20261127-150311-norm/runs.json"}
@@ -467,7 +461,6 @@ FIGURES += [
     ("cpu-quota, 0.5 CPU quota, elapsed geomean", DP + "cpu-quota.md, cpu-quota/README, "
      "CHANGES", "-12.7 % [-16.2, -9.1]", "down", lambda: cpu_quota("0.50", "elapsed"), None),
 ]
-# }}patch:cpu-quota
 
 
 def said(ci):
