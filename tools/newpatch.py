@@ -152,7 +152,7 @@ def run_py(name):
     return f'''#!/usr/bin/env python3
 """{name}: the baseline against the patch, over code layouts, with the benchmark runner.
 
-    python3 experiments/{name}/run.py [-N 2] [--size norm] [--layouts 3] [-k 3] [-p REGEX]...
+    python3 experiments/{name}/run.py [-N 2] [--size norm] [--layouts 5] [-k 2] [-p REGEX]...
 
 Runs testsuite/bench.py (which builds both variants out of tree, in _build/) with the
 configurations baseline:-N<n> and {name}:-N<n>, each linked K ways (tools/layout.py) and
@@ -174,8 +174,10 @@ def main():
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("-N", default="2", help="capabilities (one number)")
     ap.add_argument("--size", default="norm", choices=["quick", "norm", "slow"])
-    ap.add_argument("--layouts", default="3")
-    ap.add_argument("-k", "--runs", default="3")
+    ap.add_argument("--layouts", default="5",
+                    help="code layouts of each build (5: a claim; fewer than 3 is a screen)")
+    ap.add_argument("-k", "--runs", default="2",
+                    help="runs per layout (2: 10 runs, enough to see modes)")
     ap.add_argument("-p", "--programs", action="append", default=[])
     ap.add_argument("--metrics", default="elapsed,gc,gcs,copied,syncs")
     a = ap.parse_args()
@@ -206,9 +208,9 @@ mechanism isolated on 2 cores, and what a larger machine would show, with reason
 
 ## Method
 
-    python3 experiments/{name}/run.py -N 2 --size norm --layouts 3 -k 3
+    python3 experiments/{name}/run.py -N 2 --size norm --layouts 5 -k 2
 
-The baseline and `--enable-{name}`, each linked 3 ways, 3 runs per layout, interleaved, on a
+The baseline and `--enable-{name}`, each linked 5 ways, 2 runs per layout, interleaved, on a
 quiet machine (nothing else building or testing).
 
 ## Results
