@@ -391,7 +391,7 @@ def main():
     ap.add_argument("--baseline", required=True, metavar="BUILD", help=bp.variant.SPEC_HELP)
     ap.add_argument("--patch", required=True, metavar="BUILD", help=bp.variant.SPEC_HELP)
     ap.add_argument("--reps", type=int, default=2 * bs.CLAIM_LAYOUTS,
-                    help="runs per configuration of (a), (b), (f), rep i on layout i %% K; "
+                    help="runs per configuration of (a), (b), (f), rep i on layout i mod K; "
                          "(c), (d), (e) take 2 fewer (default %d)" % (2 * bs.CLAIM_LAYOUTS))
     ap.add_argument("--layouts", type=int, default=bs.CLAIM_LAYOUTS, metavar="K",
                     help="spread each configuration's runs over K seeded layouts of each build "

@@ -71,7 +71,7 @@ def main():
     ap.add_argument("--prog", default="busy_one:2000", help="PROG[:ARG,...] from bench/micro")
     ap.add_argument("-N", default="1,2,8,16", help="capability counts")
     ap.add_argument("--reps", type=int, default=2 * benchstats.CLAIM_LAYOUTS,
-                    help="runs per configuration, rep r on layout r %% K (default %d)" % (2 * benchstats.CLAIM_LAYOUTS))
+                    help="runs per configuration, rep r on layout r mod K (default %d)" % (2 * benchstats.CLAIM_LAYOUTS))
     ap.add_argument("--layouts", type=int, default=benchstats.CLAIM_LAYOUTS, metavar="K",
                     help="spread each configuration's runs over K seeded layouts of each build (tools/layout.py; default %d, fewer than 3 is a screen); 0: the build's own binary, no interval" % benchstats.CLAIM_LAYOUTS)
     ap.add_argument("--rts", action="append", default=[], help="extra RTS option for every run (NAME:OPT for one build)")

@@ -199,7 +199,7 @@ def main():
     ap.add_argument("--conns", type=int, default=64)
     ap.add_argument("--duration", type=int, default=5)
     ap.add_argument("--reps", type=int, default=benchstats.CLAIM_LAYOUTS,
-                    help="runs per configuration, rep i on layout i %% K (default %d)"
+                    help="runs per configuration, rep i on layout i mod K (default %d)"
                          % benchstats.CLAIM_LAYOUTS)
     ap.add_argument("--wrk-threads", type=int, default=2)
     ap.add_argument("--nginx-workers", default="auto")

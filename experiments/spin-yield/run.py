@@ -177,7 +177,7 @@ def main():
     ap.add_argument("--patch", default="spin-yield", metavar="BUILD",
                     help=variant.SPEC_HELP + " (default: spin-yield)")
     ap.add_argument("--reps", type=int, default=benchstats.CLAIM_LAYOUTS,
-                    help="runs per build, setting and program, rep i on layout i %% K "
+                    help="runs per build, setting and program, rep i on layout i mod K "
                          "(default %d)" % benchstats.CLAIM_LAYOUTS)
     ap.add_argument("--layouts", type=int, default=benchstats.CLAIM_LAYOUTS, metavar="K",
                     help="link each build K ways and spread the reps over them (default "

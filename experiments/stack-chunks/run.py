@@ -123,7 +123,7 @@ def main():
     ap.add_argument("--baseline", required=True, metavar="BUILD", help=variant.SPEC_HELP)
     ap.add_argument("--patch", required=True, metavar="BUILD", help=variant.SPEC_HELP)
     ap.add_argument("--reps", type=int, default=2 * bs.CLAIM_LAYOUTS,
-                    help="runs per configuration, rep i on layout i %% K (default %d: at 1M "
+                    help="runs per configuration, rep i on layout i mod K (default %d: at 1M "
                          "frames and in rss half as many)" % (2 * bs.CLAIM_LAYOUTS))
     ap.add_argument("--layouts", type=int, default=bs.CLAIM_LAYOUTS, metavar="K",
                     help="spread each configuration's runs over K seeded layouts of each build "
