@@ -515,8 +515,9 @@ def design(k, r):
         notes.append(f"{k} layouts: a screen, nothing called moved")
     elif k < CLAIM_LAYOUTS:
         notes.append(f"{k} layouts: intervals hold, but a claim wants {CLAIM_LAYOUTS} or more")
-    if max(k, 1) * r < MIN_MODE_RUNS:
-        notes.append(f"{max(k, 1) * r} runs per configuration: too few to see modes "
+    n = round(max(k, 1) * r)
+    if n < MIN_MODE_RUNS:
+        notes.append(f"{n} runs per configuration: too few to see modes "
                      f"(clusters() needs {MIN_MODE_RUNS})")
     return "; ".join(notes)
 
