@@ -217,7 +217,7 @@ def mean_ci(base, other, value):
     b, o = benchstats.sample_of(base, value), benchstats.sample_of(other, value)
     if min(sum(map(len, x.values())) for x in (b, o)) < 2:
         return "-"
-    return "%.2fx [%.2f, %.2f]" % benchstats.ratio_ci(b, o)
+    return benchstats.fmt_ci(benchstats.ratio_ci(b, o), lambda v: "%.2fx" % v)
 
 
 def layouts_said(bindirs, reps):
