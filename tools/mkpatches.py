@@ -67,8 +67,11 @@ RAW_RESULTS = re.compile(r"^experiments/[^/]+/results/")
 # patch carry its programs (the runner is testsuite/bench_patches.py, the plot plot.py) but not
 # the report and its pictures, which could only name patches a tree does not have. So is the
 # table of every patch's headline figures (experiments/README.md, re-derived from the raw
-# runs by experiments/figures.py; issue 42): the fork's evidence, like each experiment.
-QUEUE_REPORT = re.compile(r"^experiments/(patch-matrix/(?!.*\.py$)|README\.md$|figures\.py$)")
+# runs by experiments/figures.py; issue 42): the fork's evidence, like each experiment. So is
+# experiments/external-load/ (issue 43): the baseline and the patches that claim its ground
+# beside a busy process, run and reported together.
+QUEUE_REPORT = re.compile(
+    r"^experiments/(patch-matrix/(?!.*\.py$)|external-load/|README\.md$|figures\.py$)")
 # A patch's experiment (experiments/NAME/: its runner, report and pictures) is the fork's
 # evidence for the patch, not part of what a maintainer reviews: it stays in the fork's tree
 # only, like the queue's report, and the patch's commit message points to it. So a patch file
