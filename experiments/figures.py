@@ -137,6 +137,13 @@ def matrix(role, patch, n, m="elapsed"):
     return ci, bench_design(d, [a, b]), k
 
 
+def aging5(n, get):
+    d = load("request-server/results/aging-layouts5/20261129-035026-norm/runs.json.gz")
+    a, b = f"baseline -N{n} --aging=0", f"baseline -N{n}"
+    ci, k = bench_geomean(d, a, b, get)
+    return ci, bench_design(d, [a, b]), k
+
+
 def eventlog(part, a, b, program=None):
     rel = {"on": "eventlog/results/on/20261127-133403-norm/runs.json",
            "off": "eventlog/results/off/20261127-134027-norm/runs.json"}[part]
@@ -166,6 +173,14 @@ FIGURES = [
      "+1.4 % [+0.7, +2.1]", "up", None, "one binary x 3 runs, no raw runs kept"),
     ("aging's cost at -N1, GC time", "CHANGES", "-6.3 % [-7.6, -5.0]", "down", None,
      "one binary x 3 runs, no raw runs kept"),
+    ("aging's cost at -N1, elapsed, 5 layouts (after issue 43's fix)", "docs/rts-options.md",
+     "+1.3 % [+0.7, +2.0]", "up", lambda: aging5(1, metric("elapsed")), None),
+    ("aging's cost at -N1, GC time, 5 layouts", "docs/rts-options.md",
+     "-5.0 % [-6.5, -3.6]", "down", lambda: aging5(1, metric("gc")), None),
+    ("aging's cost at -N2, elapsed, 5 layouts", "docs/rts-options.md",
+     "+4.9 % [-0.3, +10.4]", "none", lambda: aging5(2, metric("elapsed")), None),
+    ("aging's cost at -N2, GC time, 5 layouts", "docs/rts-options.md",
+     "+10.6 % [+1.8, +20.1]", "up", lambda: aging5(2, metric("gc")), None),
     ("+RTS -p on, against off: elapsed, tak, nfib, deriv", "CHANGES", "+1.0 % [-4.7, +6.9]", "none", None,
      "3 layouts x 3 runs, no raw runs kept"),
     ("request server soak, RSS growth 10k -> 210k connections", "CHANGES",
