@@ -108,7 +108,7 @@ void cap_interrupt(unsigned no)
 void cap_tick(void)
 {
     for (unsigned i = 0; i < cap_count; i++) {
-        __atomic_store_n(&cap_array[i].context_switch, 1, __ATOMIC_RELAXED);
+        __atomic_fetch_or(&cap_array[i].context_switch, CS_SWITCH, __ATOMIC_RELAXED);
         __atomic_store_n(&cap_array[i].sm.hplim, (Value *)NULL, __ATOMIC_RELAXED);
     }
 }

@@ -38,6 +38,13 @@
 
 typedef struct Capability Capability;
 
+/* Bits of Capability.context_switch, set by other threads (atomic stores or ORs) and taken
+ * by the owner at its running thread's next safe point (run_thread in schedule.c). */
+enum {
+    CS_SWITCH = 1,             /* the timer's tick: switch threads */
+    CS_PUSH   = 2,             /* a GC's leader: try to push work again (Note [Pushing work]) */
+};
+
 /* One sleeping thread of a capability's sleep heap (Note [Sleepers] in schedule.c): the key
  * is kept beside the thread, so sifting reads no heap object. `t` is a GC root. */
 typedef struct SleepEntry {
@@ -50,10 +57,11 @@ struct Capability {
     /* --- written by its own OS thread ------------------------------------------------- */
     SmCap    sm;               /* the allocation fast path first (sm/storage.h) */
     Value    current;          /* the running thread, RTS_FALSE when none */
-    int      context_switch;   /* set by the timer: switch threads at the next safe point */
+    int      context_switch;   /* CS_*: what the thread's next safe point owes the scheduler */
     Value    run_hd, run_tl;   /* run queue (threads linked by TSO_LINK) */
     size_t   run_len;
-    size_t   run_movable;      /* of them, not TSO_LOCKED: what push_work may give away */
+    size_t   run_movable;      /* of them, not TSO_LOCKED: what push_work may give away; written
+                                  by the owner (atomic stores), read by idle capabilities */
     SleepEntry *sleepers;      /* sleeping threads: a binary min-heap on (wake, seq) */
     size_t   n_sleepers, max_sleepers;
     uint64_t sleep_seq;        /* sleeps begun here: equal wake times wake in order */

@@ -16,13 +16,20 @@
  * program's fork-on threads ran depended on which capabilities happened to be idle at each
  * scheduling point: smp/threadring, whose ring is laid out over the capabilities, took 1.7 s
  * or 25-51 s a run at -N2 depending on how many hand-offs had become cross-capability.
- * A running thread's capability tries again at each safe point it passes (a GC, a timer
- * tick), as GHC's scheduler does at every return to it: a capability that was not idle at
- * the first try (still in a GC, or not yet asleep after one) is given the thread at the next
- * GC, not at the next tick 20 ms later. By then two workers forked together had shared one
- * capability for 20 ms, and each one's first data, promoted by that capability's GC thread,
- * lay beside the other's (Note [To-space by capability] in sm/gcthread.h): issue 43's slow
- * mode at -ki64k, in 6 of 20 runs of alloc2 before this retry, with user CPU 1.6x.
+ * A capability whose run queue still holds movable threads tries again when asked: a
+ * capability that goes idle sets CS_PUSH in the context_switch word of every other one with
+ * movable threads (after it has marked itself idle, so the push finds it so), as does a
+ * GC's leader after the GC (sched_after_gc); the running thread's next safe point comes
+ * back to run_thread, which pushes again and carries on with the same thread (only the
+ * timer's CS_SWITCH switches threads). GHC's scheduler retries at every return to it, which
+ * its threads make at every full nursery block; ours make one only at a safe point, so
+ * without the flag a push that missed (its target not idle yet: in a GC, or not yet asleep
+ * after one, or not yet started) waited for the timer's tick, 20 ms later. Meanwhile two
+ * workers forked together shared one capability, and their first data, promoted by its GC
+ * thread, lay side by side (Note [To-space by capability] in sm/gcthread.h): issue 43's
+ * slow mode at -ki64k, in 6 of 20 runs of alloc2. alloc2's second worker (eventlog, thread
+ * migrate) moved after 20 ms in 4 of 8 runs at -ki1k before; within 2.7 ms in 20 of 20 at
+ * -ki1k and -ki64k with the idle capability's request.
  *
  * Note [Idle capabilities and deadlock]
  * A capability with nothing to run sleeps in its IO back end's wait (never busy-waits;
@@ -122,9 +129,13 @@ unsigned sched_thread_cap(Value t)
 
 void sched_after_gc(void)
 {
-    for (unsigned i = 0; i < cap_count; i++)
-        if (cap_array[i].current != RTS_FALSE)
-            thread_dirty(&cap_array[i], cap_array[i].current);
+    for (unsigned i = 0; i < cap_count; i++) {
+        Capability *c = &cap_array[i];
+        if (c->current != RTS_FALSE)
+            thread_dirty(c, c->current);
+        if (c->run_movable)                 /* Note [Pushing work]: try again soon */
+            __atomic_fetch_or(&c->context_switch, CS_PUSH, __ATOMIC_RELAXED);
+    }
 }
 
 static void count_out(void)
@@ -158,11 +169,11 @@ static TraceStop blocked_status(Value t)
     }
 }
 
+static void push_work(Capability *cap);
+
 /* Runs thread t until it blocks, yields, finishes, dies or is preempted. At a timer tick the
  * sleepers that are due join the run queue first (Note [Due sleepers]), so a thread that
  * never blocks cannot keep them asleep. */
-static void push_work(Capability *cap);
-
 static void run_thread(Capability *cap, Value t)
 {
     jmp_buf exit_point;
@@ -202,12 +213,12 @@ static void run_thread(Capability *cap, Value t)
             if (__builtin_expect(prof_on, 0))
                 prof_safe_point(cap);       /* Note [Time profile] in profile.h */
             safe_point(cap);
+            int cs = __atomic_exchange_n(&cap->context_switch, 0, __ATOMIC_RELAXED);
             if (cap->run_movable)               /* Note [Pushing work]: try again */
                 push_work(cap);
             if (__atomic_load_n(&interrupt_pending, __ATOMIC_RELAXED) && cap->sm.no == 0)
                 take_interrupt(cap);
-            if (__atomic_load_n(&cap->context_switch, __ATOMIC_RELAXED)) {
-                __atomic_store_n(&cap->context_switch, 0, __ATOMIC_RELAXED);
+            if (cs & CS_SWITCH) {
                 if (cap->n_sleepers)
                     wake_sleepers(cap);
                 if (cap->run_hd != RTS_FALSE || __atomic_load_n(&cap->inbox_n, __ATOMIC_ACQUIRE)) {
@@ -439,7 +450,7 @@ bool sched_interrupt_main(int sig)
                                      __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
         return false;
     Capability *c = &cap_array[0];
-    __atomic_store_n(&c->context_switch, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_or(&c->context_switch, CS_SWITCH, __ATOMIC_RELAXED);
     __atomic_store_n(&c->sm.hplim, (Value *)NULL, __ATOMIC_RELAXED);
     cap_wake(c);               /* always: it may be just about to sleep */
     return true;
@@ -529,7 +540,7 @@ static Value take_pushable(Capability *cap)
         if (cap->run_tl == t)
             cap->run_tl = prev;
         cap->run_len--;
-        cap->run_movable--;
+        __atomic_store_n(&cap->run_movable, cap->run_movable - 1, __ATOMIC_RELAXED);
         tso_set(cap, t, TSO_LINK, RTS_FALSE);
         return t;
     }
@@ -598,6 +609,10 @@ static void idle_wait(Capability *cap, uint64_t next_wake)
     trace_begin(SPAN_IDLE, 0);
     pthread_mutex_lock(&cap->idle_mu);
     stw_set_state(cap->sm.no, STW_IDLE);
+    /* Note [Pushing work]: idle now, it asks those that hold movable threads to push one */
+    for (unsigned k = 0; k < cap_count; k++)
+        if (k != cap->sm.no && __atomic_load_n(&cap_array[k].run_movable, __ATOMIC_RELAXED))
+            __atomic_fetch_or(&cap_array[k].context_switch, CS_PUSH, __ATOMIC_RELAXED);
 #if RTS_PATCH_IDLE_OPTOUT
     /* Note [Idle opt-out] in sync/stw.h: a sync that counts on it is followed here, still
      * idle; after -qi<n> of them it opts out, and a sync no longer wakes it. Woken while

@@ -90,7 +90,8 @@ void runq_push(Capability *cap, Value t)
         tso_set(cap, cap->run_tl, TSO_LINK, t);
     cap->run_tl = t;
     cap->run_len++;
-    cap->run_movable += tso_get(t, TSO_LOCKED) != RTS_TRUE;
+    __atomic_store_n(&cap->run_movable, cap->run_movable + (tso_get(t, TSO_LOCKED) != RTS_TRUE),
+                     __ATOMIC_RELAXED);   /* read by idle capabilities (Note [Pushing work]) */
 }
 
 Value runq_pop(Capability *cap)
@@ -102,7 +103,8 @@ Value runq_pop(Capability *cap)
     if (cap->run_hd == RTS_FALSE)
         cap->run_tl = RTS_FALSE;
     cap->run_len--;
-    cap->run_movable -= tso_get(t, TSO_LOCKED) != RTS_TRUE;
+    __atomic_store_n(&cap->run_movable, cap->run_movable - (tso_get(t, TSO_LOCKED) != RTS_TRUE),
+                     __ATOMIC_RELAXED);
     tso_set(cap, t, TSO_LINK, RTS_FALSE);
     return t;
 }

@@ -192,13 +192,14 @@ static inline void evac_range(GCThread *gct, Value *from, Value *to)
             *q = gc_evacuate(gct, *q);
 }
 
-/* A thread's fields go to its capability's to-space (Note [To-space by capability]).
- * Out of line: threads are few. */
-static __attribute__((noinline)) void scavenge_thread(GCThread *gct, Value t, Value *pl, size_t n)
+/* A thread's fields go to its capability's to-space, a symbol's (a global variable's value)
+ * to the shared one, whoever scans them (Note [To-space by capability]). Out of line: both
+ * are rare. */
+static __attribute__((noinline)) void scavenge_owned(GCThread *gct, Value obj, ObjType type,
+                                                    Value *pl, size_t n)
 {
-    unsigned dest = gct->dest, owner = gc_thread_cap(t);
-    if (owner < GC_DEST_SHARED)
-        gct->dest = owner;
+    unsigned dest = gct->dest;
+    gct->dest = own_dest(obj, type, dest);
     evac_range(gct, pl, pl + n);
     gct->dest = dest;
 }
@@ -209,8 +210,8 @@ void gc_scavenge_object(GCThread *gct, Value obj)
     Value *pl = obj_payload(obj);
     switch (obj_type_layout(hdr_type(h))) {
     case LAYOUT_PTRS:
-        if (__builtin_expect(hdr_type(h) == T_THREAD, 0))
-            scavenge_thread(gct, obj, pl, hdr_size(h));
+        if (__builtin_expect(hdr_type(h) == T_THREAD || hdr_type(h) == T_SYMBOL, 0))
+            scavenge_owned(gct, obj, hdr_type(h), pl, hdr_size(h));
         else
             evac_range(gct, pl, pl + hdr_size(h));
         break;

@@ -22,9 +22,15 @@ void gc_thread_init(SmCap *cap)
     if (!gct) rts_fatal("out of memory (GC thread)");
     memset(gct, 0, sizeof *gct);
     gct->cap = cap;
-    gct->todo = calloc(GC_TODO_SLOTS, sizeof *gct->todo);
-    gct->aged_todo = calloc(GC_TODO_SLOTS, sizeof *gct->aged_todo);
+    /* Read at every copy, written at every new block, by the owner only: lines of their own
+     * (Note [To-space by capability], and Layout above). */
+    size_t bytes = (GC_TODO_SLOTS * sizeof(bdescr *) + RTS_CACHE_LINE - 1)
+                   / RTS_CACHE_LINE * RTS_CACHE_LINE;
+    gct->todo = aligned_alloc(RTS_CACHE_LINE, bytes);
+    gct->aged_todo = aligned_alloc(RTS_CACHE_LINE, bytes);
     if (!gct->todo || !gct->aged_todo) rts_fatal("out of memory (GC thread)");
+    memset(gct->todo, 0, bytes);
+    memset(gct->aged_todo, 0, bytes);
     gct->dest = cap->no;
     wsdeque_init(&gct->deque, 1024);
     cap->gct = gct;

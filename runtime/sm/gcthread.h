@@ -131,8 +131,9 @@ extern unsigned gc_n_dests;
 
 static inline bool gc_type_read_only(ObjType t)
 {
-    /* A closure's fields are set only as it is made (letrec's SETFREE): set! boxes. */
-    return t == T_CLOSURE || t == T_FLONUM || t == T_CODE;
+    /* A closure's fields are set only as it is made (letrec's SETFREE): set! boxes. A symbol
+     * (a global variable) is read at every reference and written only by define and set!. */
+    return t == T_CLOSURE || t == T_FLONUM || t == T_CODE || t == T_SYMBOL;
 }
 
 static inline unsigned gc_todo_slot(unsigned dest, ObjType t)
