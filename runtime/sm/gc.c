@@ -249,12 +249,13 @@ static void collect(SmCap *leader, bool major, uint64_t stw_ns, const StwTakingP
     sm_aged.blocks = NULL;
     sm_aged.n_blocks = 0;
     bool aging = !major && rts_opts.aging;
-    /* Each GC thread's last old to-space block stays its todo after a GC, part full, and a
-     * minor GC goes on filling it (GHC's init_uncollected_gen does so with a block under 3/4
-     * full): a minor GC that promotes a few objects, as most do with aging (Note [Aging] in
-     * storage.h), would otherwise take a new block per GC thread each time and leave most of
-     * it empty, and the old generation would grow by blocks for bytes. Its objects so far
-     * are scanned (scan = free); a major GC's from-space holds it, so it starts afresh. */
+    /* Each GC thread's last old to-space block of each slot (Note [To-space by capability] in
+     * gcthread.h) stays its todo after a GC, part full, and a minor GC goes on filling it
+     * (GHC's init_uncollected_gen does so with a block under 3/4 full): a minor GC that
+     * promotes a few objects, as most do with aging (Note [Aging] in storage.h), would
+     * otherwise take a new block per GC thread and slot each time and leave most of it
+     * empty, and the old generation would grow by blocks for bytes. Their objects so far are
+     * scanned (scan = free); a major GC's from-space holds them, so it starts afresh. */
     for (unsigned i = 0; i < sm_n_caps; i++) {
         GCThread *g = sm_caps[i]->gct;
         for (unsigned d = 0; d < GC_TODO_SLOTS; d++) {

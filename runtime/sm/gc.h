@@ -47,7 +47,9 @@
  *    roots (gc.c), and one big old vector of young objects (skewed_live's work vector, a
  *    compiler's symbol table) is then all the work there is; split into chunks, it is
  *    shared like to-space blocks. A chunk's fields are written by the one thread that took
- *    it, so chunks of one object need no synchronisation;
+ *    it, so chunks of one object need no synchronisation (their scanners read the object's
+ *    destination, bd->dest, which the pusher wrote before the deque's release published
+ *    them: Note [To-space by capability] in gcthread.h);
  *  - a look for work that finds none gives up the CPU (sched_yield), as GHC's any_work does
  *    after every failed poll. With more GC threads than free cores (-N4 on 2 cores, or a
  *    busy machine) the thread holding the work is often the one without a CPU, and a thief

@@ -2,9 +2,10 @@
  * threads (Note [GC threads] in gc.h).
  *
  * Note [To-space]
- * A GC thread copies into blocks of its own: it bumps into `todo` (objects promoted to the old
- * generation) or `aged_todo` (nursery survivors of a minor GC, Note [Aging] in storage.h);
- * when either fills, the full block, if not yet scanned, goes on the bottom of the thread's
+ * A GC thread copies into blocks of its own: it bumps into a `todo` block (objects promoted
+ * to the old generation) or an `aged_todo` one (nursery survivors of a minor GC, Note
+ * [Aging] in storage.h), one of each per slot (Note [To-space by capability] below); when
+ * one fills, the full block, if not yet scanned, goes on the bottom of the thread's
  * deque (wsdeque.h), from which the thread itself takes the newest blocks to scan and, when
  * stealing is on, idle GC threads steal the oldest (bdescr.scan is each block's scan
  * pointer; a block's gen says whether its objects are old or aged). Blocks on a deque are full, so
@@ -14,7 +15,8 @@
  *
  * Layout (Note [Cache lines] in sched/capability.h), aligned to a cache line and split by who
  * touches each line during a GC:
- *   1. the owner's hot fields (todo, scan_bd, copied_words, ...): only the owner;
+ *   1. the owner's hot fields (todo, scan_bd, copied_words, ...; the todo arrays are lines
+ *      of their own, gcthread.c): only the owner;
  *   2. the deque's owner line (bottom, the owner's copy of the array): written by the owner
  *      on every push and pop, read by a thief only when it polls or steals from this thread;
  *   3. the deque's thieves' line (top, the published array): read by every poll, CASed by
@@ -27,7 +29,7 @@
  * Rule: a cache line holds objects of one capability's threads only, and never an object
  * that one thread writes beside one that other threads read. So a GC thread keeps todo
  * blocks per destination (each capability, then GC_DEST_SHARED) and per kind (objects
- * written after they are made, and read-only ones: gc_todo_slot), and copies an object
+ * written after they are made, and read-mostly ones: gc_todo_slot), and copies an object
  * into the block of gct->dest and its type's kind. Without it, issue 43's -N2 slow mode:
  * two workers that share nothing ran at 1.7-2x their CPU time in some runs and not in
  * others, by where the GC had put things. Shown by printing, at a GC, each worker's hot
@@ -45,8 +47,8 @@
  * OCaml 5 keeps domains apart the same way, each promoting its minor heap into pools of
  * its own. The destination is:
  *   - a capability's roots and remembered set: that capability;
- *   - the global roots, and a symbol wherever it is found (a global variable is read by
- *     every thread): GC_DEST_SHARED;
+ *   - the global roots, a symbol wherever it is found (a global variable is read by every
+ *     thread) and what a symbol holds, whoever scans it: GC_DEST_SHARED;
  *   - a thread object, and its fields (its stack first), whoever finds or scans it: the
  *     thread's capability (GcClient.thread_cap), so a thread's data follows the thread;
  *   - a to-space block's objects: the block's bd->dest, so a thief scanning a stolen
@@ -55,12 +57,26 @@
  *   - an old object found pointing to an aged one is remembered in the destination
  *     capability's remembered set (the GC thread's own for GC_DEST_SHARED).
  * An object reached from several destinations lands with the first to reach it; the
- * read-only kind makes that harmless for procedures and constants, which all threads read
- * and none writes. What stays possible: a mutable object that several threads use (a
- * shared vector), beside one thread's data. The cost is at most one partly filled block
- * per GC thread and slot (old blocks stay todo across minor GCs, Note [Aging] in
- * storage.h); a GC thread fills mostly its own capability's two. test_to_space.c checks
- * the placement; smp/par-alloc measures it.
+ * read-mostly kind makes that harmless for procedures and symbols, which all threads read
+ * and none writes often (quoted pairs, vectors and strings are of the written kind). What
+ * stays possible:
+ *   - a mutable object that several threads use (a shared vector), beside one thread's data;
+ *   - a thread that moves: an old object stays in the remembered set of the capability that
+ *     first wrote it while it points to young data, and is scanned for that capability. A
+ *     thread's stack is such an object: once a thread has run, been promoted and moved, its
+ *     frames' young data goes to the blocks of the capability it left, until a major GC or
+ *     until the stack points to no young object after a GC. A stack that named its thread's
+ *     capability would fix it; stacks do not (yet). Threads move seldom: a push at fork time,
+ *     prompt now (Note [Pushing work] in sched/schedule.c), is the usual case.
+ * Cost: at most 2(N+1) slots of partly filled blocks per GC thread, old blocks kept across
+ * minor GCs (gc.c, before the GC threads start), so N 2(N+1) 4 KiB in all at worst: 33 MiB at
+ * -N64, counted as heap. In minor GCs without stealing a GC thread fills its own
+ * capability's slots, the shared ones and those of threads it reaches through globals or
+ * other threads' data; a stealing GC spreads wider. The blocks are on the copying GC
+ * thread's heap node (numa_cap_node of its capability, checked by sanity.c), not the
+ * destination's: a capability's data copied by another GC thread lies on that thread's node.
+ * test_to_space.c checks the placement; smp/par-alloc measures it; experiments/slow-mode/
+ * says how each rule was shown.
  */
 #ifndef RTS_SM_GCTHREAD_H
 #define RTS_SM_GCTHREAD_H
@@ -124,7 +140,7 @@ extern struct GcBusyLine { _Alignas(RTS_CACHE_LINE) unsigned n; } gc_busy_line;
 void gc_init(unsigned n_caps);
 /* The destinations a GC thread keeps to-space blocks for: one per capability (its number),
  * then GC_DEST_SHARED (Note [To-space by capability]). Each has two slots of todo blocks:
- * objects of a type that is written after it is made, and the others (read-only). */
+ * objects of a type that is written after it is made, and the read-mostly others. */
 extern unsigned gc_n_dests;
 #define GC_DEST_SHARED (gc_n_dests - 1)
 #define GC_TODO_SLOTS  (2 * gc_n_dests)

@@ -316,8 +316,9 @@ static void check_promoted(void)
         insane("old generation: %zu large blocks promoted, %zu recorded",
                large, sm_old_gen.n_large_blocks - before_gc.n_large_blocks);
     check_objects(before_gc.remembered, before_gc.n_remembered, true);
-    /* A GC thread's last old block, which a minor GC goes on filling (gc.c): its objects
-     * promoted by this GC lie beyond the chain walked above when the block is older. */
+    /* A GC thread's last old block of each slot, which a minor GC goes on filling (gc.c):
+     * its objects promoted by this GC lie beyond the chain walked above when the block is
+     * older. */
     for (unsigned i = 0; i < sm_n_caps; i++)
         for (unsigned d = 0; d < GC_TODO_SLOTS; d++) {
             bdescr *bd = sm_caps[i]->gct->todo[d];

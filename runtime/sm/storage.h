@@ -17,8 +17,9 @@
  * (issue 33's soak: the server's RSS grew by 5 MB over its first 30k connections). Aged
  * objects are young: the write barrier ignores them, a minor GC collects them. So:
  *  - a minor GC's from-space is the nurseries, the young large objects and the aged blocks;
- *    a GC thread copies an object from a nursery block into its aged_todo (gen 0, not
- *    BF_NURSERY) and one from an aged block into its todo (gen 1). Young large objects are
+ *    a GC thread copies an object from a nursery block into an aged_todo block (gen 0, not
+ *    BF_NURSERY) and one from an aged block into a todo block (gen 1), of the object's slot
+ *    (Note [To-space by capability] in gcthread.h). Young large objects are
  *    promoted at their first GC (they are not copied; aging would only keep them young);
  *  - an object that will be old after the GC (a promoted copy, a promoted large object, a
  *    remembered old object) and points to an aged one after its scan must be remembered:
