@@ -60,8 +60,7 @@ struct Capability {
     int      context_switch;   /* CS_*: what the thread's next safe point owes the scheduler */
     Value    run_hd, run_tl;   /* run queue (threads linked by TSO_LINK) */
     size_t   run_len;
-    size_t   run_movable;      /* of them, not TSO_LOCKED: what push_work may give away; written
-                                  by the owner (atomic stores), read by idle capabilities */
+    size_t   run_movable;      /* of them, not TSO_LOCKED: what push_work may give away */
     SleepEntry *sleepers;      /* sleeping threads: a binary min-heap on (wake, seq) */
     size_t   n_sleepers, max_sleepers;
     uint64_t sleep_seq;        /* sleeps begun here: equal wake times wake in order */

@@ -16,20 +16,22 @@
  * program's fork-on threads ran depended on which capabilities happened to be idle at each
  * scheduling point: smp/threadring, whose ring is laid out over the capabilities, took 1.7 s
  * or 25-51 s a run at -N2 depending on how many hand-offs had become cross-capability.
- * A capability whose run queue still holds movable threads tries again when asked: a
- * capability that goes idle sets CS_PUSH in the context_switch word of every other one with
- * movable threads (after it has marked itself idle, so the push finds it so), as does a
- * GC's leader after the GC (sched_after_gc); the running thread's next safe point comes
- * back to run_thread, which pushes again and carries on with the same thread (only the
- * timer's CS_SWITCH switches threads). GHC's scheduler retries at every return to it, which
- * its threads make at every full nursery block; ours make one only at a safe point, so
- * without the flag a push that missed (its target not idle yet: in a GC, or not yet asleep
- * after one, or not yet started) waited for the timer's tick, 20 ms later. Meanwhile two
- * workers forked together shared one capability, and their first data, promoted by its GC
- * thread, lay side by side (Note [To-space by capability] in sm/gcthread.h): issue 43's
- * slow mode at -ki64k, in 6 of 20 runs of alloc2. alloc2's second worker (eventlog, thread
- * migrate) moved after 20 ms in 4 of 8 runs at -ki1k before; within 2.7 ms in 20 of 20 at
- * -ki1k and -ki64k with the idle capability's request.
+ * A capability whose run queue still holds movable threads tries again after every GC: the
+ * GC's leader sets CS_PUSH in its context_switch word (sched_after_gc), and the running
+ * thread's next safe point comes back to run_thread, which pushes again and carries on with
+ * the same thread (only the timer's CS_SWITCH switches threads). GHC's scheduler retries at
+ * every return to it, which its threads make at every full nursery block; ours make one
+ * only at a safe point, so without the flag a push that missed (its target not idle yet)
+ * waited for the timer's tick, 20 ms later, while two workers forked together shared one
+ * capability and their first data, promoted by its GC thread, lay side by side (Note
+ * [To-space by capability] in sm/gcthread.h): issue 43's slow mode at -ki64k, 6 of 20
+ * runs of alloc2. The retry after a GC often meets its target still on its way back to
+ * idle, so a push can still wait for a tick (alloc2's second worker moved after 17-29 ms in
+ * 5 of 10 runs at -ki64k, 2 of 8 at -ki1k, eventlog). Having a capability that goes idle
+ * ask the others to push made it move within 2.7 ms in 20 of 20 runs, but smp/par-alloc
+ * then ran at 1.5-1.7x its CPU in 2-4 of every 20-24 runs at -ki4k and -ki64k, three
+ * interleaved series (without it, 0 of 68 in the same series), for a reason not found yet;
+ * it is not in.
  *
  * Note [Idle capabilities and deadlock]
  * A capability with nothing to run sleeps in its IO back end's wait (never busy-waits;
@@ -540,7 +542,7 @@ static Value take_pushable(Capability *cap)
         if (cap->run_tl == t)
             cap->run_tl = prev;
         cap->run_len--;
-        __atomic_store_n(&cap->run_movable, cap->run_movable - 1, __ATOMIC_RELAXED);
+        cap->run_movable--;
         tso_set(cap, t, TSO_LINK, RTS_FALSE);
         return t;
     }
@@ -609,10 +611,6 @@ static void idle_wait(Capability *cap, uint64_t next_wake)
     trace_begin(SPAN_IDLE, 0);
     pthread_mutex_lock(&cap->idle_mu);
     stw_set_state(cap->sm.no, STW_IDLE);
-    /* Note [Pushing work]: idle now, it asks those that hold movable threads to push one */
-    for (unsigned k = 0; k < cap_count; k++)
-        if (k != cap->sm.no && __atomic_load_n(&cap_array[k].run_movable, __ATOMIC_RELAXED))
-            __atomic_fetch_or(&cap_array[k].context_switch, CS_PUSH, __ATOMIC_RELAXED);
 #if RTS_PATCH_IDLE_OPTOUT
     /* Note [Idle opt-out] in sync/stw.h: a sync that counts on it is followed here, still
      * idle; after -qi<n> of them it opts out, and a sync no longer wakes it. Woken while

@@ -90,8 +90,7 @@ void runq_push(Capability *cap, Value t)
         tso_set(cap, cap->run_tl, TSO_LINK, t);
     cap->run_tl = t;
     cap->run_len++;
-    __atomic_store_n(&cap->run_movable, cap->run_movable + (tso_get(t, TSO_LOCKED) != RTS_TRUE),
-                     __ATOMIC_RELAXED);   /* read by idle capabilities (Note [Pushing work]) */
+    cap->run_movable += tso_get(t, TSO_LOCKED) != RTS_TRUE;
 }
 
 Value runq_pop(Capability *cap)
@@ -103,8 +102,7 @@ Value runq_pop(Capability *cap)
     if (cap->run_hd == RTS_FALSE)
         cap->run_tl = RTS_FALSE;
     cap->run_len--;
-    __atomic_store_n(&cap->run_movable, cap->run_movable - (tso_get(t, TSO_LOCKED) != RTS_TRUE),
-                     __ATOMIC_RELAXED);
+    cap->run_movable -= tso_get(t, TSO_LOCKED) != RTS_TRUE;
     tso_set(cap, t, TSO_LINK, RTS_FALSE);
     return t;
 }
