@@ -190,8 +190,11 @@ FIGURES = [
 # Each patch's figures. This file, like experiments/README.md, names every patch and stays
 # in the fork's tree only (tools/mkpatches.py's QUEUE_REPORT).
 # spin-yield
-def spin_yield(setting):
-    d = load("spin-yield/results/layouts-2026-11-26/results.json.gz")
+LAYOUTS5 = "spin-yield/results/layouts5/results.json.gz"
+
+
+def spin_yield(setting, path="spin-yield/results/layouts-2026-11-26/results.json.gz"):
+    d = load(path)
     progs = sorted({r["program"] for r in d["runs"]})
     pairs = []
     for p in progs:
@@ -234,6 +237,15 @@ FIGURES += [
      "-38.7 %", "down", lambda: spin_yield_program("N4", "smp/thread-churn"), None),
     ("spin-yield, lock spins -N4, geomean of the programs' ratios", DP + "spin-yield.md, "
      "spin-yield/README", "4.1e9 -> 2.3e7 (sums)", "down", lambda: spin_yield_spins("N4"), None),
+    ("spin-yield, parallel+smp elapsed geomean, -N4, 5 layouts (after issue 43's fix)",
+     DP + "spin-yield.md, spin-yield/README", "-14.2 % [-15.0, -13.5]", "down",
+     lambda: spin_yield("N4", LAYOUTS5), None),
+    ("spin-yield, parallel+smp elapsed geomean, -N8, 5 layouts", DP + "spin-yield.md, "
+     "spin-yield/README", "-10.6 % [-11.4, -9.9]", "down", lambda: spin_yield("N8", LAYOUTS5),
+     None),
+    ("spin-yield, parallel+smp elapsed geomean, -N2, 5 layouts", DP + "spin-yield.md, "
+     "spin-yield/README", "-0.5 % [-2.3, +1.3]", "none", lambda: spin_yield("N2", LAYOUTS5),
+     None),
     ("matrix: spin-yield alone, -N4, suite elapsed geomean", "patch-matrix/README",
      "-8.7 % [-10.0, -7.4]", "down", lambda: matrix("alone", "spin-yield", 4), None),
 ]
