@@ -40,6 +40,7 @@ import os
 import random
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -210,6 +211,16 @@ def spread(bdir, program, k, log=None):
     if k <= 0:
         return [(0, os.path.join(bdir, program))]
     return sorted(binaries(bdir, range(1, k + 1), log=log, program=program).items())
+
+
+def spread_copies(bdir, program, k, into, tag, log=None):
+    """spread(), each binary copied to directory INTO as rtslab-TAG-SEED, so that a rebuild
+    during an experiment cannot change what it runs: [(seed, copy)]. Raises LayoutError."""
+    out = []
+    for seed, binary in spread(bdir, program, k, log=log):
+        out.append((seed, os.path.join(into, f"rtslab-{tag}-{seed}")))
+        shutil.copy(binary, out[-1][1])
+    return out
 
 
 def main():

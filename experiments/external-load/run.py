@@ -231,14 +231,10 @@ def main():
         for v in variants:
             b = builds[v]
             try:
-                spread = layout.spread(b["dir"], os.path.relpath(b["binary"], b["dir"]),
-                                       a.layouts, log=print)
+                bins = layout.spread_copies(b["dir"], os.path.relpath(b["binary"], b["dir"]),
+                                            a.layouts, tmp, str(len(subjects)), log=print)
             except layout.LayoutError as e:
                 sys.exit(f"run.py: {e}")
-            bins = []
-            for seed, binary in spread:           # copies: a rebuild cannot change them
-                bins.append((seed, os.path.join(tmp, f"rtslab-{len(subjects)}-{seed}")))
-                shutil.copy(binary, bins[-1][1])
             for prog, rts in workloads:
                 subjects.append(rtslab_subject(v, bins, prog, rts, a.size, tmp))
         control = os.path.join(tmp, "control")

@@ -44,7 +44,6 @@ import math
 import os
 import platform
 import re
-import shutil
 import statistics
 import subprocess
 import sys
@@ -205,14 +204,10 @@ def main():
         for v in VARIANTS:
             b = builds[v]
             try:
-                spread = layout.spread(b["dir"], os.path.relpath(b["binary"], b["dir"]),
-                                       a.layouts, log=print)
+                bins[v] = layout.spread_copies(b["dir"], os.path.relpath(b["binary"], b["dir"]),
+                                               a.layouts, tmp, v, log=print)
             except layout.LayoutError as e:
                 sys.exit(f"run.py: {e}")
-            bins[v] = []
-            for seed, binary in spread:
-                bins[v].append((seed, os.path.join(tmp, f"rtslab-{v}-{seed}")))
-                shutil.copy(binary, bins[v][-1][1])
             infos[v] = subprocess.run([bins[v][0][1], "+RTS", "--info", "-RTS"],
                                       stdout=subprocess.PIPE, text=True).stdout
         if "Patch spin-yield\",\"NO" not in infos["baseline"] or \
