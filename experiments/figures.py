@@ -455,8 +455,11 @@ FIGURES += [
 
 
 # idle-optout
-def idle_optout(n, what):
-    d = load("idle-optout/results/layouts-2026-11-26/layouts.json.gz")
+IDLE5 = "idle-optout/results/layouts5/layouts5.json.gz"
+
+
+def idle_optout(n, what, path="idle-optout/results/layouts-2026-11-26/layouts.json.gz"):
+    d = load(path)
     get = lambda r: r["metrics"]["busy_one_" + what]
     s = {b: by_layout([r for r in d["runs"] if r["build"] == b and r["N"] == n], get)
          for b in ("baseline", "idle-optout")}
@@ -478,6 +481,13 @@ FIGURES += [
      "-89.4 % [-89.9, -88.9]", "down", lambda: idle_optout(16, "cpu"), None),
     ("idle-optout, busy_one -N1 elapsed", DP + "idle-optout.md, idle-optout/README",
      "+2.6 % [-5.1, +10.7]", "none", lambda: idle_optout(1, "elapsed"), None),
+    ("idle-optout, busy_one -N16 elapsed, 5 layouts (after issue 43's fix)",
+     DP + "idle-optout.md, idle-optout/README", "-86.5 % [-86.9, -86.0]", "down",
+     lambda: idle_optout(16, "elapsed", IDLE5), None),
+    ("idle-optout, busy_one -N16 CPU, 5 layouts", DP + "idle-optout.md, idle-optout/README",
+     "-92.0 % [-92.3, -91.8]", "down", lambda: idle_optout(16, "cpu", IDLE5), None),
+    ("idle-optout, busy_one -N1 elapsed, 5 layouts", DP + "idle-optout.md, idle-optout/README",
+     "-5.1 % [-16.2, +7.6]", "none", lambda: idle_optout(1, "elapsed", IDLE5), None),
     ("idle-optout, busy_one -N16 idle wake-ups for GC", DP + "idle-optout.md",
      "14 against 24,159", "down", lambda: idle_wakeups(16), None),
     ("idle-optout, earlier single-binary figures (-N16/-N1 1.01x vs 4.63x; suite CPU)", DP +
