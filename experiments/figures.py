@@ -334,8 +334,12 @@ FIGURES += [
 
 
 # stack-chunks
-def stack_chunks(exp, key, name=None, depth=None):
-    d = load("stack-chunks/results/layouts-2026-11-26/results.json.gz")
+CHUNKS5 = "stack-chunks/results/layouts5/results.json.gz"
+
+
+def stack_chunks(exp, key, name=None, depth=None,
+                 path="stack-chunks/results/layouts-2026-11-26/results.json.gz"):
+    d = load(path)
     runs = [r for r in d["runs"] if r["exp"] == exp and (name is None or r.get("name") == name)
             and (depth is None or r.get("depth") == depth)]
     get = (lambda r: r[key]) if exp == "gc_depth" else \
@@ -381,6 +385,21 @@ FIGURES += [
     ("stack-chunks, binary-trees 17 -N2 elapsed", DP + "stack-chunks.md, stack-chunks/README",
      "-0.9 % [-6.5, +4.1]", "none",
      lambda: stack_chunks("programs", "total_wall_seconds", name="binary-trees 17 -N2"), None),
+    ("stack-chunks, 100 minor GCs at 1M frames, baseline / patch pause, 5 layouts (after "
+     "issue 43's fix)", DP + "stack-chunks.md, stack-chunks/README", "1156x [1088, 1228]", "up",
+     lambda: stack_chunks("gc_depth", "gc_total_ms", depth=1000000, path=CHUNKS5), None),
+    ("stack-chunks, gc/deep-stack norm -N1 elapsed, 5 layouts", DP + "stack-chunks.md, "
+     "stack-chunks/README", "-66.1 % [-66.7, -65.4]", "down",
+     lambda: stack_chunks("programs", "total_wall_seconds", name="deep-stack norm -N1",
+                          path=CHUNKS5), None),
+    ("stack-chunks, deep.scm 1M frames GC time, 5 layouts", DP + "stack-chunks.md, "
+     "stack-chunks/README", "+48.8 % [+46.3, +51.5]", "up",
+     lambda: stack_chunks("programs", "GC_wall_seconds", name="deep.scm (1M frames) -N1",
+                          path=CHUNKS5), None),
+    ("stack-chunks, binary-trees 17 -N2 elapsed, 5 layouts", DP + "stack-chunks.md, "
+     "stack-chunks/README", "-1.3 % [-2.2, -0.3]", "down",
+     lambda: stack_chunks("programs", "total_wall_seconds", name="binary-trees 17 -N2",
+                          path=CHUNKS5), None),
     ("stack-chunks, earlier single-binary figures (deep-stack 0.19-0.25x, RSS 1.9x)", DP +
      "stack-chunks.md, stack-chunks/README", "0.19-0.25x elapsed", "down", None,
      "one binary per build, loaded machine"),
