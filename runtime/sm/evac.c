@@ -170,10 +170,10 @@ Value gc_evacuate(GCThread *gct, Value v)
     size_t words = hdr_size(h) + 1;
     size_t refused = 0;
     ObjType type = hdr_type(h);
-    unsigned dest = gct->dest;
-    if (__builtin_expect(type == T_THREAD || type == T_SYMBOL, 0))
+    unsigned cls = gc_type_class[type], dest = gct->dest;
+    if (__builtin_expect(cls & GC_OWN_DEST, 0))
         dest = own_dest(v, type, dest);
-    Value *to = gct_alloc(gct, words, aged, gc_todo_slot(dest, type), &refused);
+    Value *to = gct_alloc(gct, words, aged, gc_todo_slot(dest, cls), &refused);
     if (!to) {
         __atomic_store_n(p, h, __ATOMIC_RELEASE);   /* unclaimed: no other thread waits on it */
         gc_out_of_memory(gct, refused);
@@ -210,7 +210,7 @@ void gc_scavenge_object(GCThread *gct, Value obj)
     Value *pl = obj_payload(obj);
     switch (obj_type_layout(hdr_type(h))) {
     case LAYOUT_PTRS:
-        if (__builtin_expect(hdr_type(h) == T_THREAD || hdr_type(h) == T_SYMBOL, 0))
+        if (__builtin_expect(gc_type_class[hdr_type(h)] & GC_OWN_DEST, 0))
             scavenge_owned(gct, obj, hdr_type(h), pl, hdr_size(h));
         else
             evac_range(gct, pl, pl + hdr_size(h));

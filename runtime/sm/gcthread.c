@@ -7,6 +7,13 @@
 GCThread **gc_threads;
 unsigned n_gc_threads;
 unsigned gc_n_dests;
+
+/* A closure's fields are set only as it is made (letrec's SETFREE): set! boxes. A symbol (a
+ * global variable) is read at every reference and written only by define and set!. */
+const uint8_t gc_type_class[T_NTYPES] = {
+    [T_CLOSURE] = GC_READ_MOSTLY, [T_FLONUM] = GC_READ_MOSTLY, [T_CODE] = GC_READ_MOSTLY,
+    [T_SYMBOL] = GC_READ_MOSTLY | GC_OWN_DEST, [T_THREAD] = GC_OWN_DEST,
+};
 struct GcBusyLine gc_busy_line;
 
 void gc_init(unsigned n_caps)

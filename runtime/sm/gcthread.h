@@ -145,16 +145,16 @@ extern unsigned gc_n_dests;
 #define GC_DEST_SHARED (gc_n_dests - 1)
 #define GC_TODO_SLOTS  (2 * gc_n_dests)
 
-static inline bool gc_type_read_only(ObjType t)
-{
-    /* A closure's fields are set only as it is made (letrec's SETFREE): set! boxes. A symbol
-     * (a global variable) is read at every reference and written only by define and set!. */
-    return t == T_CLOSURE || t == T_FLONUM || t == T_CODE || t == T_SYMBOL;
-}
+/* How the copying GC places an object of each type, one load on the copy path
+ * (gcthread.c): GC_READ_MOSTLY, the second slot of its destination; GC_OWN_DEST, a
+ * destination of its own (own_dest in evac.c: a thread's capability, or shared for a
+ * symbol), also for what it holds. */
+enum { GC_READ_MOSTLY = 1, GC_OWN_DEST = 2 };
+extern const uint8_t gc_type_class[T_NTYPES];
 
-static inline unsigned gc_todo_slot(unsigned dest, ObjType t)
+static inline unsigned gc_todo_slot(unsigned dest, unsigned type_class)
 {
-    return 2 * dest + gc_type_read_only(t);
+    return 2 * dest + (type_class & GC_READ_MOSTLY);
 }
 /* Gives capability `cap` its GC thread state. */
 void gc_thread_init(SmCap *cap);
