@@ -9,6 +9,7 @@
 
 #define RTS_DEFAULT_ALLOC_AREA     ((size_t)1 << 20)     /* -A1m */
 #define RTS_MIN_ALLOC_AREA         ((size_t)4 << 10)     /* -A4k: one block */
+#define RTS_DEFAULT_SYNC_DEFER     ((size_t)8 << 20)     /* --sync-defer=8m */
 #define RTS_DEFAULT_OLD_GEN_FACTOR 2.0                   /* -F2 */
 #define RTS_DEFAULT_MAX_STACK      ((size_t)512 << 20)   /* -K512m */
 /* Room above -K for the handler of a stack overflow (Note [Stack overflow] in sched/stack.h) */

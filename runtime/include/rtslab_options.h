@@ -50,9 +50,12 @@ typedef struct RtsOptions {
     bool     show_info;       /* --info */
     bool     show_help;       /* -? */
     bool     show_stats_keys; /* --stats-keys: the patches' --machine-readable keys (tests) */
+    size_t   sync_defer;      /* --sync-defer=<size>: what a capability may allocate past -A
+                               * while its GC request waits (Note [Deferred GC requests] in
+                               * runtime/sm/gc.h); 0 = none */
     /* Room for the options of patches to come, so that the layout stays (Note [A fixed
      * layout]). */
-    unsigned long long reserved[8];
+    unsigned long long reserved[7];
 } RtsOptions;
 
 /* Note [A fixed layout]

@@ -215,6 +215,7 @@ void rts_options_defaults(RtsOptions *o)
     o->old_gen_factor = RTS_DEFAULT_OLD_GEN_FACTOR;
     o->min_old_gen = RTS_MIN_OLD_GEN_LIMIT;
     o->aging = true;
+    o->sync_defer = RTS_DEFAULT_SYNC_DEFER;
     o->max_stack = RTS_DEFAULT_MAX_STACK;
     o->initial_stack = RTS_DEFAULT_INITIAL_STACK;
     o->par_gc = true;
@@ -654,6 +655,13 @@ int rts_options_parse_word(RtsOptions *o, const char *w, char *err, size_t errle
             else return fail(err, errlen, "%s: --aging= takes 1 or 0", w);
             return 0;
         }
+        if (strncmp(w, "--sync-defer=", 13) == 0) {   /* Note [Deferred GC requests] in sm/gc.h */
+            size_t v;
+            if (rts_parse_size(w + 13, &v) != 0 || round_up(&v, RTS_OPT_HEAP_GRAIN) != 0)
+                return fail(err, errlen, "bad size in RTS option %s", w);
+            o->sync_defer = v;
+            return 0;
+        }
         if (strncmp(w, "--eventlog-format=", 18) == 0) {   /* Note [Eventlog] */
             const char *v = w + 18;
             if (strcmp(v, "ghc") == 0) o->eventlog_format = 0;
@@ -838,8 +846,9 @@ static void usage_missing_patches(FILE *f)
 void rts_options_usage(void *file)
 {
     FILE *f = file;
-    char a[32], ki[32], kk[32], amin[32], omin[32];
+    char a[32], ki[32], kk[32], amin[32], omin[32], sd[32];
     fmt_size(a, sizeof a, RTS_DEFAULT_ALLOC_AREA);
+    fmt_size(sd, sizeof sd, RTS_DEFAULT_SYNC_DEFER);
     fmt_size(amin, sizeof amin, RTS_MIN_ALLOC_AREA);
     fmt_size(omin, sizeof omin, RTS_MIN_OLD_GEN_LIMIT);
     fmt_size(kk, sizeof kk, RTS_DEFAULT_MAX_STACK);
@@ -884,9 +893,12 @@ void rts_options_usage(void *file)
         "  --aging=<0|1> 1 (default): a minor GC keeps the nursery's survivors young for\n"
         "                one more minor GC before promoting them, as GHC does; 0: it\n"
         "                promotes them at once\n"
+        "  --sync-defer=<size>  while the GC a capability asked for waits for the others\n"
+        "                to stop, it runs on in up to <size> more nursery (default %s;\n"
+        "                0: it waits)\n"
         "  -K<size>      maximum stack size of a thread (default %s)\n"
         "  -ki<size>     initial stack size of a thread (default %s; at most -K)\n",
-        a, amin, RTS_DEFAULT_OLD_GEN_FACTOR, omin, kk, ki);
+        a, amin, RTS_DEFAULT_OLD_GEN_FACTOR, omin, sd, kk, ki);
     usage_patches(f, RTS_USAGE_STACK);
     fputs(
         "\n"

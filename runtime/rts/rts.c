@@ -232,6 +232,8 @@ static void rts_shutdown(int status)
         trace_begin(SPAN_STW_REQUEST, 0);
         stw_stop_all(cap->sm.no, NULL);
         trace_end(SPAN_STW_REQUEST);
+    } else if (cap) {
+        gc_stop_deferred(&cap->sm);      /* Note [Deferred GC requests] in sm/gc.h */
     }
     timer_stop();
     bool ok = trace_exit();

@@ -88,6 +88,7 @@
 #include "sched/profile.h"
 #include "io/iomgr.h"
 #include "sync/stw.h"
+#include "sm/gc.h"
 #include "base/util.h"
 #include "os/affinity.h"
 #include "os/numa.h"
@@ -100,10 +101,12 @@ static void (*interrupt_handler)(Capability *cap, int sig);
 unsigned sched_live;             /* schedule.h; Note [Idle capabilities and deadlock] */
 unsigned sched_deadlock_check_pause_us;   /* schedule.h: tests only */
 
-static inline void safe_point(Capability *cap)
+/* `stop`: the capability leaves its running thread, so a GC request of its own that waits
+ * is finished now (Note [Deferred GC requests] in sm/gc.h). */
+static inline void safe_point(Capability *cap, bool stop)
 {
     if (stw_pending())
-        stw_follow(cap->sm.no);
+        gc_safe_point(&cap->sm, stop);
 }
 
 void sched_cap_roots(unsigned no, GcRootFn f, void *env)
@@ -214,7 +217,7 @@ static void run_thread(Capability *cap, Value t)
         if (step == RTS_NEXT) {
             if (__builtin_expect(prof_on, 0))
                 prof_safe_point(cap);       /* Note [Time profile] in profile.h */
-            safe_point(cap);
+            safe_point(cap, false);
             int cs = __atomic_exchange_n(&cap->context_switch, 0, __ATOMIC_RELAXED);
             if (cap->run_movable)               /* Note [Pushing work]: try again */
                 push_work(cap);
@@ -665,7 +668,7 @@ static void idle_wait(Capability *cap, uint64_t next_wake)
 static void schedule(Capability *cap)
 {
     for (;;) {
-        safe_point(cap);
+        safe_point(cap, true);
         if (cap->sm.no == 0 && __atomic_load_n(&sched_main_finished, __ATOMIC_ACQUIRE))
             return;
         drain_inbox(cap);

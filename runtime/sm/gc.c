@@ -10,6 +10,7 @@
 #include "base/util.h"
 #include "sync/stw.h"
 #include "trace/eventlog.h"
+#include "os/numa.h"
 
 static Value **global_roots;
 static size_t n_global_roots, cap_global_roots;
@@ -456,23 +457,26 @@ static void collect(SmCap *leader, bool major, uint64_t stw_ns, const StwTakingP
     last_gc_major = major;
 }
 
-void gc_collect(SmCap *cap, bool force_major)
+/* The members of the sync this capability leads (Note [Deferred GC requests] in gc.h): set
+ * by stw_interrupt_all, read when its GC starts; only the leader touches it. */
+static StwTakingPart lead_part;
+
+/* Leads a GC whose members stw_interrupt_all has interrupted (into lead_part): waits for
+ * them to arrive, collects, releases them, runs the finalizers. */
+static void lead_gc(SmCap *cap, bool force_major, bool interrupt)
 {
-    while (!stw_try_lead(cap->no, SYNC_GC)) {
-        stw_follow(cap->no);                /* another capability's sync: take part */
-        if (!force_major || last_gc_major)
-            return;
-    }
     uint64_t thread = 0;
     bool in_mutator = trace_suspend_mutator(&thread);
     trace_begin(SPAN_STW_REQUEST, 0);
-    StwTakingPart part;
-    uint64_t stw_ns = stw_stop_all(cap->no, &part);
+    if (interrupt)
+        stw_interrupt_all(cap->no, &lead_part);
+    cap->gc_deferred = false;
+    uint64_t stw_ns = stw_await_arrivals();
     trace_end(SPAN_STW_REQUEST);
     bool major = force_major
         || sm_old_gen.n_blocks + sm_old_gen.n_large_blocks >= sm_old_gen.limit_blocks;
     trace_begin(major ? SPAN_MAJOR_GC : SPAN_MINOR_GC, 0);
-    collect(cap, major, stw_ns, &part);
+    collect(cap, major, stw_ns, &lead_part);
     bool over = rts_opts.max_heap && sm_heap_blocks() * BLOCK_SIZE > rts_opts.max_heap;
     if (over && major)
         sm_heap_overflow(cap);              /* exits with the world still stopped */
@@ -483,6 +487,83 @@ void gc_collect(SmCap *cap, bool force_major)
         trace_begin(SPAN_MUTATOR, thread);
     if (over)
         gc_collect(cap, true);
+}
+
+void gc_collect(SmCap *cap, bool force_major)
+{
+    if (cap->gc_deferred) {                 /* its own request first */
+        lead_gc(cap, false, false);
+        if (!force_major || last_gc_major)
+            return;
+    }
+    while (!stw_try_lead(cap->no, SYNC_GC)) {
+        stw_follow(cap->no);                /* another capability's sync: take part */
+        if (!force_major || last_gc_major)
+            return;
+    }
+    lead_gc(cap, force_major, true);
+}
+
+/* One more nursery block for a capability whose GC request waits (Note [Deferred GC
+ * requests] in gc.h), if --sync-defer, -M and the OS allow it. */
+static bool extend_nursery(SmCap *cap)
+{
+    size_t extra = __atomic_load_n(&cap->nursery_extra, __ATOMIC_RELAXED);
+    if ((extra + 1) * BLOCK_SIZE > rts_opts.sync_defer)
+        return false;
+    if (rts_opts.max_heap && (sm_heap_blocks() + 1) * BLOCK_SIZE > rts_opts.max_heap)
+        return false;
+    spin_lock(&sm_lock);
+    bdescr *bd = blk_alloc_on(numa_cap_node(cap->no));
+    spin_unlock(&sm_lock);
+    if (!bd)
+        return false;                       /* the GC will free some: collect now */
+    sm_extend_nursery(cap, bd);
+    return true;
+}
+
+void gc_nursery_full(SmCap *cap)
+{
+    if (cap->gc_deferred) {
+        if (stw_all_arrived() || !extend_nursery(cap))
+            lead_gc(cap, false, false);
+        return;
+    }
+    if (!rts_opts.sync_defer || rts_opts.gc_stress) {
+        gc_collect(cap, false);
+        return;
+    }
+    if (!stw_try_lead(cap->no, SYNC_GC)) {
+        stw_follow(cap->no);                /* another capability's sync: take part */
+        return;
+    }
+    stw_interrupt_all(cap->no, &lead_part);
+    if (!stw_all_arrived()) {
+        stw_defer(true);                    /* then look again: stw_defer's fence */
+        if (!stw_all_arrived() && extend_nursery(cap)) {
+            cap->gc_deferred = true;
+            return;
+        }
+    }
+    lead_gc(cap, false, false);
+}
+
+void gc_safe_point(SmCap *cap, bool stop)
+{
+    if (cap->gc_deferred) {
+        if (stop || stw_all_arrived())
+            lead_gc(cap, false, false);
+    } else if (stw_pending()) {
+        stw_follow(cap->no);
+    }
+}
+
+void gc_stop_deferred(SmCap *cap)
+{
+    if (cap->gc_deferred) {
+        cap->gc_deferred = false;
+        stw_await_arrivals();
+    }
 }
 
 void rts_gc(RtsCap *cap, bool major)

@@ -15,6 +15,40 @@
  * copies it, then publishes the forwarding address (release); a loser seeing OBJ_BUSY waits
  * for the address. So no object, mutable or not, is ever copied twice.
  *
+ * Note [Deferred GC requests]
+ * A GC stops every capability, so a program that GCs often runs at the pace of its slowest
+ * capability to stop. On a quiet machine that is microseconds; beside a busy process (or with
+ * more capabilities than CPUs) one capability's OS thread is often waiting for a CPU, and the
+ * others, each stopped at its next GC to wait for it, go in lockstep with it: two allocating
+ * workers beside one busy process on 2 cores ran at 2.0-2.3x their time alone, where the OS
+ * gives them 1.5x (issue 43, experiments/external-load/). So a capability whose nursery is
+ * full does not wait (gc_nursery_full): it leads the sync as before (stw_try_lead, then
+ * stw_interrupt_all), and, unless everyone has already arrived, runs on in one more nursery
+ * block at a time, taken from the block allocator and chained to its nursery
+ * (sm_extend_nursery; SmCap.nursery_extra counts them), up to --sync-defer bytes (default
+ * 8m; 0 is the old behaviour: wait at once). When all have arrived it collects as before;
+ * the GC frees the extra blocks with the nursery (sm_reset_nursery). It looks at every
+ * nursery block it fills, and is told sooner: while it runs on, stw_sync.deferred is set
+ * (stw_defer), and every follower that arrives interrupts it (its heap limit, so that its
+ * next heap check, call or allocation traps, gc_safe_point). The flag and the arrival are
+ * each stored and fenced before the other side's word is read, so either the leader sees the
+ * last arrival or that follower sees the flag. It stops running on and collects at once when
+ * it leaves its thread (the scheduler's loop calls gc_safe_point with `stop`: a block, a
+ * switch, an idle wait), when the budget or -M is reached, when the OS refuses a block, when
+ * it calls gc_collect itself (a large object, rts_gc: gc_collect finishes the request first),
+ * and at an exit (gc_stop_deferred only waits for the arrivals). Under -DG no request defers.
+ * Invariants: only the leader of the sync in progress defers (so the extra memory is at most
+ * --sync-defer in all); cap->gc_deferred is its owner's; a follower at its barrier holds no
+ * lock (objects' locks and ports' mutexes are never held across a safe point: sched/objlock.h,
+ * scheme/port.c), so the leader's mutator cannot wait on it.
+ * What it costs: a follower that arrives waits for the leader's next trap (a call or an
+ * allocation: nanoseconds) instead of the leader waiting for it; the GC comes later by what
+ * the leader allocated meanwhile, which the GC's copying does not pay for (it copies what is
+ * live); -A is no longer the exact allocation between two GCs (-S shows each GC's). -s says
+ * how many requests were deferred, for how long and how many blocks they took.
+ * GHC and OCaml 5 wait at once (GHC's requestSync/acquireAllCapabilities, OCaml's
+ * caml_try_run_on_all_domains); this is rtslab's own.
+ *
  * Note [GC roots from above]
  * The scheduler's state (threads, run queues, the language's local roots) lies in the layer
  * above; it hands the GC its roots through a GcClient that the start-up layer registers, as
@@ -104,8 +138,18 @@ unsigned gc_thread_cap(Value t);
 void  gc_on_done(void (*fn)(const GcRecord *r));
 
 /* Collects (leading the sync, or following another capability's); called by a mutator at
- * a safe point (an allocation or rts_gc). */
+ * a safe point (an allocation or rts_gc). A GC request of cap's that waits (Note [Deferred
+ * GC requests]) is finished first. */
 void  gc_collect(SmCap *cap, bool force_major);
+/* The allocation path's GC, when cap's nursery is full: collects, or asks for the GC and runs
+ * on in one more nursery block while the others stop (Note [Deferred GC requests]). */
+void  gc_nursery_full(SmCap *cap);
+/* A safe point of cap: takes part in the sync in progress, or, when it is cap's own deferred
+ * request, collects once every member has arrived, or at once when `stop` (the capability
+ * is about to leave its thread: block, switch, sleep or exit). */
+void  gc_safe_point(SmCap *cap, bool stop);
+/* For an exit: a deferred request of cap's waits for its members to arrive, no GC. */
+void  gc_stop_deferred(SmCap *cap);
 /* A follower's part of a GC (the StwHooks.follower_work of sync/stw.h): returns true when
  * capability `no` is one of its GC threads (and did its work). */
 bool  gc_follower_work(unsigned no);

@@ -386,8 +386,9 @@ void sanity_check(SanityWhen when, bool major)
     for (unsigned i = 0; i < sm_n_caps; i++) {
         SmCap *c = sm_caps[i];
         size_t nb = check_chain(c->nursery, NULL, 0, true);
-        if (nb != c->nursery_blocks)
-            insane("capability %u: nursery of %zu blocks, %zu recorded", i, nb, c->nursery_blocks);
+        if (nb != c->nursery_blocks + c->nursery_extra)
+            insane("capability %u: nursery of %zu blocks, %zu + %zu recorded", i, nb,
+                   c->nursery_blocks, c->nursery_extra);
         if (when == SANITY_AFTER_GC && c->nursery->free != c->nursery->start)
             insane("capability %u: nursery not empty after GC", i);
         blocks += nb + check_large(c->large_young, NULL, 0);

@@ -62,6 +62,10 @@ void sm_cap_init(SmCap *cap, unsigned no)
     }
     cap->nursery = hd;
     cap->nursery_blocks = n;
+    cap->nursery_extra = 0;
+    cap->gc_deferred = false;
+    cap->deferred_blocks = 0;
+    cap->deferred_blocks_max = 0;
     cap->large_young = NULL;
     cap->large_blocks_since_gc = 0;
     set_block(cap, hd);
@@ -96,8 +100,37 @@ static void rotate_nursery(SmCap *cap)
     cap->nursery = unused;
 }
 
+/* The blocks past nursery_blocks go back to the block allocator (the caller holds sm_lock):
+ * the deferral that took them is over. */
+static void trim_nursery(SmCap *cap)
+{
+    bdescr *last = cap->nursery;
+    for (size_t i = 1; i < cap->nursery_blocks; i++)
+        last = last->link;
+    blk_free_chain(last->link);
+    last->link = NULL;
+    __atomic_store_n(&cap->nursery_extra, 0, __ATOMIC_RELAXED);
+}
+
+void sm_extend_nursery(SmCap *cap, bdescr *bd)
+{
+    bd->flags = BF_NURSERY;
+    bd->gen = 0;
+    bd->owner = cap->no;
+    bd->link = NULL;
+    cap->cur_block->link = bd;
+    size_t extra = cap->nursery_extra + 1;
+    __atomic_store_n(&cap->nursery_extra, extra, __ATOMIC_RELAXED);
+    cap->deferred_blocks++;
+    if (extra > cap->deferred_blocks_max)
+        cap->deferred_blocks_max = extra;
+    set_block(cap, bd);
+}
+
 void sm_reset_nursery(SmCap *cap)
 {
+    if (cap->nursery_extra)
+        trim_nursery(cap);
     if (rts_opts.gc_stress)
         rotate_nursery(cap);
     for (bdescr *bd = cap->nursery; bd; bd = bd->link)
@@ -116,7 +149,8 @@ size_t sm_heap_blocks(void)
     size_t n = sm_old_gen.n_blocks + sm_old_gen.n_large_blocks + sm_aged.n_blocks
              + __atomic_load_n(&sm_large_young_blocks, __ATOMIC_RELAXED);
     for (unsigned i = 0; i < sm_n_caps; i++)
-        n += sm_caps[i]->nursery_blocks;
+        n += sm_caps[i]->nursery_blocks
+           + __atomic_load_n(&sm_caps[i]->nursery_extra, __ATOMIC_RELAXED);
     return n;
 }
 
@@ -177,7 +211,7 @@ Value *sm_alloc_slow(SmCap *cap, size_t words)
         return alloc_large(cap, words);
     for (;;) {
         if (stw_pending())
-            stw_follow(cap->no);            /* a safe point: join the sync in progress */
+            gc_safe_point(cap, false);      /* join the sync in progress, or finish ours */
         if ((uintptr_t)(cap->hp + words) <= (uintptr_t)cap->hplim_real) {
             Value *p = cap->hp;
             cap->hp = p + words;
@@ -190,7 +224,7 @@ Value *sm_alloc_slow(SmCap *cap, size_t words)
         if (cap->cur_block->link)
             set_block(cap, cap->cur_block->link);
         else
-            gc_collect(cap, false);
+            gc_nursery_full(cap);
     }
 }
 

@@ -79,6 +79,8 @@ typedef struct SmCap {
     bdescr  *cur_block;
     bdescr  *nursery;          /* chain of nursery blocks (gen 0, BF_NURSERY) */
     size_t   nursery_blocks;
+    size_t   nursery_extra;    /* blocks past nursery_blocks, taken while its GC request
+                                * waited (Note [Deferred GC requests] in gc.h); atomic */
     size_t   large_blocks_since_gc;  /* young large objects count against the nursery */
     bdescr  *large_young;      /* young large objects allocated here */
     Value   *remset;           /* remembered set: old mutable objects written since a GC */
@@ -89,6 +91,9 @@ typedef struct SmCap {
     unsigned no;               /* the capability's number */
     unsigned nsave;
     unsigned stress_allocs;    /* allocations since the last -DG GC */
+    bool     gc_deferred;      /* it leads a GC sync and runs on (Note [Deferred GC requests]) */
+    uint64_t deferred_blocks;  /* nursery blocks it took while its GC requests waited, and */
+    size_t   deferred_blocks_max;   /* the most in one request (for -s) */
 #if RTS_PATCH_IDLE_OPTOUT
     bool     left_out;         /* takes no part in this GC (Note [Idle opt-out], sync/stw.h) */
 #endif
@@ -176,6 +181,9 @@ void   sm_out_of_memory(size_t refused) __attribute__((noreturn));
 /* Brings cap->cur_block->free up to hp and counts the bytes it holds as allocated. */
 void   sm_sync_nursery(SmCap *cap);
 void   sm_reset_nursery(SmCap *cap);
+/* Chains bd (a free block) to cap's nursery as its current block, one past nursery_blocks
+ * (Note [Deferred GC requests] in gc.h); sm_reset_nursery frees such blocks. */
+void   sm_extend_nursery(SmCap *cap, bdescr *bd);
 /* The write barrier's slow path for an old object: marks it dirty and remembers it. */
 void   sm_remember(SmCap *cap, Value obj);
 

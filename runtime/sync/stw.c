@@ -200,10 +200,18 @@ static bool has_arrived(void *arg)
 }
 #endif
 
-uint64_t stw_stop_all(unsigned leader, StwTakingPart *part)
+/* The sync being stopped, between stw_interrupt_all and stw_await_arrivals: the leader's. */
+static uint64_t request_ns;
+static uint32_t request_epoch;
+static unsigned n_taking_part;
+static bool ran_on;              /* the leader ran on during this sync (stw_defer) */
+
+void stw_interrupt_all(unsigned leader, StwTakingPart *part)
 {
-    uint64_t t0 = rts_now_ns();
+    request_ns = rts_now_ns();
     uint32_t epoch = load(&stw_sync.word) >> 2;
+    request_epoch = epoch;
+    ran_on = false;
     unsigned n_part = 0;
     taking_part[n_part++] = leader;
     for (unsigned i = 0; i < n_members; i++) {
@@ -215,28 +223,67 @@ uint64_t stw_stop_all(unsigned leader, StwTakingPart *part)
         taking_part[n_part++] = i;
         hooks.interrupt(i);
     }
-#if RTS_PATCH_FUTEX_BARRIER
-    /* Note [Futex barrier] (sync/wait_futex_barrier.c): the followers count themselves down
-     * in one word and the last to arrive wakes the leader, which sleeps on that word alone. */
-    (void)epoch;
-    sync_wait(&stw_sync.arriving, all_arrived, NULL, WAIT_ARRIVAL);
-#else
-    /* The baseline leader checks each capability that takes part in turn. */
-    for (unsigned k = 1; k < n_part; k++) {
-        unsigned i = taking_part[k];
-        struct arrival a = { &members[i].arrived, epoch };
-        sync_wait(&members[i].arrived, has_arrived, &a, WAIT_ARRIVAL);
-    }
-#endif
-    uint64_t ns = rts_now_ns() - t0;
+    n_taking_part = n_part;
     if (part) {
         part->n = n_part;
         part->no = taking_part;
     }
+}
+
+bool stw_all_arrived(void)
+{
+#if RTS_PATCH_FUTEX_BARRIER
+    return all_arrived(NULL);
+#else
+    for (unsigned k = 1; k < n_taking_part; k++)
+        if (!reached(&members[taking_part[k]].arrived, request_epoch))
+            return false;
+    return true;
+#endif
+}
+
+void stw_defer(bool on)
+{
+    if (on)
+        ran_on = true;
+    /* Against the follower's arrival (stw_follow): each stores, fences, then reads the
+     * other's word, so either the leader sees the arrival or the follower sees the flag. */
+    __atomic_store_n(&stw_sync.deferred, on, __ATOMIC_SEQ_CST);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+uint64_t stw_await_arrivals(void)
+{
+    uint64_t t0 = rts_now_ns();
+#if RTS_PATCH_FUTEX_BARRIER
+    /* Note [Futex barrier] (sync/wait_futex_barrier.c): the followers count themselves down
+     * in one word and the last to arrive wakes the leader, which sleeps on that word alone. */
+    sync_wait(&stw_sync.arriving, all_arrived, NULL, WAIT_ARRIVAL);
+#else
+    /* The baseline leader checks each capability that takes part in turn. */
+    for (unsigned k = 1; k < n_taking_part; k++) {
+        unsigned i = taking_part[k];
+        struct arrival a = { &members[i].arrived, request_epoch };
+        sync_wait(&members[i].arrived, has_arrived, &a, WAIT_ARRIVAL);
+    }
+#endif
+    uint64_t now = rts_now_ns();
+    /* A leader that ran on waited only from here; one that did not, since its request. */
+    uint64_t ns = now - (ran_on ? t0 : request_ns);
     totals.syncs++;
     totals.stw_ns_total += ns;
     if (ns > totals.stw_ns_max) totals.stw_ns_max = ns;
+    if (ran_on) {
+        totals.deferred_syncs++;
+        totals.deferred_ns_total += now - request_ns;
+    }
     return ns;
+}
+
+uint64_t stw_stop_all(unsigned leader, StwTakingPart *part)
+{
+    stw_interrupt_all(leader, part);
+    return stw_await_arrivals();
 }
 
 void stw_start_gc(bool major)
@@ -308,6 +355,10 @@ void stw_follow(unsigned me)
     __atomic_store_n(&members[me].arrived, epoch, __ATOMIC_RELEASE);
     sync_wake(&members[me].arrived, WAIT_ARRIVAL);
 #endif
+    /* Note [Deferred GC requests] in sm/gc.h: a leader that runs on is told (stw_defer) */
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&stw_sync.deferred, __ATOMIC_SEQ_CST))
+        hooks.interrupt(__atomic_load_n(&stw_sync.leader, __ATOMIC_ACQUIRE));
     if (kind == SYNC_EXIT)
         for (;;)
             pause();                            /* the leader ends the process */

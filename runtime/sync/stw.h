@@ -237,6 +237,10 @@ typedef struct StwSync {
     uint32_t released;       /* epoch whose sync is over */
     unsigned leader;         /* the leader's capability number */
     bool major;              /* the GC of this sync is a major one (set before go) */
+    /* Whether the leader runs on (Note [Deferred GC requests] in sm/gc.h): set and cleared by
+     * the leader (stw_defer); a follower that sees it once it has arrived interrupts the
+     * leader, so that it looks again. */
+    uint32_t deferred;
     /* Members other than the leader yet to arrive: n - 1 between syncs, counted down by each
      * follower as it arrives (before its `arrived`), reset by stw_release. */
     _Alignas(RTS_CACHE_LINE) uint32_t arriving;
@@ -247,6 +251,9 @@ extern StwSync stw_sync;
 
 typedef struct StwStats {
     uint64_t syncs, stw_ns_total, stw_ns_max;
+    /* syncs whose leader ran on while they waited (stw_defer), and the time from their
+     * request to their last arrival, summed (stw_ns_* count only the leader's wait) */
+    uint64_t deferred_syncs, deferred_ns_total;
 #if RTS_PATCH_IDLE_OPTOUT
     /* Note [Idle opt-out]: GC syncs that left members out, members left out (summed over
      * syncs); opt-outs, rejoins, rejoins that waited for a GC (summed over members) */
@@ -265,8 +272,18 @@ static inline bool stw_pending(void)
 bool stw_try_lead(unsigned me, SyncKind kind);
 /* Leader: interrupt and wake everyone, then wait until every capability that takes part has
  * arrived. Returns the time the world took to stop (ns), and the members that take part in
- * *part (which may be NULL). */
+ * *part (which may be NULL). It is stw_interrupt_all and stw_await_arrivals. */
 uint64_t stw_stop_all(unsigned leader, StwTakingPart *part);
+/* Leader, in two steps: interrupt (and wake) every member that takes part, which go into
+ * *part (may be NULL); then wait until they have all arrived, and return how long the
+ * leader waited (ns). In between, stw_all_arrived says, without waiting, whether they have,
+ * and a leader that runs on meanwhile says so with stw_defer(true) (Note [Deferred GC
+ * requests] in sm/gc.h). */
+void stw_interrupt_all(unsigned leader, StwTakingPart *part);
+bool stw_all_arrived(void);
+uint64_t stw_await_arrivals(void);
+/* Leader: whether it runs on (true: the arrivals interrupt it) or has stopped (false). */
+void stw_defer(bool on);
 /* Leader: let the GC threads start; then wait for n_followers of them to call
  * stw_gc_thread_done. */
 void stw_start_gc(bool major);

@@ -244,6 +244,9 @@ typedef struct {
     /* ours */
     uint64_t stw_syncs;
     double stw_total, stw_mean, stw_max;
+    uint64_t deferred_syncs, deferred_blocks, deferred_blocks_max;   /* Note [Deferred GC
+                                                                      * requests] in sm/gc.h */
+    double deferred_mean;
     SyncWaitStats waits[WAIT_NKINDS];
     LockSummary locks[NLOCKS];
     uint64_t gc_wakeups, threads_pushed;
@@ -299,6 +302,13 @@ static void summarise(Summary *s)
     s->stw_total = secs(st.stw_ns_total);
     s->stw_mean = st.syncs ? s->stw_total / (double)st.syncs : 0;
     s->stw_max = secs(st.stw_ns_max);
+    s->deferred_syncs = st.deferred_syncs;
+    s->deferred_mean = st.deferred_syncs ? secs(st.deferred_ns_total) / (double)st.deferred_syncs : 0;
+    for (unsigned i = 0; i < cap_count; i++) {
+        s->deferred_blocks += cap_array[i].sm.deferred_blocks;
+        if (cap_array[i].sm.deferred_blocks_max > s->deferred_blocks_max)
+            s->deferred_blocks_max = cap_array[i].sm.deferred_blocks_max;
+    }
     for (int k = 0; k < WAIT_NKINDS; k++)
         sync_wait_stats((SyncWaitKind)k, &s->waits[k]);
 
@@ -406,8 +416,11 @@ static void report_summary(FILE *f, const Summary *s)
     /* ours, after GHC's */
     lines_after(f, "Productivity");
 
-    fprintf(f, "  Stop the world: %llu syncs, mean %.1f us, max %.1f us (request to last arrival)\n",
+    fprintf(f, "  Stop the world: %llu syncs, mean %.1f us, max %.1f us (the leader's wait for the last arrival)\n",
             (unsigned long long)s->stw_syncs, s->stw_mean * 1e6, s->stw_max * 1e6);
+    fprintf(f, "  Deferred GC requests: %llu (mean %.1f us from request to last arrival), %llu nursery blocks taken meanwhile, at most %llu at once\n",
+            (unsigned long long)s->deferred_syncs, s->deferred_mean * 1e6,
+            (unsigned long long)s->deferred_blocks, (unsigned long long)s->deferred_blocks_max);
     lines_after(f, "Stop the world");
     fprintf(f, "  Barrier waits:          waits      spins     sleeps    time\n");
     for (int k = 0; k < WAIT_NKINDS; k++)
@@ -576,6 +589,10 @@ static void report_machine_readable(FILE *f, const Summary *s)
     mr_dbl(f, "rtslab_stw_total_seconds", s->stw_total);
     mr_dbl(f, "rtslab_stw_mean_seconds", s->stw_mean);
     mr_dbl(f, "rtslab_stw_max_seconds", s->stw_max);
+    mr_u64(f, "rtslab_stw_deferred_syncs", s->deferred_syncs);
+    mr_dbl(f, "rtslab_stw_deferred_mean_seconds", s->deferred_mean);
+    mr_u64(f, "rtslab_stw_deferred_blocks", s->deferred_blocks);
+    mr_u64(f, "rtslab_stw_deferred_blocks_max", s->deferred_blocks_max);
     keys_after(f, "rtslab_stw_max_seconds", -1, NULL);
     for (int k = 0; k < WAIT_NKINDS; k++) {
         char kind[48];
