@@ -24,15 +24,19 @@
 (define %call-with-values call-with-values)
 
 ;;; --- dynamic-wind and escape-only continuations ---------------------------------------------
-;;; The winders list (per thread) holds (before . after) pairs, innermost first. An escape
+;;; The winders list (per thread) holds (handlers . after) pairs, innermost first: the
+;;; exception handlers in force at the dynamic-wind call, and its after thunk. An escape
 ;;; runs the `after` thunks of the entries it leaves, innermost first, each with the winders
-;;; already set to what is outside it; and it restores the exception handlers in force when
-;;; the continuation was captured.
+;;; already set to what is outside it and with the handlers of its dynamic-wind call (R7RS
+;;; 6.10: the after thunk runs in the dynamic environment of that call, so an exception it
+;;; raises while a guard unwinds reaches that guard, and replaces the one being handled;
+;;; before, it ran with the handlers of the raise that led there, outside the guard). Then
+;;; the escape restores the exception handlers in force when the continuation was captured.
 
 (define (dynamic-wind before thunk after)
   (before)
   (let ((w (%winders)))
-    (%set-winders! (cons (cons before after) w))
+    (%set-winders! (cons (cons (%handlers) after) w))
     (let ((v (thunk)))
       (%set-winders! w)
       (after)
@@ -45,6 +49,7 @@
           (if (null? w)
               (%uncaught (%make-error "continuation invoked outside its extent" '()))
               (begin (%set-winders! (cdr w))
+                     (%set-handlers! (caar w))
                      ((cdar w))
                      (loop)))))))
 
