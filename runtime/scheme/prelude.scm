@@ -47,11 +47,23 @@
     (let ((w (%winders)))
       (if (not (eq? w target))
           (if (null? w)
-              (%uncaught (%make-error "continuation invoked outside its extent" '()))
+              (raise (%make-error %outside-extent '()))
               (begin (%set-winders! (cdr w))
                      (%set-handlers! (caar w))
                      ((cdar w))
                      (loop)))))))
+
+;;; An escape to a continuation outside its extent (its call/cc has returned, it is another
+;;; thread's, or it was taken inside a dynamic-wind that has been left) is an error raised
+;;; where the continuation was called, before anything is unwound, so the handlers there
+;;; (a guard around the call) see it. (Before: the escape first restored the handlers of the
+;;; call/cc, and %throw's error then went past the guard.)
+(define %outside-extent "a continuation was invoked outside its extent (call/cc is escape-only)")
+(define (%check-extent k winders)
+  (if (not (and (%continuation-live? k)
+                (let within ((w (%winders)))
+                  (or (eq? w winders) (and (pair? w) (within (cdr w)))))))
+      (raise (%make-error %outside-extent '()))))
 
 (define (call-with-current-continuation f)
   (let ((winders (%winders))
@@ -59,6 +71,7 @@
     (%call/cc
      (lambda (k)
        (f (lambda vals
+            (%check-extent k winders)
             (%unwind-to winders)
             (%set-handlers! handlers)
             (%throw k (if (and (pair? vals) (null? (cdr vals)))
