@@ -24,15 +24,19 @@
 (define %call-with-values call-with-values)
 
 ;;; --- dynamic-wind and escape-only continuations ---------------------------------------------
-;;; The winders list (per thread) holds (before . after) pairs, innermost first. An escape
+;;; The winders list (per thread) holds (handlers . after) pairs, innermost first: the
+;;; exception handlers in force at the dynamic-wind call, and its after thunk. An escape
 ;;; runs the `after` thunks of the entries it leaves, innermost first, each with the winders
-;;; already set to what is outside it; and it restores the exception handlers in force when
-;;; the continuation was captured.
+;;; already set to what is outside it and with the handlers of its dynamic-wind call (R7RS
+;;; 6.10: the after thunk runs in the dynamic environment of that call, so an exception it
+;;; raises while a guard unwinds reaches that guard, and replaces the one being handled;
+;;; before, it ran with the handlers of the raise that led there, outside the guard). Then
+;;; the escape restores the exception handlers in force when the continuation was captured.
 
 (define (dynamic-wind before thunk after)
   (before)
   (let ((w (%winders)))
-    (%set-winders! (cons (cons before after) w))
+    (%set-winders! (cons (cons (%handlers) after) w))
     (let ((v (thunk)))
       (%set-winders! w)
       (after)
@@ -43,10 +47,23 @@
     (let ((w (%winders)))
       (if (not (eq? w target))
           (if (null? w)
-              (%uncaught (%make-error "continuation invoked outside its extent" '()))
+              (raise (%make-error %outside-extent '()))
               (begin (%set-winders! (cdr w))
+                     (%set-handlers! (caar w))
                      ((cdar w))
                      (loop)))))))
+
+;;; An escape to a continuation outside its extent (its call/cc has returned, it is another
+;;; thread's, or it was taken inside a dynamic-wind that has been left) is an error raised
+;;; where the continuation was called, before anything is unwound, so the handlers there
+;;; (a guard around the call) see it. (Before: the escape first restored the handlers of the
+;;; call/cc, and %throw's error then went past the guard.)
+(define %outside-extent "a continuation was invoked outside its extent (call/cc is escape-only)")
+(define (%check-extent k winders)
+  (if (not (and (%continuation-live? k)
+                (let within ((w (%winders)))
+                  (or (eq? w winders) (and (pair? w) (within (cdr w)))))))
+      (raise (%make-error %outside-extent '()))))
 
 (define (call-with-current-continuation f)
   (let ((winders (%winders))
@@ -54,6 +71,7 @@
     (%call/cc
      (lambda (k)
        (f (lambda vals
+            (%check-extent k winders)
             (%unwind-to winders)
             (%set-handlers! handlers)
             (%throw k (if (and (pair? vals) (null? (cdr vals)))
@@ -185,14 +203,45 @@
   (cond ((null? l) #f) ((pred (car l)) (car l)) (else (find pred (cdr l)))))
 (define (find-tail pred l)
   (cond ((null? l) #f) ((pred (car l)) l) (else (find-tail pred (cdr l)))))
-(define (any pred l)
-  (and (pair? l) (or (pred (car l)) (any pred (cdr l)))))
-(define (every pred l)
-  (let loop ((l l) (last #t))
-    (if (null? l) last (let ((v (pred (car l)))) (and v (loop (cdr l) v))))))
-(define (count pred l)
-  (%check-not-circular "count" l)
-  (let loop ((l l) (n 0)) (if (pair? l) (loop (cdr l) (if (pred (car l)) (+ n 1) n)) n)))
+;; any, every and count take one list or several, as SRFI 1's: with several, pred gets an
+;; element of each, and the shortest list decides where they stop. any gives the first true
+;; value of pred, every the last (#t when a list is empty), and the last call of pred is a
+;; tail call in both.
+(define (any pred l . ls)
+  (if (null? ls)
+      (and (pair? l)
+           (let loop ((l l))
+             (if (pair? (cdr l))
+                 (or (pred (car l)) (loop (cdr l)))
+                 (pred (car l)))))
+      (let loop ((rests (cons l ls)))
+        (and (%all-pairs? rests)
+             (let ((next (%cdrs rests)))
+               (if (%all-pairs? next)
+                   (or (apply pred (%cars rests)) (loop next))
+                   (apply pred (%cars rests))))))))
+(define (every pred l . ls)
+  (if (null? ls)
+      (or (null? l)
+          (let loop ((l l))
+            (if (null? (cdr l))
+                (pred (car l))
+                (and (pred (car l)) (loop (cdr l))))))
+      (let loop ((rests (cons l ls)))
+        (or (not (%all-pairs? rests))
+            (let ((next (%cdrs rests)))
+              (if (%all-pairs? next)
+                  (and (apply pred (%cars rests)) (loop next))
+                  (apply pred (%cars rests))))))))
+(define (count pred l . ls)
+  (if (null? ls)
+      (begin
+        (%check-not-circular "count" l)
+        (let loop ((l l) (n 0)) (if (pair? l) (loop (cdr l) (if (pred (car l)) (+ n 1) n)) n)))
+      (let loop ((rests (cons l ls)) (n 0))
+        (if (%all-pairs? rests)
+            (loop (%cdrs rests) (if (apply pred (%cars rests)) (+ n 1) n))
+            n))))
 (define (filter-map f l)
   (%check-not-circular "filter-map" l)
   (let loop ((l l) (acc '()))

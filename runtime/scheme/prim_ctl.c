@@ -155,6 +155,8 @@ static Value p_handlers(RtsCap *cap, Value *argv, int argc)
 { (void)argv; (void)argc; return dyn_get(cap, RTV_HANDLERS); }
 static Value p_set_handlers(RtsCap *cap, Value *argv, int argc)
 { (void)argc; rtv_set_dynamic(cap, RTV_HANDLERS, argv[0]); return RTS_UNSPEC; }
+static Value p_continuation_live(RtsCap *cap, Value *argv, int argc)
+{ (void)argc; return rts_bool(vm_continuation_live(cap, argv[0])); }
 static Value p_winders(RtsCap *cap, Value *argv, int argc)
 { (void)argv; (void)argc; return dyn_get(cap, RTV_WINDERS); }
 static Value p_set_winders(RtsCap *cap, Value *argv, int argc)
@@ -399,6 +401,7 @@ static const SchPrimDef prims_ctl[] = {
     { "%report-error", p_report_error, 1, 1 },
     { "%handlers", p_handlers, 0, 0 },
     { "%set-handlers!", p_set_handlers, 1, 1 },
+    { "%continuation-live?", p_continuation_live, 1, 1 },
     { "%winders", p_winders, 0, 0 },
     { "%set-winders!", p_set_winders, 1, 1 },
     { "fork", p_fork, 1, 1 },

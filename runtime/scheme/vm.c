@@ -338,6 +338,29 @@ Value vm_new_thread(RtsCap *cap, Value thunk)
     return r;
 }
 
+/* --- escape-only continuations -------------------------------------------------------------------- */
+
+/* The call/cc marker frame of the continuation k (a sch_rtd_cont record: [stack, offset,
+ * thread], made by SP_CALLCC) on the running thread's stack, and its place in *at; NULL
+ * when k is outside its extent: its call/cc has returned (the frame there is another, or
+ * gone), or k is another thread's. */
+static Value *cont_frame(RtsCap *cap, Value k, RtvPlace *at)
+{
+    if (sch_record_ref(k, 2) != rtv_current_thread(cap))
+        return NULL;
+    Value *kb = rtv_stack_find(cap, sch_record_ref(k, 0),
+                               (size_t)rts_fixnum_val(sch_record_ref(k, 1)), CC_FS, at);
+    if (!kb || kb[0] != cc_closure || kb[2] != k || kb[CC_FS] != rtv_code_word(vm_run))
+        return NULL;
+    return kb;
+}
+
+bool vm_continuation_live(RtsCap *cap, Value k)
+{
+    RtvPlace at;
+    return sch_is_record_of(k, sch_rtd_cont) && cont_frame(cap, k, &at) != NULL;
+}
+
 /* --- the interpreter ----------------------------------------------------------------------------- */
 
 enum { ENTER_RESUME, ENTER_RAISE };
@@ -853,11 +876,9 @@ call_generic: {
         if (!sch_is_record_of(k, sch_rtd_cont))
             sch_type_error(cap, "%throw", "continuation", k);
         RtvPlace at;
-        Value *kb = NULL;
-        if (sch_record_ref(k, 2) == rtv_current_thread(cap))
-            kb = rtv_stack_find(cap, sch_record_ref(k, 0),
-                                (size_t)rts_fixnum_val(sch_record_ref(k, 1)), CC_FS, &at);
-        if (!kb || kb[0] != cc_closure || kb[2] != k || kb[CC_FS] != rtv_code_word(vm_run))
+        /* the prelude's escape procedure checked first (vm_continuation_live), before it
+         * unwound anything; this is the VM's own guard */
+        if (!cont_frame(cap, k, &at))
             sch_error(cap, NULL, "a continuation was invoked outside its extent (call/cc is escape-only)", 0);
         Value v = argv[1];
         sch_release(cap, gmark);

@@ -183,6 +183,9 @@ void vm_backtrace(RtsCap *cap, SchPort *out, bool repl);
 /* "error: " and the error object's message and irritants (or "uncaught exception: " and
  * the object), as the uncaught report and the REPL print it. */
 void vm_print_error(SchPort *out, Value obj);
+/* Whether the continuation k (what %call/cc passes its procedure) may still be thrown to:
+ * its call/cc has not returned, and the running thread made it (call/cc is escape-only). */
+bool vm_continuation_live(RtsCap *cap, Value k);
 /* Makes the VM's own procedures: apply, %call/cc, %throw. */
 void vm_init(RtsCap *cap);
 /* Prints a prototype's code (and its children's) on stderr: `rtslab --disassemble`. */
