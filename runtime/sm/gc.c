@@ -513,7 +513,8 @@ void gc_collect(SmCap *cap, bool force_major)
     uint64_t stw_ns = stw_stop_all(cap->no, &part);
     trace_end(SPAN_STW_REQUEST);
     bool major = force_major
-        || sm_old_gen.n_blocks + sm_old_gen.n_large_blocks >= sm_old_gen.limit_blocks;
+        || sm_old_gen.n_blocks + sm_old_gen.n_large_blocks >= sm_old_gen.limit_blocks
+        || gc_external_wants_major();       /* Note [External resources] in finalize.h */
     trace_begin(major ? SPAN_MAJOR_GC : SPAN_MINOR_GC, 0);
     collect(cap, major, stw_ns, &part);
     bool over = rts_opts.max_heap && sm_heap_blocks() * BLOCK_SIZE > rts_opts.max_heap;

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "sm/gc.h"
+#include "sm/finalize.h"
 #include "base/util.h"
 #include "sync/stw.h"
 #include "os/numa.h"
@@ -32,6 +33,7 @@ void sm_init(unsigned n_caps)
     if (!sm_caps) rts_fatal("out of memory (capabilities)");
     sm_n_caps = n_caps;
     gc_init(n_caps);
+    gc_external_init();
 }
 
 static void set_block(SmCap *cap, bdescr *bd)
@@ -197,6 +199,9 @@ void sm_shrink_large(SmCap *cap, Value obj, size_t words)
 
 Value *sm_alloc_slow(SmCap *cap, size_t words)
 {
+    if (__builtin_expect(__atomic_load_n(&sm_gc_requested, __ATOMIC_RELAXED), 0)
+        && __atomic_exchange_n(&sm_gc_requested, false, __ATOMIC_RELAXED))
+        gc_collect(cap, false);             /* Note [External resources] in finalize.h */
     if (__builtin_expect(rts_opts.gc_stress != 0, 0)
         && ++cap->stress_allocs >= rts_opts.gc_stress) {
         cap->stress_allocs = 0;
