@@ -167,6 +167,10 @@ void rts_add_root(Value *root);                  /* a C global the GC updates */
 /* Calls fn(data) once after the GC that finds obj unreachable, on that GC's leading OS
  * thread, the world running; fn must not touch the heap (Note [Finalizers], sm/finalize.h). */
 void rts_add_finalizer(Value obj, void (*fn)(void *data), void *data);
+/* The same, for a finalizer that frees `bytes` of C memory and `fds` file descriptors: they
+ * count toward the next GC as heap allocation would (Note [External resources]). */
+void rts_add_finalizer_held(RtsCap *cap, Value obj, void (*fn)(void *data), void *data,
+                            size_t bytes, unsigned fds);
 void rts_gc(RtsCap *cap, bool major);            /* collect now */
 
 typedef struct RtsStats {

@@ -210,10 +210,41 @@ Value *stack_find(Capability *cap, Value stack, size_t off, size_t nslots, Stack
     return stack_slots(s) + off;
 }
 
+/* Note [Stack shrinking]
+ * A stack only grows (stack_reserve doubles it), so after an escape out of a deep recursion,
+ * a caught stack overflow above all (Note [Stack overflow] in stack.h: at -K200m, a 200 MB
+ * stack holding a few frames), the thread kept the whole object, and the memory its frames
+ * had touched, for life (issue 45). A cut that leaves a stack of a megablock or more at most
+ * an eighth full shrinks it in place to the smallest doubling of -ki that is at least four
+ * times the frames left (sm_shrink_large: its blocks beyond are freed, whole megablocks of
+ * them go back to the OS after the next major GCs, Note [Returning megablocks] in
+ * sm/block.h). In place, because a cut must not allocate (its caller holds the value being
+ * thrown in a C variable); safe, because the slots above sp hold nothing (Note [Stacks
+ * reserved lazily]) and every caller of stack_cut reloads the room after it (the VM's
+ * RELOAD_TOP), which is the only time the room may change. Growing again is the doubling
+ * of before, so a recursion that escapes from the depth it reaches each time pays one copy
+ * per doubling, as its first descent did; the factor 8 against 4 keeps a stack that is used
+ * to a depth from being shrunk at every cut. */
+#define STACK_SHRINK_MIN_BYTES ((size_t)1 << 20)
+
+static void shrink_after_cut(Capability *cap, Value s)
+{
+    size_t slots = stack_capacity(s), sp = stack_sp(s);
+    if (stack_bytes(slots) < STACK_SHRINK_MIN_BYTES || 8 * sp > slots)
+        return;
+    size_t want = rts_opts.initial_stack / sizeof(Value);
+    want = want > STACK_SLOTS + 1 ? want - STACK_SLOTS - 1 : 1;
+    while (want < 4 * sp)
+        want *= 2;
+    if (want < slots)
+        sm_shrink_large(sm_cap(cap), s, 1 + STACK_SLOTS + want);
+}
+
 void stack_cut(Capability *cap, StackPlace at, size_t nslots)
 {
     stack_set_sp(at.stack, at.off + nslots + 2);
     leave_headroom(cap, stack_bytes(at.off + nslots + 2));
+    shrink_after_cut(cap, at.stack);
 }
 #endif
 

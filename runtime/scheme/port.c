@@ -1180,7 +1180,12 @@ Value sch_port_value(RtsCap *cap, SchPort *p)
         }
         pthread_mutex_unlock(&std_values_lock);
     } else {
-        rts_add_finalizer(v, port_finalize, p);
+        /* What the finalizer will free counts toward the next GC (Note [External resources]
+         * in sm/finalize.h): the structs, the input buffer or a string's characters, and a
+         * descriptor. No other thread has p yet. */
+        size_t bytes = sizeof *p + (p->io ? sizeof *p->io : 0) + p->bsize
+                     + (p->kind == STRING_IN ? p->n * sizeof *p->s : 0);
+        rts_add_finalizer_held(cap, v, port_finalize, p, bytes, p->managed && p->fd >= 0);
     }
     return v;
 }

@@ -157,6 +157,13 @@ static Value open_file(RtsCap *cap, Value *argv, bool input, const char *who)
     char *path = sch_string_to_utf8(argv[0], NULL);
     SchPort *p = input ? sch_port_open_file_in(path) : sch_port_open_file_out(path);
     int e = errno;
+    if (!p && (e == EMFILE || e == ENFILE)) {
+        /* Dropped ports may hold them: a major GC runs their finalizers (Note [External
+         * resources] in sm/finalize.h); then once more. */
+        rts_gc(cap, true);
+        p = input ? sch_port_open_file_in(path) : sch_port_open_file_out(path);
+        e = errno;
+    }
     free(path);
     if (!p) {
         char msg[160];
@@ -466,6 +473,10 @@ static void resolve(RtsCap *cap, Value *argv, bool passive, const char *who,
 static int new_socket(RtsCap *cap, int family, const char *who, const char *name)
 {
     int fd = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0 && (errno == EMFILE || errno == ENFILE)) {
+        rts_gc(cap, true);                  /* as open_file does */
+        fd = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    }
     if (fd < 0) io_raise(cap, who, name, errno);
     return fd;
 }

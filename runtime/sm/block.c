@@ -5,9 +5,10 @@
  *
  * Note [Block allocator structure]
  * - Megablocks come from mmap, over-mapped by one megablock and trimmed to MBLOCK_SIZE
- *   alignment. They are never returned to the OS: a megablock whose blocks are all free
- *   goes on the free-megablock list, sorted by address, and is reused whole (for a
- *   megablock group, when enough of them are contiguous) or split again.
+ *   alignment. A megablock whose blocks are all free goes on the free-megablock list,
+ *   sorted by address, and is reused whole (for a megablock group, when enough of them are
+ *   contiguous) or split again, or returned to the OS (munmap) when the GC says it holds
+ *   more than it needs (Note [Returning megablocks] in block.h).
  * - Every megablock we hold is recorded in an open-addressing hash set of base addresses
  *   (linear probing, load <= 1/2), so blk_is_heap_address is O(1). The low bit of an entry
  *   marks a megablock that continues a megablock group: its descriptor area is payload, so
@@ -71,6 +72,8 @@ static size_t n_mbgroup_mblocks;      /* megablocks inside allocated megablock g
 static size_t n_mbgroup_blocks;       /* MBGROUP_BLOCKS(k) summed over those groups */
 static size_t n_blocks_in_use;        /* includes n_mbgroup_blocks */
 static size_t n_blocks_free;          /* includes USABLE_BLOCKS_PER_MBLOCK per free megablock */
+static size_t n_mblocks_peak;         /* the most megablocks held at once */
+static uint64_t n_mblocks_returned;   /* megablocks given back to the OS, in all */
 
 /* ---- descriptor arithmetic ---------------------------------------------------------- */
 
@@ -136,7 +139,29 @@ static bool mb_record(uintptr_t base, size_t k)  /* k new megablocks from base *
     for (size_t i = 0; i < k; i++)
         *mb_slot(base + i * MBLOCK_SIZE) = base + i * MBLOCK_SIZE;
     n_mblocks += k;
+    if (n_mblocks > n_mblocks_peak)
+        n_mblocks_peak = n_mblocks;
     return true;
+}
+
+/* Forgets the megablock at base (it is being unmapped): linear probing's deletion, which
+ * moves back every later entry of the cluster whose home slot does not lie cyclically in
+ * (hole, its slot], so that no lookup stops early at the hole (Knuth's Algorithm R). */
+static void mb_forget(uintptr_t base)
+{
+    size_t hole = (size_t)(mb_slot(base) - mb_table), mask = mb_table_cap - 1;
+    assert(mb_table[hole] != 0);
+    mb_table[hole] = 0;
+    for (size_t j = (hole + 1) & mask; mb_table[j] != 0; j = (j + 1) & mask) {
+        size_t home = mb_hash(mb_table[j] & ~(uintptr_t)MBLOCK_MASK);
+        bool stays = hole <= j ? (hole < home && home <= j) : (hole < home || home <= j);
+        if (!stays) {
+            mb_table[hole] = mb_table[j];
+            mb_table[j] = 0;
+            hole = j;
+        }
+    }
+    n_mblocks--;
 }
 
 static void mb_set_continuation(uintptr_t base, bool cont)
@@ -473,11 +498,136 @@ void blk_free_chain(bdescr *bd)
     }
 }
 
+/* Shrinks the allocated group bd to its first n blocks (Note [Returning megablocks] in
+ * block.h): the rest is freed as a group of its own would be. */
+void blk_shrink_group(bdescr *bd, size_t n)
+{
+    assert(n >= 1 && n <= bd->blocks && !(bd->flags & BF_FREE));
+    if (bd->blocks > USABLE_BLOCKS_PER_MBLOCK) {
+        /* A megablock group keeps whole megablocks: k' of its k, or its first megablock
+         * alone as an ordinary group of all its usable blocks, whose descriptors the group's
+         * allocation initialised (init_alloc_group); the others become free megablocks. */
+        uintptr_t base = mblock_base(bd);
+        unsigned node = mb_node(base);
+        size_t k = mbgroup_mblocks(bd->blocks);
+        size_t kept = n > USABLE_BLOCKS_PER_MBLOCK ? mbgroup_mblocks(n) : 1;
+        if (kept == k)
+            return;
+        for (size_t i = kept; i < k; i++) {
+            mb_set_continuation(base + i * MBLOCK_SIZE, false);
+            mb_set_node(base + i * MBLOCK_SIZE, node);   /* it held payload */
+            free_mblock_insert(base + i * MBLOCK_SIZE);
+        }
+        n_blocks_free += (k - kept) * USABLE_BLOCKS_PER_MBLOCK;
+        n_blocks_in_use -= MBGROUP_BLOCKS(k) - MBGROUP_BLOCKS(kept);
+        n_mbgroup_blocks -= MBGROUP_BLOCKS(k);
+        n_mbgroup_mblocks -= k;
+        if (kept > 1) {
+            n_mbgroup_blocks += MBGROUP_BLOCKS(kept);
+            n_mbgroup_mblocks += kept;
+        } else {
+            bd->flags &= (uint16_t)~BF_MBGROUP;
+        }
+        bd->blocks = (uint32_t)MBGROUP_BLOCKS(kept);
+        if (kept > 1)
+            return;
+    }
+    size_t rest = bd->blocks - n;
+    if (!rest)
+        return;
+    bdescr *tail = bd + n;
+    bd->blocks = (uint32_t)n;
+    init_alloc_group(tail, rest, rest);
+    blk_free_group(tail);                  /* coalesces with a free group after it */
+}
+
+/* Note [Returning megablocks] in block.h. */
+static bool unmap_run(uintptr_t lo, size_t k)
+{
+    if (munmap((void *)lo, k * MBLOCK_SIZE) != 0)
+        return false;
+    for (size_t i = 0; i < k; i++)
+        mb_forget(lo + i * MBLOCK_SIZE);
+    n_free_mblocks -= k;
+    n_blocks_free -= k * USABLE_BLOCKS_PER_MBLOCK;
+    n_mblocks_returned += k;
+    return true;
+}
+
+/* Gives back up to `want` free megablocks of node `node`, the highest addresses first,
+ * contiguous ones in one munmap; returns how many. */
+static size_t return_node(unsigned node, size_t want)
+{
+    bdescr *bd = free_mblocks[node];
+    if (!bd || !want)
+        return 0;
+    while (bd->link)
+        bd = bd->link;
+    size_t done = 0;
+    while (bd && done < want) {
+        /* The run [lo, hi]: bd and the free megablocks just below it, as many as wanted. */
+        bdescr *lo = bd;
+        size_t k = 1;
+        while (done + k < want && lo->prev
+               && mblock_base(lo->prev) + MBLOCK_SIZE == mblock_base(lo)) {
+            lo = lo->prev;
+            k++;
+        }
+        bdescr *below = lo->prev, *above = bd->link;
+        if (below)
+            below->link = above;
+        else
+            free_mblocks[node] = above;
+        if (above)
+            above->prev = below;
+        if (!unmap_run(mblock_base(lo), k)) {
+            /* The kernel refused (too many mappings): keep them, and stop. */
+            for (size_t i = 0; i < k; i++) {
+                n_free_mblocks--;
+                free_mblock_insert(mblock_base(lo) + i * MBLOCK_SIZE);
+            }
+            break;
+        }
+        done += k;
+        bd = below;
+    }
+    return done;
+}
+
+size_t blk_return_mblocks(size_t keep)
+{
+    if (n_mblocks <= keep || !n_free_mblocks)
+        return 0;
+    size_t excess = n_mblocks - keep;
+    if (excess > n_free_mblocks)
+        excess = n_free_mblocks;
+    /* Each node gives back its share of the excess, in proportion to its free megablocks
+     * (all of it with one node); again while a refused munmap leaves some to go. */
+    size_t returned = 0;
+    while (returned < excess) {
+        size_t want = excess - returned, free_now = n_free_mblocks, pass = 0;
+        for (unsigned node = 0; node < blk_nodes && pass < want; node++) {
+            size_t c = 0;
+            for (bdescr *bd = free_mblocks[node]; bd; bd = bd->link)
+                c++;
+            size_t share = (want * c + free_now - 1) / free_now;
+            pass += return_node(node, share < want - pass ? share : want - pass);
+        }
+        if (!pass)
+            break;
+        returned += pass;
+    }
+    return returned;
+}
+
 /* ---- queries ------------------------------------------------------------------------- */
 
 size_t blk_blocks_in_use(void) { return n_blocks_in_use; }
 size_t blk_blocks_free(void) { return n_blocks_free; }
 size_t blk_mblocks(void) { return n_mblocks; }
+size_t blk_free_mblocks(void) { return n_free_mblocks; }
+size_t blk_mblocks_peak(void) { return n_mblocks_peak; }
+uint64_t blk_mblocks_returned(void) { return n_mblocks_returned; }
 
 bool blk_is_heap_address(const void *p)
 {

@@ -23,8 +23,9 @@
  *    allocated group each has blocks = 0 and link = head (within the first megablock of a
  *    megablock group): a descriptor with blocks == 0 leads to its head through link.
  *
- * Megablocks are never returned to the OS; a freed megablock group becomes k free
- * megablocks, reused for later groups (whole, when k of them are contiguous) or split.
+ * A freed megablock group becomes k free megablocks, reused for later groups (whole, when k
+ * of them are contiguous) or split; free megablocks beyond what the heap will need are
+ * returned to the OS after a major GC (Note [Returning megablocks]).
  *
  * Heap nodes (Note [Megablocks on NUMA nodes] in block.c): every megablock belongs to one
  * node, 0..blk_heap_nodes()-1, for life; free groups and free megablocks are on their node's
@@ -34,6 +35,30 @@
  * objects; everything else allocates on node 0.
  *
  * Locking: not thread-safe. Callers serialise (the storage manager's lock, sm_lock).
+ *
+ * Note [Returning megablocks]
+ * A program whose live data shrinks (a server after a burst, a caught deep recursion: Note
+ * [Stack overflow] in sched/stack.h) would otherwise keep its peak of megablocks mapped and
+ * resident for good (issue 45: 483 MB of RSS after 240 MB of live data was dropped).
+ * blk_return_mblocks(keep) gives free megablocks back to the OS with munmap until `keep`
+ * megablocks are held, or none is free: from each node in proportion to its free
+ * megablocks, the highest addresses first (the free-megablock lists are sorted, so the low
+ * ones stay together for megablock groups), an address-contiguous run in one call. Which
+ * `keep` is the GC's business (Note [Memory returned after a major GC] in sm/gc.c).
+ * Invariants:
+ *  - only free megablocks are returned: the group, free list and count invariants above hold
+ *    before and after, with blk_mblocks() and blk_blocks_free() smaller;
+ *  - a returned megablock is not ours at all: it leaves its free-megablock list and the
+ *    megablock record (its hash entry deleted, so blk_is_heap_address says no), and its
+ *    descriptors went with its pages: nothing may touch it (the kernel faults any access,
+ *    which unmapping, rather than madvise, makes sure of). A later blk_alloc maps afresh;
+ *  - a megablock group never contains a returned megablock: its megablocks are allocated
+ *    and never on a free list. A group shrunk by blk_shrink_group (a stack object cut back
+ *    to a fraction of its size) frees whole megablocks past the ones it keeps, which become
+ *    ordinary free megablocks of its node, and its last blocks as a free group;
+ *  - if the kernel refuses an munmap (too many mappings), the run stays free and mapped.
+ * Thread safety: like every entry point, under sm_lock; the GC calls it with the world
+ * stopped, after from-space is freed, so no GC thread holds a block it could be returning.
  */
 #ifndef RTS_SM_BLOCK_H
 #define RTS_SM_BLOCK_H
@@ -114,7 +139,17 @@ void    blk_free_chain(bdescr *bd);          /* frees every group on a ->link ch
 
 size_t  blk_blocks_in_use(void);             /* blocks in allocated groups */
 size_t  blk_blocks_free(void);               /* blocks in free groups (incl. free megablocks) */
-size_t  blk_mblocks(void);                   /* megablocks obtained from the OS */
+size_t  blk_mblocks(void);                   /* megablocks held now (mapped, not returned) */
+size_t  blk_free_mblocks(void);              /* of which free (Note [Returning megablocks]) */
+size_t  blk_mblocks_peak(void);              /* the most held at once */
+uint64_t blk_mblocks_returned(void);         /* returned to the OS, in all */
+/* Returns free megablocks to the OS until `keep` are held or none is free; returns how many
+ * (Note [Returning megablocks]). */
+size_t  blk_return_mblocks(size_t keep);
+/* Shrinks the allocated group bd (a single object's, the GC not running) to its first n
+ * blocks (n >= 1): the rest is freed. A megablock group keeps whole megablocks, so its
+ * blocks may stay above n (bd->blocks says what it kept). */
+void    blk_shrink_group(bdescr *bd, size_t n);
 bool    blk_is_heap_address(const void *p);  /* inside a megablock of ours (for sanity checks) */
 /* Checks the invariants above; returns NULL when they hold, else a static message. */
 const char *blk_check(void);

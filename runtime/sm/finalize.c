@@ -1,6 +1,7 @@
 /* Finalizers: see Note [Finalizers] in finalize.h. */
 #include <pthread.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include "sm/finalize.h"
 #include "base/util.h"
 
@@ -8,6 +9,8 @@ typedef struct {
     Value obj;
     void (*fn)(void *data);
     void *data;
+    size_t bytes;                /* C memory and descriptors fn frees (Note [External */
+    unsigned fds;                /* resources] in finalize.h) */
 } Finalizer;
 
 typedef struct {
@@ -32,17 +35,76 @@ static void table_add(FinTable *t, Finalizer f)
     t->v[t->n++] = f;
 }
 
-void gc_add_finalizer(Value obj, void (*fn)(void *data), void *data)
+/* Note [External resources]: under fin_mu. */
+static size_t fd_budget;             /* set once at start-up */
+static size_t new_bytes, new_fds;    /* registered since the last GC */
+static size_t promoted_bytes, promoted_fds;   /* moved to `old` since the last major GC */
+bool sm_gc_requested;                /* atomic */
+
+void gc_external_init(void)
 {
-    Finalizer f = { obj, fn, data };
+    struct rlimit rl;
+    rlim_t n = getrlimit(RLIMIT_NOFILE, &rl) == 0 ? rl.rlim_cur : 1024;
+    if (n == RLIM_INFINITY || n > ((rlim_t)1 << 22))
+        n = (rlim_t)1 << 22;
+    fd_budget = n / 4 > 16 ? (size_t)(n / 4) : 16;
+}
+
+static size_t nursery_bytes(void)
+{
+    size_t blocks = 0;
+    for (unsigned i = 0; i < sm_n_caps; i++)
+        blocks += sm_caps[i]->nursery_blocks;
+    return blocks * BLOCK_SIZE;
+}
+
+void gc_add_finalizer_held(SmCap *cap, Value obj, void (*fn)(void *data), void *data,
+                           size_t bytes, unsigned fds)
+{
+    Finalizer f = { obj, fn, data, bytes, fds };
     pthread_mutex_lock(&fin_mu);
     table_add(bdescr_of(obj_ptr(obj))->gen == 0 ? &young : &old, f);
+    new_bytes += bytes;
+    new_fds += fds;
+    bool due = (fds && new_fds >= fd_budget) || (bytes && new_bytes >= nursery_bytes());
     pthread_mutex_unlock(&fin_mu);
+    if (due && cap) {
+        /* At cap's next allocation, as a full nursery would: its heap check fails (the limit
+         * at hp, as -DG does) and sm_alloc_slow collects. Not NULL, which the VM takes for
+         * a safe point that it passes (restoring the limit) without a GC; nor over a NULL
+         * that the timer or a GC leader stored, whose trap must stay. */
+        __atomic_store_n(&sm_gc_requested, true, __ATOMIC_RELAXED);
+        Value *lim = __atomic_load_n(&cap->hplim, __ATOMIC_RELAXED);
+        if (lim)
+            __atomic_compare_exchange_n(&cap->hplim, &lim, cap->hp, false,
+                                        __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+    }
+}
+
+void gc_add_finalizer(Value obj, void (*fn)(void *data), void *data)
+{
+    gc_add_finalizer_held(NULL, obj, fn, data, 0, 0);
 }
 
 void rts_add_finalizer(Value obj, void (*fn)(void *data), void *data)
 {
     gc_add_finalizer(obj, fn, data);
+}
+
+void rts_add_finalizer_held(RtsCap *cap, Value obj, void (*fn)(void *data), void *data,
+                            size_t bytes, unsigned fds)
+{
+    gc_add_finalizer_held(sm_cap(cap), obj, fn, data, bytes, fds);
+}
+
+bool gc_external_wants_major(void)
+{
+    pthread_mutex_lock(&fin_mu);
+    bool due = promoted_fds >= fd_budget
+        || sm_old_gen.n_blocks + sm_old_gen.n_large_blocks + promoted_bytes / BLOCK_SIZE
+           >= sm_old_gen.limit_blocks;
+    pthread_mutex_unlock(&fin_mu);
+    return due;
 }
 
 /* Where obj is after the GC, or 0 if it was unreachable (Note [Finalizers]). */
@@ -77,9 +139,11 @@ static void sweep(FinTable *t)
         bdescr *bd = bdescr_of(obj_ptr(now));
         bool is_old = (bd->flags & BF_FROM) || bd->gen != 0;
         f.obj = now;
-        if (t == &young && is_old)
+        if (t == &young && is_old) {
             table_add(&old, f);
-        else
+            promoted_bytes += f.bytes;
+            promoted_fds += f.fds;
+        } else
             t->v[keep++] = f;
     }
     t->n = keep;
@@ -90,9 +154,13 @@ void gc_find_dead_finalized(bool major)
     /* The world is stopped, so no mutator is inside gc_add_finalizer (it has no safe point);
      * the lock orders this with the last one's writes. */
     pthread_mutex_lock(&fin_mu);
-    if (major)
+    if (major) {
         sweep(&old);
+        promoted_bytes = promoted_fds = 0;
+    }
     sweep(&young);
+    new_bytes = new_fds = 0;
+    __atomic_store_n(&sm_gc_requested, false, __ATOMIC_RELAXED);   /* this GC answers it */
     pthread_mutex_unlock(&fin_mu);
 }
 

@@ -22,6 +22,28 @@
  *
  * Invariant: every entry's object is a valid, reachable-or-unswept heap object at the start
  * of a GC; an entry is in the young table only while its object is in generation 0.
+ *
+ * Note [External resources]
+ * A port object is a few words of heap holding a descriptor and kilobytes of C buffers, which
+ * only its finalizer frees; counted by its heap words alone, a loop that opens files and
+ * drops them made a GC every 40,000 opens at -A8m and ran out of descriptors at 1024
+ * (issue 45: "Too many open files" at -A8m, 213 MB of RSS for a 1 MB heap at -A1m). So an
+ * object's finalizer may say what it frees (gc_add_finalizer_held, rts_add_finalizer_held:
+ * bytes of C memory, descriptors), and that counts toward the next GC, as GHC counts the
+ * memory of its foreign pointers in its heap check:
+ *  - registered since the last GC: when the descriptors reach the budget (a quarter of the
+ *    soft RLIMIT_NOFILE at start-up, at least 16) or the bytes reach the nurseries' size,
+ *    sm_gc_requested is set and the registering capability's heap limit brought down to
+ *    its hp: its next allocation's slow path collects, as a full nursery would. Any GC
+ *    answers the request;
+ *  - promoted to the old table since the last major GC: their bytes count with the old
+ *    generation's blocks against its limit, and their descriptors against the budget, so a
+ *    major GC comes when they would have forced one had they been heap (gc_collect);
+ *  - what is counted is what the object held when registered: a port closed early is still
+ *    counted until its finalizer runs, which at worst makes a GC come sooner.
+ * When an open fails for want of descriptors all the same (EMFILE, ENFILE: ports held by
+ * old objects that no major GC has looked at yet), the primitive collects the whole heap,
+ * which runs the finalizers, and tries once more (scheme/prim_port.c).
  */
 #ifndef RTS_SM_FINALIZE_H
 #define RTS_SM_FINALIZE_H
@@ -31,6 +53,16 @@
 /* Attaches fn(data) to obj. Any capability may call it, at any time (a mutex guards the
  * table against other mutators; a GC reads it with the world stopped). */
 void gc_add_finalizer(Value obj, void (*fn)(void *data), void *data);
+/* The same, for a finalizer that frees `bytes` of C memory and `fds` descriptors (Note
+ * [External resources]); cap is the registering mutator's (NULL: request no GC). */
+void gc_add_finalizer_held(SmCap *cap, Value obj, void (*fn)(void *data), void *data,
+                           size_t bytes, unsigned fds);
+/* Reads the descriptor budget (RLIMIT_NOFILE); at start-up. */
+void gc_external_init(void);
+/* Whether what finalizers of old objects hold calls for a major GC now. */
+bool gc_external_wants_major(void);
+/* Set when external resources want a GC (Note [External resources]); sm_alloc_slow collects. */
+extern bool sm_gc_requested;
 
 /* With the world stopped, the GC threads done, from-space not yet freed: moves the entries of
  * unreachable objects to the list of finalizers to run, follows the others to their new

@@ -204,6 +204,46 @@ static bool gc_steals(bool major, unsigned threads)
 #endif
 }
 
+/* Note [Memory returned after a major GC]
+ * After a major GC the leader gives the block allocator's free megablocks back to the OS
+ * beyond what the heap will need (Note [Returning megablocks] in block.h), as GHC does after
+ * its major GCs. If the live data stays as it is, the old generation grows to its limit (-F
+ * times the live data, at least -O) and the next major GC copies the live data out of it:
+ * limit + live blocks, plus the nurseries and as much again for the aged blocks (at most
+ * what a nursery held). That, in megablocks, is the full need.
+ *  - A major GC that the old generation's growth did not cause (an explicit one, -M's, the
+ *    descriptors' of Note [External resources] in finalize.h) says that the room for that
+ *    growth went unused since the last one: the room (the limit) counted in the need is
+ *    halved at each such GC in a row, so that a program that has gone quiet converges to
+ *    its live data, as GHC's -Fd decay does; a major GC caused by growth counts it whole
+ *    again. (Issue 45's goal: after a 240 MB live set is dropped and two major GCs run, the
+ *    resident set is within 2x the live heap.)
+ *  - The megablocks held are kept at the larger of this GC's need and the previous major
+ *    GC's, so memory goes back at the second major GC in a row that does not need it: a
+ *    program whose live data swings between consecutive major GCs does not unmap and map
+ *    again each time.
+ * Free blocks inside partly used megablocks are not returned (a megablock goes back whole);
+ * fragmentation is why the need is a floor, not a target. -s reports what went back
+ * (docs/stats.md). The leader's, with the world stopped. */
+static size_t need_at_last_major;           /* megablocks */
+static unsigned quiet_majors;               /* major GCs in a row not caused by growth */
+
+static void return_memory(size_t live_blocks, bool grown)
+{
+    size_t nursery = 0;
+    for (unsigned i = 0; i < sm_n_caps; i++)
+        nursery += sm_caps[i]->nursery_blocks;
+    quiet_majors = grown ? 0 : quiet_majors + 1;
+    size_t room = quiet_majors < 8 * sizeof(size_t) ? sm_old_gen.limit_blocks >> quiet_majors : 0;
+    size_t need_blocks = room + live_blocks + 2 * nursery;
+    size_t need = (need_blocks + USABLE_BLOCKS_PER_MBLOCK - 1) / USABLE_BLOCKS_PER_MBLOCK;
+    size_t keep = max_size(need, need_at_last_major);
+    need_at_last_major = need;
+    spin_lock(&sm_lock);
+    blk_return_mblocks(keep);
+    spin_unlock(&sm_lock);
+}
+
 /* The leader's GC, with the world stopped; `part` are the capabilities that take part
  * (stw_stop_all), the leader first. */
 static void collect(SmCap *leader, bool major, uint64_t stw_ns, const StwTakingPart *part)
@@ -222,6 +262,8 @@ static void collect(SmCap *leader, bool major, uint64_t stw_ns, const StwTakingP
 #endif
     for (unsigned i = 0; i < sm_n_caps; i++)
         sm_sync_nursery(sm_caps[i]);
+    sm_old_gen.n_large_blocks -= __atomic_exchange_n(&sm_large_blocks_released, 0, __ATOMIC_RELAXED);
+    bool grown = sm_old_gen.n_blocks + sm_old_gen.n_large_blocks >= sm_old_gen.limit_blocks;
     if (rts_opts.sanity)
         sanity_check(SANITY_BEFORE_GC, major);
 
@@ -404,6 +446,7 @@ static void collect(SmCap *leader, bool major, uint64_t stw_ns, const StwTakingP
         sm_old_gen.live_at_major = old_blocks_now;
         sm_old_gen.limit_blocks = max_size((size_t)(rts_opts.old_gen_factor * (double)old_blocks_now),
                                         rts_opts.min_old_gen / BLOCK_SIZE);
+        return_memory(old_blocks_now, grown);
     }
 
     if (client.after_gc)
@@ -474,7 +517,8 @@ static void lead_gc(SmCap *cap, bool force_major, bool interrupt)
     uint64_t stw_ns = stw_await_arrivals();
     trace_end(SPAN_STW_REQUEST);
     bool major = force_major
-        || sm_old_gen.n_blocks + sm_old_gen.n_large_blocks >= sm_old_gen.limit_blocks;
+        || sm_old_gen.n_blocks + sm_old_gen.n_large_blocks >= sm_old_gen.limit_blocks
+        || gc_external_wants_major();       /* Note [External resources] in finalize.h */
     trace_begin(major ? SPAN_MAJOR_GC : SPAN_MINOR_GC, 0);
     collect(cap, major, stw_ns, &lead_part);
     bool over = rts_opts.max_heap && sm_heap_blocks() * BLOCK_SIZE > rts_opts.max_heap;

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "sm/gc.h"
+#include "sm/finalize.h"
 #include "base/util.h"
 #include "sync/stw.h"
 #include "os/numa.h"
@@ -32,6 +33,7 @@ void sm_init(unsigned n_caps)
     if (!sm_caps) rts_fatal("out of memory (capabilities)");
     sm_n_caps = n_caps;
     gc_init(n_caps);
+    gc_external_init();
 }
 
 static void set_block(SmCap *cap, bdescr *bd)
@@ -200,8 +202,40 @@ static Value *alloc_large(SmCap *cap, size_t words)
     return (Value *)bd->start;
 }
 
+/* Blocks that sm_shrink_large took from old large objects since the last GC, which the next
+ * GC takes off sm_old_gen.n_large_blocks (the old generation changes only with the world
+ * stopped). */
+size_t sm_large_blocks_released;
+
+void sm_shrink_large(SmCap *cap, Value obj, size_t words)
+{
+    Value *p = obj_ptr(obj);
+    bdescr *bd = bdescr_of(p);
+    size_t bytes = words * sizeof(Value);
+    Value h = __atomic_load_n(p, __ATOMIC_RELAXED), nh;
+    do                                      /* the flag bits may be set meanwhile */
+        nh = obj_make_header(hdr_type(h), words - 1) | (h & OBJ_FLAGS);
+    while (!__atomic_compare_exchange_n(p, &h, nh, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+    spin_lock(&sm_lock);
+    size_t before = bd->blocks;
+    blk_shrink_group(bd, (bytes + BLOCK_SIZE - 1) / BLOCK_SIZE);
+    size_t released = before - bd->blocks;
+    bd->free = bd->start + bytes;
+    spin_unlock(&sm_lock);
+    if (bd->gen != 0) {
+        __atomic_fetch_add(&sm_large_blocks_released, released, __ATOMIC_RELAXED);
+    } else {                                /* allocated since the last GC */
+        __atomic_fetch_sub(&sm_large_young_blocks, released, __ATOMIC_RELAXED);
+        if (bd->owner == cap->no)
+            cap->large_blocks_since_gc -= released;
+    }
+}
+
 Value *sm_alloc_slow(SmCap *cap, size_t words)
 {
+    if (__builtin_expect(__atomic_load_n(&sm_gc_requested, __ATOMIC_RELAXED), 0)
+        && __atomic_exchange_n(&sm_gc_requested, false, __ATOMIC_RELAXED))
+        gc_collect(cap, false);             /* Note [External resources] in finalize.h */
     if (__builtin_expect(rts_opts.gc_stress != 0, 0)
         && ++cap->stress_allocs >= rts_opts.gc_stress) {
         cap->stress_allocs = 0;

@@ -171,6 +171,12 @@ static inline Value *sm_alloc_protect(SmCap *cap, size_t words, Value *vals, uns
 }
 
 extern size_t sm_large_young_blocks;
+/* Shrinks the large object obj, which only cap's mutator uses, to its first `words` words
+ * (header included; its header says so after), freeing the blocks beyond (Note [Returning
+ * megablocks] in block.h): a thread's stack cut back far below its size (Note [Stack
+ * shrinking] in sched/stack.c). Never GCs. */
+void   sm_shrink_large(SmCap *cap, Value obj, size_t words);
+extern size_t sm_large_blocks_released;
 /* Blocks in use by the heap (nurseries, old generation, large objects). */
 size_t sm_heap_blocks(void);
 /* Prints "heap overflow" (the heap is over -M) and exits 251; cap is the capability whose

@@ -251,6 +251,7 @@ typedef struct {
     LockSummary locks[NLOCKS];
     uint64_t gc_wakeups, threads_pushed;
     uint64_t vcsw, ivcsw;
+    uint64_t mem_returned, mem_mapped, mem_mapped_peak;   /* bytes (Note [Returning megablocks]) */
     SanityCounts sanity;                    /* -DS (Note [Sanity checking cost] in sm/sanity.c) */
 } Summary;
 
@@ -295,6 +296,10 @@ static void summarise(Summary *s)
     s->par_copied = st.par_copied;
     s->par_max_copied = st.par_max_copied;
     s->work_balance = st.par_max_copied ? st.par_balance_num / (double)st.par_max_copied : -1;
+
+    s->mem_returned = blk_mblocks_returned() * MBLOCK_SIZE;
+    s->mem_mapped = (uint64_t)blk_mblocks() * MBLOCK_SIZE;
+    s->mem_mapped_peak = (uint64_t)blk_mblocks_peak() * MBLOCK_SIZE;
 
     StwStats st;
     stw_stats(&st);
@@ -437,6 +442,9 @@ static void report_summary(FILE *f, const Summary *s)
     fprintf(f, "  Idle capabilities woken for GC: %llu; threads pushed to idle capabilities: %llu\n",
             (unsigned long long)s->gc_wakeups, (unsigned long long)s->threads_pushed);
     lines_after(f, "Idle capabilities woken");
+    fprintf(f, "  Memory returned to the OS: %llu MB; %llu MB mapped at exit, %llu MB at most\n",
+            (unsigned long long)(s->mem_returned >> 20), (unsigned long long)(s->mem_mapped >> 20),
+            (unsigned long long)(s->mem_mapped_peak >> 20));
     fprintf(f, "  OS context switches: %llu (%llu voluntary, %llu involuntary)\n\n",
             (unsigned long long)(s->vcsw + s->ivcsw), (unsigned long long)s->vcsw,
             (unsigned long long)s->ivcsw);
@@ -617,6 +625,9 @@ static void report_machine_readable(FILE *f, const Summary *s)
     keys_after(f, "rtslab_idle_gc_wakeups", -1, NULL);
     mr_u64(f, "rtslab_threads_pushed", s->threads_pushed);
     keys_after(f, "rtslab_threads_pushed", -1, NULL);
+    mr_u64(f, "rtslab_mem_returned_bytes", s->mem_returned);
+    mr_u64(f, "rtslab_mem_mapped_bytes", s->mem_mapped);
+    mr_u64(f, "rtslab_mem_mapped_peak_bytes", s->mem_mapped_peak);
     mr_u64(f, "rtslab_os_context_switches", s->vcsw + s->ivcsw);
     mr_u64(f, "rtslab_os_voluntary_context_switches", s->vcsw);
     mr_u64(f, "rtslab_os_involuntary_context_switches", s->ivcsw);

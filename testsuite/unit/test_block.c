@@ -238,6 +238,92 @@ static void test_heap_address(void)
     blk_free_group(bd);
 }
 
+/* Note [Returning megablocks] in sm/block.h: a group shrunk keeps its first blocks intact and
+ * frees the rest (whole megablocks of a megablock group become free megablocks); free
+ * megablocks beyond `keep` are unmapped, forgotten by blk_is_heap_address, and the record
+ * still finds every megablock that stays (deletion from the hash set keeps its clusters). */
+static void test_shrink_and_return(void)
+{
+    size_t used0 = blk_blocks_in_use();
+
+    /* An ordinary group shrunk: the remainder coalesces with the free group after it. */
+    bdescr *a = blk_alloc_group(100);
+    fill(a, 100, 0x5151515151515151ull);
+    blk_shrink_group(a, 10);
+    CHECK_EQ_INT(a->blocks, 10);
+    CHECK(intact(a, 10, 0x5151515151515151ull));
+    CHECK_EQ_INT(blk_blocks_in_use(), used0 + 10);
+    CHECK_HEAP();
+    blk_free_group(a);
+    CHECK_HEAP();
+
+    /* A 9-megablock group shrunk to 3 megablocks, then to part of its first megablock. */
+    size_t n = MBGROUP_BLOCKS(9);
+    bdescr *g = blk_alloc_group(n);
+    fill(g, n, 0x6262626262626262ull);
+    size_t free_mb = blk_free_mblocks();
+    blk_shrink_group(g, MBGROUP_BLOCKS(2) + 1);
+    CHECK_EQ_INT(g->blocks, MBGROUP_BLOCKS(3));
+    CHECK_EQ_INT(blk_free_mblocks(), free_mb + 6);
+    CHECK_EQ_INT(blk_blocks_in_use(), used0 + MBGROUP_BLOCKS(3));
+    CHECK(intact(g, MBGROUP_BLOCKS(3), 0x6262626262626262ull));
+    CHECK_HEAP();
+    blk_shrink_group(g, 40);
+    CHECK_EQ_INT(g->blocks, 40);
+    CHECK(!(g->flags & BF_MBGROUP));
+    CHECK_EQ_INT(blk_free_mblocks(), free_mb + 8);
+    CHECK_EQ_INT(blk_blocks_in_use(), used0 + 40);
+    CHECK(intact(g, 40, 0x6262626262626262ull));
+    for (size_t i = 1; i < 40; i++)
+        CHECK(bdescr_of(g->start + i * BLOCK_SIZE) == g + i && g[i].link == g);
+    CHECK_HEAP();
+
+    /* Return all free megablocks but those a `keep` allows; what stays is still found. */
+    bdescr *held[12];
+    for (int i = 0; i < 12; i++)
+        held[i] = blk_alloc_group(USABLE_BLOCKS_PER_MBLOCK);
+    uint8_t *gone = NULL;
+    for (int i = 0; i < 12; i += 2) {              /* every other one, so runs are short */
+        if (!gone || held[i]->start > gone)
+            gone = held[i]->start;
+        blk_free_group(held[i]);
+    }
+    CHECK_HEAP();
+    size_t mb = blk_mblocks(), fm = blk_free_mblocks();
+    uint64_t returned0 = blk_mblocks_returned();
+    CHECK(fm >= 6);
+    CHECK_EQ_INT(blk_return_mblocks(mb - 3), 3);   /* three of them */
+    CHECK_EQ_INT(blk_mblocks(), mb - 3);
+    CHECK_EQ_INT(blk_free_mblocks(), fm - 3);
+    CHECK_EQ_INT(blk_mblocks_returned(), returned0 + 3);
+    CHECK_HEAP();
+    CHECK_EQ_INT(blk_return_mblocks(0), fm - 3);   /* then every free one */
+    CHECK_EQ_INT(blk_free_mblocks(), 0);
+    CHECK_EQ_INT(blk_mblocks(), mb - fm);
+    CHECK(!blk_is_heap_address(gone));             /* the highest went first */
+    CHECK_HEAP();
+    CHECK_EQ_INT(blk_return_mblocks(0), 0);
+    for (int i = 1; i < 12; i += 2) {
+        CHECK(blk_is_heap_address(held[i]->start));
+        CHECK(bdescr_of(held[i]->start) == held[i]);
+    }
+    CHECK(blk_is_heap_address(g->start));
+    CHECK(intact(g, 40, 0x6262626262626262ull));
+    CHECK_EQ_INT(blk_mblocks_peak() >= mb, 1);
+
+    /* Memory is mapped again when needed. */
+    bdescr *again = blk_alloc_group(MBGROUP_BLOCKS(4));
+    fill(again, MBGROUP_BLOCKS(4), 7);
+    CHECK(intact(again, MBGROUP_BLOCKS(4), 7));
+    CHECK_HEAP();
+    blk_free_group(again);
+    for (int i = 1; i < 12; i += 2)
+        blk_free_group(held[i]);
+    blk_free_group(g);
+    CHECK_EQ_INT(blk_blocks_in_use(), used0);
+    CHECK_HEAP();
+}
+
 /* Random allocations and frees, every byte tagged, the invariants checked after each step. */
 static void test_stress(void)
 {
@@ -377,6 +463,7 @@ int main(void)
     test_heap_address();
     test_stress();
     test_nodes();
+    test_shrink_and_return();
 
     /* Everything freed: all blocks free, and a whole megablock needs no new one. */
     CHECK_EQ_INT(blk_blocks_in_use(), 0);
