@@ -403,6 +403,13 @@ PRIM(p_read_bytevector)
     return v;
 }
 
+/* (%port-scanned port): the bytes the waits of read-line and read-string on port have looked
+ * at, over its life (the tests' check that those waits stay linear in what arrives). */
+PRIM(p_port_scanned)
+{
+    return rts_fixnum((intptr_t)sch_port_scanned(port_arg(cap, argv[0], "%port-scanned")));
+}
+
 /* (%file-input-port? [port]): whether read-bytevector reads it to k bytes (a file) or to what
  * has arrived (a socket, stdin): the prelude's read-bytevector. */
 PRIM(p_file_input_port_p)
@@ -690,6 +697,7 @@ const SchPrimDef sch_prims_port[] = {
     { "%read-string",        p_read_string,         1, 2 },
     { "%read-bytevector",    p_read_bytevector,     1, 2 },
     { "%file-input-port?",   p_file_input_port_p,   0, 1 },
+    { "%port-scanned",       p_port_scanned,        1, 1 },
     { "write-bytevector",    p_write_bytevector,    1, 4 },
     { "tcp-listen",          p_tcp_listen,          2, 3 },
     { "%tcp-accept",         p_tcp_accept,          1, 1 },

@@ -220,6 +220,8 @@ bool     sch_port_is_file_in(SchPort *p);    /* open-input-file's (not stdin) */
 bool     sch_port_take_waiter_eof(SchPort *p);
 /* Whether the line read-line waits for (or read) outgrew the heap's limit, -M (once). */
 bool     sch_port_take_line_too_long(SchPort *p);
+/* The bytes the waits of read-line and read-string on p have looked at (%port-scanned). */
+uint64_t sch_port_scanned(SchPort *p);
 int32_t  sch_port_getc(SchPort *p);    /* a code point, or -1 at end of input */
 int32_t  sch_port_peekc(SchPort *p);
 /* Whether a character (or the end) can be read without blocking. */
