@@ -153,8 +153,7 @@ PRIM(p_current_error_port)  { return sch_port_value(cap, sch_port_stderr()); }
 
 static Value open_file(RtsCap *cap, Value *argv, bool input, const char *who)
 {
-    check_string(cap, argv[0], who);
-    char *path = sch_string_to_utf8(argv[0], NULL);
+    char *path = sch_string_to_cstr(cap, argv[0], who, "file name");
     SchPort *p = input ? sch_port_open_file_in(path) : sch_port_open_file_out(path);
     int e = errno;
     free(path);
@@ -437,10 +436,10 @@ static void resolve_nth(RtsCap *cap, Value *argv, bool passive, const char *who,
                         struct sockaddr_storage *addr, socklen_t *len, char *name, size_t nlen,
                         bool *more)
 {
-    check_string(cap, argv[0], who);
+    if (!sch_is_string(argv[0])) sch_type_error(cap, who, "string", argv[0]);
     if (!rts_is_fixnum(argv[1]) || rts_fixnum_val(argv[1]) < 0 || rts_fixnum_val(argv[1]) > 65535)
         sch_type_error(cap, who, "port number (0..65535)", argv[1]);
-    char *host = sch_string_to_utf8(argv[0], NULL), service[24];
+    char *host = sch_string_to_cstr(cap, argv[0], who, "host name"), service[24];
     snprintf(service, sizeof service, "%ld", (long)rts_fixnum_val(argv[1]));
     struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
                               .ai_flags = AI_NUMERICSERV | (passive ? AI_PASSIVE : 0) }, *res;
@@ -621,8 +620,7 @@ PRIM(p_is_socket_port)  { return rts_bool(sch_is_port(argv[0]) && sch_port_is_so
 
 PRIM(p_file_exists)
 {
-    check_string(cap, argv[0], "file-exists?");
-    char *path = sch_string_to_utf8(argv[0], NULL);
+    char *path = sch_string_to_cstr(cap, argv[0], "file-exists?", "file name");
     bool exists = access(path, F_OK) == 0;
     free(path);
     return rts_bool(exists);
@@ -630,8 +628,7 @@ PRIM(p_file_exists)
 
 PRIM(p_delete_file)
 {
-    check_string(cap, argv[0], "delete-file");
-    char *path = sch_string_to_utf8(argv[0], NULL);
+    char *path = sch_string_to_cstr(cap, argv[0], "delete-file", "file name");
     int r = unlink(path);
     free(path);
     if (r != 0) sch_error(cap, "delete-file", "cannot delete file", 1, argv[0]);

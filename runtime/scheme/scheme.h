@@ -88,6 +88,11 @@ Value sch_string_from_utf8(RtsCap *cap, const char *s, size_t n);
 Value sch_string_from_utf32(RtsCap *cap, const uint32_t *s, size_t n);
 /* UTF-8 encoding of a string (malloc'd, NUL-terminated; *n gets the byte length if n). */
 char *sch_string_to_utf8(Value s, size_t *n);
+/* The string argument s of `who` as a C string for a C interface that ends it at a NUL (a file
+ * name, a host name, an environment variable's name: `what`), malloc'd; a string that holds a
+ * NUL character is an error (before: "victim\x0;.bak" opened, truncated or deleted victim).
+ * A string not a string is a type error. */
+char *sch_string_to_cstr(RtsCap *cap, Value s, const char *who, const char *what);
 /* Appends the UTF-8 encoding of c to buf (at most 4 bytes); returns the bytes written. */
 size_t sch_utf8_encode(uint32_t c, char *buf);
 /* Decodes one UTF-8 sequence from s[0..n), n >= 1, and sets *used. Malformed bytes give
