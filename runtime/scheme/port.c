@@ -1086,7 +1086,7 @@ static void managed_flush_blocking(SchPort *p)
     }
 }
 
-int sch_port_io_accept(SchPort *p, RtsIoOp **op, int *fd, int *err)
+int sch_port_io_accept(SchPort *p, RtsIoOp **op, int *fd, struct sockaddr_storage *peer, int *err)
 {
     pthread_mutex_lock(&p->lock);
     int r;
@@ -1095,6 +1095,9 @@ int sch_port_io_accept(SchPort *p, RtsIoOp **op, int *fd, int *err)
         io->rd_out = false;
         if (io->rd.res >= 0) {
             *fd = (int)io->rd.res;
+            memset(peer, 0, sizeof *peer);
+            if (io->rd.addrlen <= sizeof *peer)
+                memcpy(peer, &io->rd.addr, io->rd.addrlen);
             r = SCH_IO_READY;
         } else {
             *err = (int)-io->rd.res;

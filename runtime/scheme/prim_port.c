@@ -522,23 +522,23 @@ PRIM(p_tcp_accept)
     SchPort *l = listener_arg(cap, argv[0], "tcp-accept");
     RtsIoOp *op = NULL;
     int fd = -1, err = 0;
-    int step = sch_port_io_accept(l, &op, &fd, &err);
+    struct sockaddr_storage peer;
+    int step = sch_port_io_accept(l, &op, &fd, &peer, &err);
     if (step == SCH_IO_ERROR) io_raise(cap, "tcp-accept", sch_port_name(l), err);
     if (step != SCH_IO_READY) return io_wait(cap, step, op, RTS_FALSE);
-    struct sockaddr_storage peer;
-    socklen_t len = sizeof peer;
+    /* The name is the address the accept gave: getpeername fails (ENOTCONN) for a peer that
+     * has already reset the connection, and its sockaddr was then read uninitialised
+     * (valgrind: "Conditional jump or move depends on uninitialised value(s)"). */
     char host[INET6_ADDRSTRLEN + 2] = "?", name[96];
     int port = 0;
-    if (getpeername(fd, (struct sockaddr *)&peer, &len) == 0) {
-        if (peer.ss_family == AF_INET6) {
-            struct sockaddr_in6 *a = (struct sockaddr_in6 *)&peer;
-            inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof host);
-            port = ntohs(a->sin6_port);
-        } else {
-            struct sockaddr_in *a = (struct sockaddr_in *)&peer;
-            inet_ntop(AF_INET, &a->sin_addr, host, sizeof host);
-            port = ntohs(a->sin_port);
-        }
+    if (peer.ss_family == AF_INET6) {
+        struct sockaddr_in6 *a = (struct sockaddr_in6 *)&peer;
+        inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof host);
+        port = ntohs(a->sin6_port);
+    } else if (peer.ss_family == AF_INET) {
+        struct sockaddr_in *a = (struct sockaddr_in *)&peer;
+        inet_ntop(AF_INET, &a->sin_addr, host, sizeof host);
+        port = ntohs(a->sin_port);
     }
     snprintf(name, sizeof name, "<tcp %s%s%s:%d>", peer.ss_family == AF_INET6 ? "[" : "", host,
              peer.ss_family == AF_INET6 ? "]" : "", port);

@@ -269,6 +269,7 @@ bool     sch_flush_all(void);
 enum { SCH_IO_READY, SCH_IO_SUBMIT, SCH_IO_BUSY, SCH_IO_ERROR };
 enum { SCH_NEED_CHAR, SCH_NEED_LINE, SCH_NEED_CHARS, SCH_NEED_BYTES, SCH_NEED_MORE };
 struct RtsIoOp;
+struct sockaddr_storage;
 SchPort *sch_port_open_fd(int fd, bool listener, const char *name);  /* a socket or listener */
 bool     sch_port_is_output(SchPort *p);
 bool     sch_port_is_listener(SchPort *p);
@@ -276,7 +277,10 @@ bool     sch_port_is_socket(SchPort *p);
 int      sch_port_fd(SchPort *p);
 int      sch_port_io_in(SchPort *p, int need, size_t n, struct RtsIoOp **op, int *err);
 int      sch_port_io_out(SchPort *p, bool all, struct RtsIoOp **op);    /* all: flush */
-int      sch_port_io_accept(SchPort *p, struct RtsIoOp **op, int *fd, int *err);
+/* READY: *fd the connection, *peer its peer's address as the accept gave it (even when the
+ * peer has already reset it, where getpeername fails) */
+int      sch_port_io_accept(SchPort *p, struct RtsIoOp **op, int *fd, struct sockaddr_storage *peer,
+                            int *err);
 int      sch_port_io_connect(SchPort *p, const void *addr, unsigned len, struct RtsIoOp **op,
                              int *err);
 /* `read` on a managed port (Note [Reading a datum from a managed port] in port.c): a read
