@@ -148,8 +148,18 @@ def stage_roundtrip(srv):
         s.sendall(request("/stats"))
         status, _, body = rd.response()
         expect(status == 200 and body.startswith(b"open "), f"GET /stats: {body!r}")
+    # Connection is a list of options (RFC 9110, 7.6.1): "close" among others, in any case,
+    # or in a second Connection header, closes (before: only a value of "close" alone did,
+    # and "TE, close" stayed open until the head timeout)
     for req, what in ((b"GET / HTTP/1.0\r\n\r\n", "HTTP/1.0"),
-                      (request("/", extra="Connection: close\r\n"), "Connection: close")):
+                      (request("/", extra="Connection: close\r\n"), "Connection: close"),
+                      (request("/", extra="Connection: TE, close\r\nTE: trailers\r\n"),
+                       "Connection: TE, close"),
+                      (request("/", extra="Connection: Close ,TE\r\n"), "Connection: Close ,TE"),
+                      (request("/", extra="Connection: TE\r\nConnection: close\r\n"),
+                       "two Connection headers"),
+                      (b"GET / HTTP/1.0\r\nConnection: keep-alive, close\r\n\r\n",
+                       "HTTP/1.0 keep-alive, close")):
         with connect(srv) as s:
             rd = Reader(s)
             s.sendall(req)
@@ -157,8 +167,8 @@ def stage_roundtrip(srv):
             expect(rd.closed(), f"{what}: the connection stayed open")
     with connect(srv) as s:                                 # HTTP/1.0 asking to keep alive
         rd = Reader(s)
-        for _ in range(3):
-            s.sendall(b"GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+        for ka in (b"keep-alive", b"Keep-Alive", b"TE, keep-alive"):
+            s.sendall(b"GET / HTTP/1.0\r\nConnection: " + ka + b"\r\n\r\n")
             check_index(rd.response())
     with connect(srv) as s:     # an absolute-form target (RFC 9112, 3.2.2; before: 404)
         rd = Reader(s)

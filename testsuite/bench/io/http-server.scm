@@ -241,12 +241,26 @@
           (if slash (substring rest slash (string-length rest)) "/"))
         target)))
 
+;; The connection options of a request (RFC 9110, 7.6.1): every Connection header's value is
+;; a comma-separated list of case-insensitive tokens ("TE, close"), and several Connection
+;; headers make one list. Before, the whole value had to be "close", so "TE, close" kept the
+;; connection open until the head timeout.
+(define (connection-options hs)
+  (let loop ((hs hs) (acc '()))
+    (cond ((null? hs) acc)
+          ((string=? (caar hs) "connection")
+           (loop (cdr hs)
+                 (append (map (lambda (t) (string-downcase (trim-spaces t)))
+                              (string-split (cdar hs) #\,))
+                         acc)))
+          (else (loop (cdr hs) acc)))))
+
 ;; The response to one parsed request, and whether to close after it.
 (define (answer method raw-target version hs)
-  (let* ((conn (let ((v (header hs "connection"))) (and v (string-downcase v))))
-         (close? (if (string=? version "HTTP/1.0")
-                     (not (equal? conn "keep-alive"))
-                     (equal? conn "close")))
+  (let* ((opts (connection-options hs))
+         (close? (if (member "close" opts)
+                     #t
+                     (and (string=? version "HTTP/1.0") (not (member "keep-alive" opts)))))
          (head? (string=? method "HEAD"))
          (target (target-path raw-target)))
     (define (reply bv) (values (if head? (head-of bv) bv) close?))
