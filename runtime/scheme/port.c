@@ -145,6 +145,8 @@ struct SchPort {
     uint64_t scanned;          /* bytes the waits of read-line and read-string have looked at
                                 * (%port-scanned: the test that they stay linear) */
     bool line_too_long;        /* a line being waited for outgrew -M: read-line raises */
+    uint64_t write_timeout_ns; /* managed output: a write that moves no byte for this long
+                                * fails with ETIMEDOUT (RtsIoOp.wait_ns); 0: no limit */
     uint8_t *obuf;             /* output encoded and not yet written */
     size_t olen, osize;
     SchIo *io;
@@ -214,6 +216,16 @@ static bool take_flag(SchPort *p, bool *flag)
 }
 
 bool sch_port_take_line_too_long(SchPort *p) { return take_flag(p, &p->line_too_long); }
+
+bool sch_port_set_write_timeout(SchPort *p, uint64_t ns)
+{
+    pthread_mutex_lock(&p->lock);
+    bool ok = p->managed && p->kind != LISTENER && p->kind != FILE_IN;
+    if (ok)
+        p->write_timeout_ns = ns;
+    pthread_mutex_unlock(&p->lock);
+    return ok;
+}
 
 uint64_t sch_port_scanned(SchPort *p)
 {
@@ -1035,6 +1047,7 @@ static bool next_write(SchPort *p)
     io->wr.fd = p->fd;
     io->wr.buf = io->wbuf + io->woff;
     io->wr.len = io->wlen - io->woff;
+    io->wr.wait_ns = p->write_timeout_ns;
     return true;
 }
 
@@ -1076,8 +1089,12 @@ static void managed_flush_blocking(SchPort *p)
         if (errno == EINTR) continue;
         if (errno == EAGAIN || errno == EWOULDBLOCK) {
             struct pollfd pfd = { .fd = p->fd, .events = POLLOUT };
-            poll(&pfd, 1, -1);
-            continue;
+            uint64_t t = p->write_timeout_ns;
+            int ms = !t ? -1 : t >= (uint64_t)INT_MAX * 1000000u ? INT_MAX
+                   : (int)((t + 999999u) / 1000000u);
+            if (poll(&pfd, 1, ms) != 0)
+                continue;
+            errno = ETIMEDOUT;           /* as a write through the IO manager would */
         }
         p->err = errno;
         io->woff = io->wlen = 0;
@@ -1131,6 +1148,7 @@ int sch_port_io_connect(SchPort *p, const void *addr, socklen_t len, RtsIoOp **o
     } else {
         io->wr.kind = RTS_IO_CONNECT;
         io->wr.fd = p->fd;
+        io->wr.wait_ns = 0;
         memcpy(&io->wr.addr, addr, len);
         io->wr.addrlen = len;
         io->wr_out = true;

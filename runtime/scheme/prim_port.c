@@ -603,6 +603,29 @@ PRIM(p_tcp_nodelay)
     return RTS_UNSPEC;
 }
 
+/* (port-write-timeout! port seconds): a write to port (a socket, or a file opened with
+ * open-output-file) that moves no byte for that long fails with ETIMEDOUT, an error of the
+ * primitive that waited (write-string, flush-output-port, close-port...); #f: no limit, the
+ * default (Note [Bounded waits] in runtime/io/iomgr.c). */
+PRIM(p_port_write_timeout)
+{
+    SchPort *p = port_arg(cap, argv[0], "port-write-timeout!");
+    double secs = 0;
+    if (rts_is_fixnum(argv[1])) secs = (double)rts_fixnum_val(argv[1]);
+    else if (sch_is_flonum(argv[1])) secs = rts_flonum_val(argv[1]);
+    else if (argv[1] != RTS_FALSE)
+        sch_type_error(cap, "port-write-timeout!", "positive real number or #f", argv[1]);
+    if (argv[1] != RTS_FALSE && !(secs > 0))
+        sch_error(cap, "port-write-timeout!", "the timeout must be positive, got", 1, argv[1]);
+    /* more than a year: no limit (and no overflow of the nanoseconds) */
+    uint64_t ns = secs > 3.2e7 ? 0 : (uint64_t)(secs * 1e9);
+    if (argv[1] != RTS_FALSE && ns == 0 && secs <= 3.2e7)
+        ns = 1;
+    if (!sch_port_set_write_timeout(p, ns))
+        sch_type_error(cap, "port-write-timeout!", "socket or file output port", argv[0]);
+    return RTS_UNSPEC;
+}
+
 /* (tcp-port-number socket): the local port (of a listener on port 0: the one the OS chose). */
 PRIM(p_tcp_port_number)
 {
@@ -702,6 +725,7 @@ const SchPrimDef sch_prims_port[] = {
     { "%tcp-connect",        p_tcp_connect,         4, 4 },
     { "tcp-nodelay!",        p_tcp_nodelay,         2, 2 },
     { "tcp-port-number",     p_tcp_port_number,     1, 1 },
+    { "port-write-timeout!", p_port_write_timeout,  2, 2 },
     { "tcp-listener?",       p_is_tcp_listener,     1, 1 },
     { "socket-port?",        p_is_socket_port,      1, 1 },
     { "char-ready?",         p_char_ready,          0, 1 },

@@ -227,6 +227,9 @@ bool     sch_port_take_waiter_eof(SchPort *p);
 bool     sch_port_take_line_too_long(SchPort *p);
 /* The bytes the waits of read-line and read-string on p have looked at (%port-scanned). */
 uint64_t sch_port_scanned(SchPort *p);
+/* A write to p (a socket or file output port) that moves no byte for ns nanoseconds fails
+ * with ETIMEDOUT (0: never); false, and nothing set, for any other port. */
+bool     sch_port_set_write_timeout(SchPort *p, uint64_t ns);
 int32_t  sch_port_getc(SchPort *p);    /* a code point, or -1 at end of input */
 int32_t  sch_port_peekc(SchPort *p);
 /* Whether a character (or the end) can be read without blocking. */
