@@ -38,6 +38,10 @@ struct RtsIoOp {
     struct sockaddr_storage addr;  /* connect: the peer; accept: the peer, on completion */
     socklen_t addrlen;
     uint64_t  timeout_ns;          /* RTS_IO_TIMEOUT: relative */
+    uint64_t  wait_ns;             /* optional, RTS_IO_READ and RTS_IO_WRITE: an op that has not
+                                    * completed this long after it was submitted (no byte moved)
+                                    * completes with -ETIMEDOUT; 0: no limit (Note [Bounded
+                                    * waits] in runtime/io/iomgr.c) */
     void    (*done)(RtsIoOp *op);      /* optional: called when the back end gives op back (busy
                                         * cleared), on the submitting capability's OS thread,
                                         * possibly while it is idle: it must not touch the heap */
@@ -52,9 +56,12 @@ struct RtsIoOp {
     int       busy;                /* atomic: submitted and not yet given back by the kernel */
     int       cancelled;           /* its thread stopped waiting (killed, interrupted) */
     /* the back end's own */
-    uint64_t  deadline_ns;         /* epoll: RTS_IO_TIMEOUT's absolute time */
+    uint64_t  deadline_ns;         /* epoll: RTS_IO_TIMEOUT's absolute time, or when a waiting
+                                    * op with a wait_ns times out */
     int64_t   kts[2];              /* io_uring: RTS_IO_TIMEOUT's __kernel_timespec */
     RtsIoOp  *next;                /* epoll: the ops waiting on one descriptor, or timers */
+    RtsIoOp  *dnext, *dprev;       /* epoll: the waiting ops with a wait_ns, by deadline */
+    bool      in_deadlines;        /* epoll: on that list (its deadline in deadline_ns) */
     void     *owner;               /* the back end that holds it */
 };
 

@@ -44,6 +44,8 @@ struct IoBackend {
     size_t nfds;
     RtsIoOp *ready_hd, *ready_tl;   /* completed, not yet handed back */
     RtsIoOp *timers;                /* RTS_IO_TIMEOUT ops, earliest first */
+    RtsIoOp *dl_hd, *dl_tl;         /* waiting ops with a wait_ns, earliest deadline first
+                                     * (Note [Bounded waits]) */
 #if HAVE_LIBURING
     struct io_uring ring;
     uint64_t wake_buf;
@@ -289,6 +291,8 @@ static bool list_remove(RtsIoOp **hd, RtsIoOp *op)
     return false;
 }
 
+static void deadline_unlink(IoBackend *b, RtsIoOp *op);
+
 /* An edge on fd: completes what can be completed of its waiters, in order (Note
  * [Registered once]). */
 static void fd_ready(IoBackend *b, int fd)
@@ -297,15 +301,57 @@ static void fd_ready(IoBackend *b, int fd)
     while (w->rd && try_op(w->rd)) {
         RtsIoOp *op = w->rd;
         w->rd = op->next;
+        deadline_unlink(b, op);
         ready_push(b, op);
     }
     while (w->wr && try_op(w->wr)) {
         RtsIoOp *op = w->wr;
         w->wr = op->next;
+        deadline_unlink(b, op);
         ready_push(b, op);
     }
     if (w->id == ANON_ID && !w->rd && !w->wr)
         fd_drop(b, fd);
+}
+
+/* Note [Bounded waits]
+ * A read or a write with a wait_ns (RtsIoOp) that has not completed that long after it was
+ * submitted completes with -ETIMEDOUT, as nginx's send_timeout closes a connection whose
+ * write has made no progress for a while: the owner's thread, blocked in the op, wakes with
+ * the error. The bound is per op, and an op ends as soon as it moves a byte (a short write
+ * completes), so it bounds a wait without progress, not a whole transfer: a port's next op
+ * has the full time again. Before there was none, and a request server's thread writing to
+ * a client that never reads waited for ever, holding its connection slot (issue 45, item 1;
+ * the server's write timeout is built on it).
+ * The epoll back end tries the op at once; only an op that has to wait goes on its list of
+ * deadlines (doubly linked, by deadline; all an owner's ops have the same bound, so a new
+ * one goes at or near the tail), which it leaves when it completes or is cancelled. The
+ * wait's deadline is the earliest of them; an op past it is taken off its descriptor's
+ * waiters (after the edges of that wait have been tried, so an op that became ready does
+ * complete) and completed with -ETIMEDOUT. The io_uring back end links an
+ * IORING_OP_LINK_TIMEOUT to the op's SQE: when it fires the kernel cancels the op, whose
+ * completion (-ECANCELED, unless its thread cancelled it: op->cancelled) is -ETIMEDOUT. */
+static void deadline_link(IoBackend *b, RtsIoOp *op)
+{
+    op->deadline_ns = rts_now_ns() + op->wait_ns;
+    RtsIoOp *after = b->dl_tl;
+    while (after && after->deadline_ns > op->deadline_ns)
+        after = after->dprev;
+    op->dprev = after;
+    op->dnext = after ? after->dnext : b->dl_hd;
+    if (op->dnext) op->dnext->dprev = op; else b->dl_tl = op;
+    if (after) after->dnext = op; else b->dl_hd = op;
+    op->in_deadlines = true;
+}
+
+static void deadline_unlink(IoBackend *b, RtsIoOp *op)
+{
+    if (!op->in_deadlines)
+        return;
+    if (op->dprev) op->dprev->dnext = op->dnext; else b->dl_hd = op->dnext;
+    if (op->dnext) op->dnext->dprev = op->dprev; else b->dl_tl = op->dprev;
+    op->dnext = op->dprev = NULL;
+    op->in_deadlines = false;
 }
 
 static void epoll_submit(IoBackend *b, RtsIoOp *op)
@@ -340,6 +386,28 @@ static void epoll_submit(IoBackend *b, RtsIoOp *op)
         list_remove(reading ? &w->rd : &w->wr, op);
         op->res = -EPERM;
         ready_push(b, op);
+        return;
+    }
+    if (op->wait_ns && (op->kind == RTS_IO_READ || op->kind == RTS_IO_WRITE))
+        deadline_link(b, op);
+}
+
+/* Note [Bounded waits]: the waiting ops past their deadline, completed with -ETIMEDOUT. */
+static void deadlines_expire(IoBackend *b)
+{
+    if (!b->dl_hd)
+        return;
+    uint64_t now = rts_now_ns();
+    while (b->dl_hd && b->dl_hd->deadline_ns <= now) {
+        RtsIoOp *op = b->dl_hd;
+        deadline_unlink(b, op);
+        FdWaits *w = fd_waits(b, op->fd);
+        if (list_remove(&w->rd, op) || list_remove(&w->wr, op)) {
+            if (w->id == ANON_ID && !w->rd && !w->wr)
+                fd_drop(b, op->fd);
+            op->res = -ETIMEDOUT;
+            ready_push(b, op);
+        }
     }
 }
 
@@ -352,6 +420,8 @@ static void epoll_cancel(IoBackend *b, RtsIoOp *op)
         if ((size_t)op->fd >= b->nfds) return;
         FdWaits *w = &b->fds[op->fd];
         found = list_remove(&w->rd, op) || list_remove(&w->wr, op);
+        if (found)
+            deadline_unlink(b, op);
         if (found && w->id == ANON_ID && !w->rd && !w->wr)
             fd_drop(b, op->fd);
     }
@@ -367,6 +437,8 @@ static void epoll_poll(IoBackend *b, uint64_t deadline_ns)
         deadline_ns = 0;
     if (b->timers && b->timers->deadline_ns < deadline_ns)
         deadline_ns = b->timers->deadline_ns;
+    if (b->dl_hd && b->dl_hd->deadline_ns < deadline_ns)
+        deadline_ns = b->dl_hd->deadline_ns;
     int ms = 0;
     if (deadline_ns == UINT64_MAX) {
         ms = -1;
@@ -389,6 +461,7 @@ static void epoll_poll(IoBackend *b, uint64_t deadline_ns)
         }
         fd_ready(b, fd);
     }
+    deadlines_expire(b);
     uint64_t now = rts_now_ns();
     while (b->timers && b->timers->deadline_ns <= now) {
         RtsIoOp *op = b->timers;
@@ -423,6 +496,13 @@ static void uring_arm_wake(IoBackend *b)
 
 static void uring_submit(IoBackend *b, RtsIoOp *op)
 {
+    /* Note [Bounded waits]: the op and its link timeout go to the kernel in one submission
+     * (a link does not span two), so both entries are had first */
+    bool bounded = op->wait_ns && (op->kind == RTS_IO_READ || op->kind == RTS_IO_WRITE);
+    if (bounded && io_uring_sq_space_left(&b->ring) < 2) {
+        io_uring_submit(&b->ring);
+        b->unsubmitted = 0;
+    }
     struct io_uring_sqe *sqe = uring_sqe(b);
     switch (op->kind) {
     case RTS_IO_READ:
@@ -446,6 +526,14 @@ static void uring_submit(IoBackend *b, RtsIoOp *op)
         break;
     }
     io_uring_sqe_set_data(sqe, op);
+    if (bounded) {
+        sqe->flags |= IOSQE_IO_LINK;
+        op->kts[0] = (int64_t)(op->wait_ns / 1000000000u);
+        op->kts[1] = (int64_t)(op->wait_ns % 1000000000u);
+        sqe = uring_sqe(b);
+        io_uring_prep_link_timeout(sqe, (struct __kernel_timespec *)op->kts, 0);
+        io_uring_sqe_set_data64(sqe, CANCEL_TAG);      /* its own completion is ignored */
+    }
 }
 
 static void uring_cancel(IoBackend *b, RtsIoOp *op)
@@ -479,6 +567,10 @@ static bool uring_reap(IoBackend *b)
         RtsIoOp *op = (RtsIoOp *)(uintptr_t)tag;
         if (op->kind == RTS_IO_TIMEOUT && res == -ETIME)
             res = 0;
+        /* Note [Bounded waits]: cancelled by its link timeout, not by its thread */
+        if (res == -ECANCELED && op->wait_ns && !op->cancelled
+            && (op->kind == RTS_IO_READ || op->kind == RTS_IO_WRITE))
+            res = -ETIMEDOUT;
         op->res = res;
         ready_push(b, op);
     }

@@ -52,6 +52,10 @@
  * one eventfd write and one context switch of the woken OS thread, where the condition
  * variable's wake cost about two (the futex wake, then the waker's mutex).
  *
+ * A read or a write may carry a bound (RtsIoOp.wait_ns): one that has not completed that long
+ * after its submission completes with -ETIMEDOUT (Note [Bounded waits] in iomgr.c; a port's
+ * write timeout, port-write-timeout!).
+ *
  * Invariants: an op is in at most one back end at a time; io_wait, io_submit and io_cancel
  * are called only by the owning capability's OS thread; io_wake may be called from any thread.
  */

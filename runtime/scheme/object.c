@@ -95,6 +95,19 @@ char *sch_string_to_utf8(Value s, size_t *n)
     return out;
 }
 
+char *sch_string_to_cstr(RtsCap *cap, Value s, const char *who, const char *what)
+{
+    if (!sch_is_string(s)) sch_type_error(cap, who, "string", s);
+    const uint32_t *d = sch_string_data(s);
+    for (size_t i = 0, len = sch_string_len(s); i < len; i++)
+        if (d[i] == 0) {
+            char msg[120];
+            snprintf(msg, sizeof msg, "a %s may not contain a NUL character, got", what);
+            sch_error(cap, who, msg, 1, s);
+        }
+    return sch_string_to_utf8(s, NULL);
+}
+
 /* --- symbols -------------------------------------------------------------------------------------
  * Note [Symbol table]
  * The table is a heap vector of buckets (lists of symbols), a GC root. Interning may run on

@@ -138,7 +138,15 @@ struct SchPort {
     size_t nl_scanned;         /* bytes[bpos, nl_scanned) hold no newline (read-line's wait
                                 * looks only at what came after: once quadratic, 20 s for a
                                 * 98 MB line); moved with bytes, 0 when bpos goes back */
+    size_t cc_from, cc_to, cc_n;  /* read-string's wait: bytes[cc_from, cc_to) decode to cc_n
+                                * characters, valid while cc_from == bpos (only what came
+                                * after cc_to is decoded next: once quadratic, 11.6 s for
+                                * 16 MB); moved with bytes */
+    uint64_t scanned;          /* bytes the waits of read-line and read-string have looked at
+                                * (%port-scanned: the test that they stay linear) */
     bool line_too_long;        /* a line being waited for outgrew -M: read-line raises */
+    uint64_t write_timeout_ns; /* managed output: a write that moves no byte for this long
+                                * fails with ETIMEDOUT (RtsIoOp.wait_ns); 0: no limit */
     uint8_t *obuf;             /* output encoded and not yet written */
     size_t olen, osize;
     SchIo *io;
@@ -208,6 +216,24 @@ static bool take_flag(SchPort *p, bool *flag)
 }
 
 bool sch_port_take_line_too_long(SchPort *p) { return take_flag(p, &p->line_too_long); }
+
+bool sch_port_set_write_timeout(SchPort *p, uint64_t ns)
+{
+    pthread_mutex_lock(&p->lock);
+    bool ok = p->managed && p->kind != LISTENER && p->kind != FILE_IN;
+    if (ok)
+        p->write_timeout_ns = ns;
+    pthread_mutex_unlock(&p->lock);
+    return ok;
+}
+
+uint64_t sch_port_scanned(SchPort *p)
+{
+    pthread_mutex_lock(&p->lock);
+    uint64_t n = p->scanned;
+    pthread_mutex_unlock(&p->lock);
+    return n;
+}
 bool sch_port_take_waiter_eof(SchPort *p)    { return take_flag(p, &p->waiter_eof); }
 
 /* --- the standard streams ---------------------------------------------------------------- */
@@ -346,6 +372,7 @@ static void managed_close(SchPort *p)
     free(p->bytes);
     p->bytes = NULL;
     p->bpos = p->blen = p->bsize = p->nl_scanned = 0;
+    p->cc_from = p->cc_to = p->cc_n = 0;
     free(p->obuf);
     p->obuf = NULL;
     p->olen = p->osize = 0;
@@ -408,12 +435,25 @@ void sch_port_close(SchPort *p)
  * the file (or on an error, which reads as the end). Caller holds the lock. */
 static bool managed_refill(SchPort *p);
 
+/* The bytes from bpos on are about to move to the front of the buffer: what the waits of
+ * read-line and read-string have scanned moves with them. Caller holds the lock. */
+static void scans_moved(SchPort *p)
+{
+    p->nl_scanned = p->nl_scanned > p->bpos ? p->nl_scanned - p->bpos : 0;
+    if (p->cc_from == p->bpos) {
+        p->cc_to -= p->bpos;
+        p->cc_from = 0;
+    } else {
+        p->cc_from = p->cc_to = p->cc_n = 0;
+    }
+}
+
 static bool refill(SchPort *p)
 {
     if (!p->spec) {            /* a read ahead keeps every byte where it is */
         memmove(p->bytes, p->bytes + p->bpos, p->blen - p->bpos);
         p->blen -= p->bpos;
-        p->nl_scanned = p->nl_scanned > p->bpos ? p->nl_scanned - p->bpos : 0;
+        scans_moved(p);
         p->bpos = 0;
     }
     if (p->managed)
@@ -781,7 +821,7 @@ static void take_read(SchPort *p)
             if (p->bpos && !p->spec) {
                 memmove(p->bytes, p->bytes + p->bpos, p->blen - p->bpos);
                 p->blen -= p->bpos;
-                p->nl_scanned = p->nl_scanned > p->bpos ? p->nl_scanned - p->bpos : 0;
+                scans_moved(p);
                 p->bpos = 0;
             }
             while (p->blen + (size_t)r > p->bsize) p->bsize *= 2;
@@ -885,6 +925,7 @@ static bool input_ready(SchPort *p, int need, size_t n)
         if (p->peeked == '\n')
             return true;
         size_t from = p->nl_scanned > p->bpos ? p->nl_scanned : p->bpos;
+        p->scanned += p->blen - from;
         if (from < p->blen && memchr(p->bytes + from, '\n', p->blen - from))
             return true;
         p->nl_scanned = p->blen;
@@ -898,12 +939,21 @@ static bool input_ready(SchPort *p, int need, size_t n)
         return false;
     }
     case SCH_NEED_CHARS: {
-        size_t k = p->peeked != NO_PEEK, i = 0;
-        while (k < n && i < avail && sch_utf8_decode(b + i, avail - i, &used) >= 0) {
+        /* counted on from where the last wait stopped, when it began at this bpos */
+        if (p->cc_from != p->bpos || p->cc_to < p->bpos || p->cc_to > p->blen) {
+            p->cc_from = p->cc_to = p->bpos;
+            p->cc_n = 0;
+        }
+        size_t k = p->cc_n, i = p->cc_to - p->bpos, start = i;
+        size_t held = p->peeked != NO_PEEK;
+        while (k + held < n && i < avail && sch_utf8_decode(b + i, avail - i, &used) >= 0) {
             i += used;
             k++;
         }
-        return k >= n;
+        p->scanned += i - start;
+        p->cc_to = p->bpos + i;
+        p->cc_n = k;
+        return k + held >= n;
     }
     default:                     /* SCH_NEED_BYTES */
         return avail > 0 || n == 0;
@@ -997,6 +1047,7 @@ static bool next_write(SchPort *p)
     io->wr.fd = p->fd;
     io->wr.buf = io->wbuf + io->woff;
     io->wr.len = io->wlen - io->woff;
+    io->wr.wait_ns = p->write_timeout_ns;
     return true;
 }
 
@@ -1038,8 +1089,12 @@ static void managed_flush_blocking(SchPort *p)
         if (errno == EINTR) continue;
         if (errno == EAGAIN || errno == EWOULDBLOCK) {
             struct pollfd pfd = { .fd = p->fd, .events = POLLOUT };
-            poll(&pfd, 1, -1);
-            continue;
+            uint64_t t = p->write_timeout_ns;
+            int ms = !t ? -1 : t >= (uint64_t)INT_MAX * 1000000u ? INT_MAX
+                   : (int)((t + 999999u) / 1000000u);
+            if (poll(&pfd, 1, ms) != 0)
+                continue;
+            errno = ETIMEDOUT;           /* as a write through the IO manager would */
         }
         p->err = errno;
         io->woff = io->wlen = 0;
@@ -1048,7 +1103,7 @@ static void managed_flush_blocking(SchPort *p)
     }
 }
 
-int sch_port_io_accept(SchPort *p, RtsIoOp **op, int *fd, int *err)
+int sch_port_io_accept(SchPort *p, RtsIoOp **op, int *fd, struct sockaddr_storage *peer, int *err)
 {
     pthread_mutex_lock(&p->lock);
     int r;
@@ -1057,6 +1112,9 @@ int sch_port_io_accept(SchPort *p, RtsIoOp **op, int *fd, int *err)
         io->rd_out = false;
         if (io->rd.res >= 0) {
             *fd = (int)io->rd.res;
+            memset(peer, 0, sizeof *peer);
+            if (io->rd.addrlen <= sizeof *peer)
+                memcpy(peer, &io->rd.addr, io->rd.addrlen);
             r = SCH_IO_READY;
         } else {
             *err = (int)-io->rd.res;
@@ -1090,6 +1148,7 @@ int sch_port_io_connect(SchPort *p, const void *addr, socklen_t len, RtsIoOp **o
     } else {
         io->wr.kind = RTS_IO_CONNECT;
         io->wr.fd = p->fd;
+        io->wr.wait_ns = 0;
         memcpy(&io->wr.addr, addr, len);
         io->wr.addrlen = len;
         io->wr_out = true;

@@ -372,8 +372,7 @@ static Value p_emergency_exit(RtsCap *cap, Value *argv, int argc)
 static Value p_getenv(RtsCap *cap, Value *argv, int argc)
 {
     (void)argc;
-    if (!sch_is_string(argv[0])) sch_type_error(cap, "get-environment-variable", "string", argv[0]);
-    char *name = sch_string_to_utf8(argv[0], NULL);
+    char *name = sch_string_to_cstr(cap, argv[0], "get-environment-variable", "variable name");
     const char *v = getenv(name);
     free(name);
     return v ? sch_string_from_utf8(cap, v, strlen(v)) : RTS_FALSE;

@@ -153,8 +153,7 @@ PRIM(p_current_error_port)  { return sch_port_value(cap, sch_port_stderr()); }
 
 static Value open_file(RtsCap *cap, Value *argv, bool input, const char *who)
 {
-    check_string(cap, argv[0], who);
-    char *path = sch_string_to_utf8(argv[0], NULL);
+    char *path = sch_string_to_cstr(cap, argv[0], who, "file name");
     SchPort *p = input ? sch_port_open_file_in(path) : sch_port_open_file_out(path);
     int e = errno;
     if (!p && (e == EMFILE || e == ENFILE)) {
@@ -410,6 +409,13 @@ PRIM(p_read_bytevector)
     return v;
 }
 
+/* (%port-scanned port): the bytes the waits of read-line and read-string on port have looked
+ * at, over its life (the tests' check that those waits stay linear in what arrives). */
+PRIM(p_port_scanned)
+{
+    return rts_fixnum((intptr_t)sch_port_scanned(port_arg(cap, argv[0], "%port-scanned")));
+}
+
 /* (%file-input-port? [port]): whether read-bytevector reads it to k bytes (a file) or to what
  * has arrived (a socket, stdin): the prelude's read-bytevector. */
 PRIM(p_file_input_port_p)
@@ -437,10 +443,10 @@ static void resolve_nth(RtsCap *cap, Value *argv, bool passive, const char *who,
                         struct sockaddr_storage *addr, socklen_t *len, char *name, size_t nlen,
                         bool *more)
 {
-    check_string(cap, argv[0], who);
+    if (!sch_is_string(argv[0])) sch_type_error(cap, who, "string", argv[0]);
     if (!rts_is_fixnum(argv[1]) || rts_fixnum_val(argv[1]) < 0 || rts_fixnum_val(argv[1]) > 65535)
         sch_type_error(cap, who, "port number (0..65535)", argv[1]);
-    char *host = sch_string_to_utf8(argv[0], NULL), service[24];
+    char *host = sch_string_to_cstr(cap, argv[0], who, "host name"), service[24];
     snprintf(service, sizeof service, "%ld", (long)rts_fixnum_val(argv[1]));
     struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
                               .ai_flags = AI_NUMERICSERV | (passive ? AI_PASSIVE : 0) }, *res;
@@ -527,23 +533,23 @@ PRIM(p_tcp_accept)
     SchPort *l = listener_arg(cap, argv[0], "tcp-accept");
     RtsIoOp *op = NULL;
     int fd = -1, err = 0;
-    int step = sch_port_io_accept(l, &op, &fd, &err);
+    struct sockaddr_storage peer;
+    int step = sch_port_io_accept(l, &op, &fd, &peer, &err);
     if (step == SCH_IO_ERROR) io_raise(cap, "tcp-accept", sch_port_name(l), err);
     if (step != SCH_IO_READY) return io_wait(cap, step, op, RTS_FALSE);
-    struct sockaddr_storage peer;
-    socklen_t len = sizeof peer;
+    /* The name is the address the accept gave: getpeername fails (ENOTCONN) for a peer that
+     * has already reset the connection, and its sockaddr was then read uninitialised
+     * (valgrind: "Conditional jump or move depends on uninitialised value(s)"). */
     char host[INET6_ADDRSTRLEN + 2] = "?", name[96];
     int port = 0;
-    if (getpeername(fd, (struct sockaddr *)&peer, &len) == 0) {
-        if (peer.ss_family == AF_INET6) {
-            struct sockaddr_in6 *a = (struct sockaddr_in6 *)&peer;
-            inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof host);
-            port = ntohs(a->sin6_port);
-        } else {
-            struct sockaddr_in *a = (struct sockaddr_in *)&peer;
-            inet_ntop(AF_INET, &a->sin_addr, host, sizeof host);
-            port = ntohs(a->sin_port);
-        }
+    if (peer.ss_family == AF_INET6) {
+        struct sockaddr_in6 *a = (struct sockaddr_in6 *)&peer;
+        inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof host);
+        port = ntohs(a->sin6_port);
+    } else if (peer.ss_family == AF_INET) {
+        struct sockaddr_in *a = (struct sockaddr_in *)&peer;
+        inet_ntop(AF_INET, &a->sin_addr, host, sizeof host);
+        port = ntohs(a->sin_port);
     }
     snprintf(name, sizeof name, "<tcp %s%s%s:%d>", peer.ss_family == AF_INET6 ? "[" : "", host,
              peer.ss_family == AF_INET6 ? "]" : "", port);
@@ -608,6 +614,29 @@ PRIM(p_tcp_nodelay)
     return RTS_UNSPEC;
 }
 
+/* (port-write-timeout! port seconds): a write to port (a socket, or a file opened with
+ * open-output-file) that moves no byte for that long fails with ETIMEDOUT, an error of the
+ * primitive that waited (write-string, flush-output-port, close-port...); #f: no limit, the
+ * default (Note [Bounded waits] in runtime/io/iomgr.c). */
+PRIM(p_port_write_timeout)
+{
+    SchPort *p = port_arg(cap, argv[0], "port-write-timeout!");
+    double secs = 0;
+    if (rts_is_fixnum(argv[1])) secs = (double)rts_fixnum_val(argv[1]);
+    else if (sch_is_flonum(argv[1])) secs = rts_flonum_val(argv[1]);
+    else if (argv[1] != RTS_FALSE)
+        sch_type_error(cap, "port-write-timeout!", "positive real number or #f", argv[1]);
+    if (argv[1] != RTS_FALSE && !(secs > 0))
+        sch_error(cap, "port-write-timeout!", "the timeout must be positive, got", 1, argv[1]);
+    /* more than a year: no limit (and no overflow of the nanoseconds) */
+    uint64_t ns = secs > 3.2e7 ? 0 : (uint64_t)(secs * 1e9);
+    if (argv[1] != RTS_FALSE && ns == 0 && secs <= 3.2e7)
+        ns = 1;
+    if (!sch_port_set_write_timeout(p, ns))
+        sch_type_error(cap, "port-write-timeout!", "socket or file output port", argv[0]);
+    return RTS_UNSPEC;
+}
+
 /* (tcp-port-number socket): the local port (of a listener on port 0: the one the OS chose). */
 PRIM(p_tcp_port_number)
 {
@@ -625,8 +654,7 @@ PRIM(p_is_socket_port)  { return rts_bool(sch_is_port(argv[0]) && sch_port_is_so
 
 PRIM(p_file_exists)
 {
-    check_string(cap, argv[0], "file-exists?");
-    char *path = sch_string_to_utf8(argv[0], NULL);
+    char *path = sch_string_to_cstr(cap, argv[0], "file-exists?", "file name");
     bool exists = access(path, F_OK) == 0;
     free(path);
     return rts_bool(exists);
@@ -634,8 +662,7 @@ PRIM(p_file_exists)
 
 PRIM(p_delete_file)
 {
-    check_string(cap, argv[0], "delete-file");
-    char *path = sch_string_to_utf8(argv[0], NULL);
+    char *path = sch_string_to_cstr(cap, argv[0], "delete-file", "file name");
     int r = unlink(path);
     free(path);
     if (r != 0) sch_error(cap, "delete-file", "cannot delete file", 1, argv[0]);
@@ -701,6 +728,7 @@ const SchPrimDef sch_prims_port[] = {
     { "%read-string",        p_read_string,         1, 2 },
     { "%read-bytevector",    p_read_bytevector,     1, 2 },
     { "%file-input-port?",   p_file_input_port_p,   0, 1 },
+    { "%port-scanned",       p_port_scanned,        1, 1 },
     { "write-bytevector",    p_write_bytevector,    1, 4 },
     { "tcp-listen",          p_tcp_listen,          2, 3 },
     { "%tcp-accept",         p_tcp_accept,          1, 1 },
@@ -708,6 +736,7 @@ const SchPrimDef sch_prims_port[] = {
     { "%tcp-connect",        p_tcp_connect,         4, 4 },
     { "tcp-nodelay!",        p_tcp_nodelay,         2, 2 },
     { "tcp-port-number",     p_tcp_port_number,     1, 1 },
+    { "port-write-timeout!", p_port_write_timeout,  2, 2 },
     { "tcp-listener?",       p_is_tcp_listener,     1, 1 },
     { "socket-port?",        p_is_socket_port,      1, 1 },
     { "char-ready?",         p_char_ready,          0, 1 },

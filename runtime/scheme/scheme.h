@@ -88,6 +88,11 @@ Value sch_string_from_utf8(RtsCap *cap, const char *s, size_t n);
 Value sch_string_from_utf32(RtsCap *cap, const uint32_t *s, size_t n);
 /* UTF-8 encoding of a string (malloc'd, NUL-terminated; *n gets the byte length if n). */
 char *sch_string_to_utf8(Value s, size_t *n);
+/* The string argument s of `who` as a C string for a C interface that ends it at a NUL (a file
+ * name, a host name, an environment variable's name: `what`), malloc'd; a string that holds a
+ * NUL character is an error (before: "victim\x0;.bak" opened, truncated or deleted victim).
+ * A string not a string is a type error. */
+char *sch_string_to_cstr(RtsCap *cap, Value s, const char *who, const char *what);
 /* Appends the UTF-8 encoding of c to buf (at most 4 bytes); returns the bytes written. */
 size_t sch_utf8_encode(uint32_t c, char *buf);
 /* Decodes one UTF-8 sequence from s[0..n), n >= 1, and sets *used. Malformed bytes give
@@ -220,6 +225,11 @@ bool     sch_port_is_file_in(SchPort *p);    /* open-input-file's (not stdin) */
 bool     sch_port_take_waiter_eof(SchPort *p);
 /* Whether the line read-line waits for (or read) outgrew the heap's limit, -M (once). */
 bool     sch_port_take_line_too_long(SchPort *p);
+/* The bytes the waits of read-line and read-string on p have looked at (%port-scanned). */
+uint64_t sch_port_scanned(SchPort *p);
+/* A write to p (a socket or file output port) that moves no byte for ns nanoseconds fails
+ * with ETIMEDOUT (0: never); false, and nothing set, for any other port. */
+bool     sch_port_set_write_timeout(SchPort *p, uint64_t ns);
 int32_t  sch_port_getc(SchPort *p);    /* a code point, or -1 at end of input */
 int32_t  sch_port_peekc(SchPort *p);
 /* Whether a character (or the end) can be read without blocking. */
@@ -262,6 +272,7 @@ bool     sch_flush_all(void);
 enum { SCH_IO_READY, SCH_IO_SUBMIT, SCH_IO_BUSY, SCH_IO_ERROR };
 enum { SCH_NEED_CHAR, SCH_NEED_LINE, SCH_NEED_CHARS, SCH_NEED_BYTES, SCH_NEED_MORE };
 struct RtsIoOp;
+struct sockaddr_storage;
 SchPort *sch_port_open_fd(int fd, bool listener, const char *name);  /* a socket or listener */
 bool     sch_port_is_output(SchPort *p);
 bool     sch_port_is_listener(SchPort *p);
@@ -269,7 +280,10 @@ bool     sch_port_is_socket(SchPort *p);
 int      sch_port_fd(SchPort *p);
 int      sch_port_io_in(SchPort *p, int need, size_t n, struct RtsIoOp **op, int *err);
 int      sch_port_io_out(SchPort *p, bool all, struct RtsIoOp **op);    /* all: flush */
-int      sch_port_io_accept(SchPort *p, struct RtsIoOp **op, int *fd, int *err);
+/* READY: *fd the connection, *peer its peer's address as the accept gave it (even when the
+ * peer has already reset it, where getpeername fails) */
+int      sch_port_io_accept(SchPort *p, struct RtsIoOp **op, int *fd, struct sockaddr_storage *peer,
+                            int *err);
 int      sch_port_io_connect(SchPort *p, const void *addr, unsigned len, struct RtsIoOp **op,
                              int *err);
 /* `read` on a managed port (Note [Reading a datum from a managed port] in port.c): a read

@@ -39,9 +39,17 @@ Stages:
               argument; needs it set): three times that many connections opened and kept
               silent leave the server with at most that many more descriptors; once every
               one sends a request, every one is answered (the held back ones as others close)
+  nonreader   the write timeout (HTTP_TEST_WRITE_TIMEOUT seconds, the server's sixth argument,
+              with HTTP_TEST_MAX_CONNS; needs both set): MAX_CONNS clients send pipelined
+              requests and never read the answers, until the server's writes to them block
+              and every slot is taken; then a normal client, waiting in the listen backlog, is
+              answered within NONREADER_BOUND seconds (default 20), and every non-reading
+              connection has been closed by the server (before: each held its slot for ever,
+              and the normal client was never answered)
 """
 
 import os
+import select
 import selectors
 import signal
 import socket
@@ -148,8 +156,18 @@ def stage_roundtrip(srv):
         s.sendall(request("/stats"))
         status, _, body = rd.response()
         expect(status == 200 and body.startswith(b"open "), f"GET /stats: {body!r}")
+    # Connection is a list of options (RFC 9110, 7.6.1): "close" among others, in any case,
+    # or in a second Connection header, closes (before: only a value of "close" alone did,
+    # and "TE, close" stayed open until the head timeout)
     for req, what in ((b"GET / HTTP/1.0\r\n\r\n", "HTTP/1.0"),
-                      (request("/", extra="Connection: close\r\n"), "Connection: close")):
+                      (request("/", extra="Connection: close\r\n"), "Connection: close"),
+                      (request("/", extra="Connection: TE, close\r\nTE: trailers\r\n"),
+                       "Connection: TE, close"),
+                      (request("/", extra="Connection: Close ,TE\r\n"), "Connection: Close ,TE"),
+                      (request("/", extra="Connection: TE\r\nConnection: close\r\n"),
+                       "two Connection headers"),
+                      (b"GET / HTTP/1.0\r\nConnection: keep-alive, close\r\n\r\n",
+                       "HTTP/1.0 keep-alive, close")):
         with connect(srv) as s:
             rd = Reader(s)
             s.sendall(req)
@@ -157,8 +175,8 @@ def stage_roundtrip(srv):
             expect(rd.closed(), f"{what}: the connection stayed open")
     with connect(srv) as s:                                 # HTTP/1.0 asking to keep alive
         rd = Reader(s)
-        for _ in range(3):
-            s.sendall(b"GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+        for ka in (b"keep-alive", b"Keep-Alive", b"TE, keep-alive"):
+            s.sendall(b"GET / HTTP/1.0\r\nConnection: " + ka + b"\r\n\r\n")
             check_index(rd.response())
     with connect(srv) as s:     # an absolute-form target (RFC 9112, 3.2.2; before: 404)
         rd = Reader(s)
@@ -448,6 +466,94 @@ def stage_idle(srv):
         s.close()
 
 
+NONREADER_BOUND = float(os.environ.get("NONREADER_BOUND", "20"))
+
+
+class NonReader:
+    """A client that sends pipelined requests and never reads the answers (a small receive
+    buffer, so that the server's writes block soon)."""
+
+    def __init__(self, srv):
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        self.sock.settimeout(10)
+        self.sock.connect((srv.host, srv.port))
+        self.sock.setblocking(False)
+        self.pending = b""
+        self.blocked = False        # a send was refused: the server has stopped reading
+        self.gone = False           # the server closed (or reset) the connection
+        self.poll = select.poll()
+        self.poll.register(self.sock, select.POLLRDHUP | select.POLLHUP | select.POLLERR)
+
+    def push(self):
+        """Sends requests until the kernel takes no more (keeps the server's reads fed)."""
+        while not self.gone:
+            if not self.pending:
+                self.pending = request("/") * 64
+            try:
+                n = self.sock.send(self.pending)
+            except BlockingIOError:
+                self.blocked = True
+                return
+            except OSError:
+                self.gone = True
+                return
+            self.pending = self.pending[n:]
+
+    def closed_by_server(self):
+        """Whether the server has closed it (its end of stream, or a reset), seen by poll
+        without reading: reading would make it a client that reads, and let the server's
+        blocked writes go on."""
+        if not self.gone and self.poll.poll(0):
+            self.gone = True
+        return self.gone
+
+
+def stage_nonreader(srv):
+    expect(WRITE_TIMEOUT is not None and MAX_CONNS is not None,
+           "the nonreader stage needs HTTP_TEST_WRITE_TIMEOUT and HTTP_TEST_MAX_CONNS")
+    readers = [NonReader(srv) for _ in range(MAX_CONNS)]
+    t0 = time.time()
+    while not all(r.blocked for r in readers):     # every slot taken, the server's writes full
+        expect(time.time() - t0 < NONREADER_BOUND,
+               f"the non-reading clients could still send after {NONREADER_BOUND} s")
+        for r in readers:
+            r.push()
+        time.sleep(0.01)
+    normal = connect(srv)                  # in the listen backlog: every slot is held
+    normal.sendall(request("/"))
+    normal.setblocking(False)
+    got, answered = b"", None
+    while time.time() - t0 < NONREADER_BOUND:
+        for r in readers:
+            r.push()                       # the non-readers go on sending while they can
+        try:
+            data = normal.recv(65536)
+            expect(data, f"the normal client's connection was closed; it read {got[:80]!r}")
+            got += data
+        except BlockingIOError:
+            pass
+        if len(got) >= len(INDEX) and got.endswith(INDEX):
+            answered = time.time() - t0
+            break
+        time.sleep(0.01)
+    normal.close()
+    expect(answered is not None,
+           f"a normal client behind {MAX_CONNS} non-reading ones got no answer in "
+           f"{NONREADER_BOUND} s (write timeout {WRITE_TIMEOUT} s); it read {got[:80]!r}")
+    expect(got.startswith(b"HTTP/1.1 200 OK\r\n"), f"the normal client read {got[:80]!r}")
+    while time.time() - t0 < NONREADER_BOUND and not all(r.closed_by_server() for r in readers):
+        time.sleep(0.05)
+    still = sum(not r.closed_by_server() for r in readers)
+    for r in readers:
+        r.sock.close()
+    expect(still == 0, f"{still} of {len(readers)} non-reading connections still open after "
+                       f"{NONREADER_BOUND} s (write timeout {WRITE_TIMEOUT} s)")
+    print(f"nonreader: the normal client answered {answered:.1f} s after the non-readers "
+          f"connected, all {len(readers)} closed by the server after {time.time() - t0:.1f} s "
+          f"(write timeout {WRITE_TIMEOUT} s)", flush=True)
+
+
 def stage_limit(srv, fds_before):
     expect(MAX_CONNS is not None, "the limit stage needs HTTP_TEST_MAX_CONNS")
     socks = [connect(srv) for _ in range(3 * MAX_CONNS)]
@@ -471,11 +577,13 @@ def stage_limit(srv, fds_before):
 
 STAGES = {"roundtrip": stage_roundtrip, "errors": stage_errors, "slow": stage_slow,
           "disconnect": stage_disconnect, "wrk": stage_wrk, "idle": stage_idle,
-          "soak": stage_soak}
+          "soak": stage_soak, "nonreader": stage_nonreader}
 HEAD_TIMEOUT = (float(os.environ["HTTP_TEST_HEAD_TIMEOUT"])
                 if os.environ.get("HTTP_TEST_HEAD_TIMEOUT") else None)
 MAX_CONNS = (int(os.environ["HTTP_TEST_MAX_CONNS"])
              if os.environ.get("HTTP_TEST_MAX_CONNS") else None)
+WRITE_TIMEOUT = (float(os.environ["HTTP_TEST_WRITE_TIMEOUT"])
+                 if os.environ.get("HTTP_TEST_WRITE_TIMEOUT") else None)
 
 
 def settle(srv, fds_before):
@@ -498,10 +606,12 @@ def main():
     stages = sys.argv[4:] or ["roundtrip", "errors", "slow", "disconnect", "many"]
     conns = int(os.environ.get("HTTP_TEST_CONNS", "1000"))
     cmd = [os.path.join(build, "rtslab"), SERVER, "127.0.0.1", "0", WORK]
-    if HEAD_TIMEOUT is not None or MAX_CONNS is not None:
+    if HEAD_TIMEOUT is not None or MAX_CONNS is not None or WRITE_TIMEOUT is not None:
         cmd.append(os.environ.get("HTTP_TEST_HEAD_TIMEOUT") or "60")
-    if MAX_CONNS is not None:
-        cmd.append(str(MAX_CONNS))
+    if MAX_CONNS is not None or WRITE_TIMEOUT is not None:
+        cmd.append(str(MAX_CONNS or 4096))
+    if WRITE_TIMEOUT is not None:
+        cmd.append(os.environ["HTTP_TEST_WRITE_TIMEOUT"])
     cmd += ["+RTS", f"--io-manager={backend}"] + nopt.split() + ["-RTS"]
     srv = serverload.Server(cmd)
     status, failed = 0, []

@@ -9,14 +9,18 @@
 ;; slow: 127.0.0.1 0 500
 ;; load: / /alloc
 
-;; Arguments: HOST PORT N [HEAD-TIMEOUT [MAX-CONNS]] (PORT 0: the OS picks one). A connection
+;; Arguments: HOST PORT N [HEAD-TIMEOUT [MAX-CONNS [WRITE-TIMEOUT]]] (PORT 0: the OS picks one). A connection
 ;; whose request head (and body) has not all arrived HEAD-TIMEOUT seconds (default 60, nginx's
 ;; client_header_timeout) after the server began waiting for it, at its start or after its
 ;; previous answer, is closed without an answer: a client that opens connections and sends
 ;; nothing, or a byte now and then, cannot hold them for ever. At most MAX-CONNS connections
 ;; (default 4096, the worker_connections of the runner's nginx anchor) are open at once: past
 ;; it the server accepts no more until one closes, and new ones wait in the listen backlog,
-;; as nginx's do. On standard error it prints
+;; as nginx's do. A connection whose answer has not moved a byte towards its client for
+;; WRITE-TIMEOUT seconds (default 60, nginx's send_timeout: a client that sends requests and
+;; never reads the answers, once the socket's buffers are full) is closed: without it such a
+;; client held its connection, and its slot under MAX-CONNS, for ever (issue 45, item 1).
+;; On standard error it prints
 ;; "http-server: listening on HOST PORT" once it accepts; SIGTERM or SIGINT stops it, and it
 ;; prints to standard output what it checked (the same at any load, for the runner to
 ;; compare) and exits 0, having written -s. A malformed request gets 400 (a Content-Length
@@ -32,10 +36,13 @@
 (define work-n (string->number (list-ref args 3)))
 (define head-timeout (if (> (length args) 4) (string->number (list-ref args 4)) 60))
 (define max-conns (if (> (length args) 5) (string->number (list-ref args 5)) 4096))
+(define write-timeout (if (> (length args) 6) (string->number (list-ref args 6)) 60))
 (unless (and (real? head-timeout) (> head-timeout 0))
   (error "http-server: HEAD-TIMEOUT must be a positive number of seconds" (list-ref args 4)))
 (unless (and (exact-integer? max-conns) (> max-conns 0))
   (error "http-server: MAX-CONNS must be a positive integer" (list-ref args 5)))
+(unless (and (real? write-timeout) (> write-timeout 0))
+  (error "http-server: WRITE-TIMEOUT must be a positive number of seconds" (list-ref args 6)))
 
 (define max-head 8192)
 (define max-body 1048576)
@@ -241,12 +248,26 @@
           (if slash (substring rest slash (string-length rest)) "/"))
         target)))
 
+;; The connection options of a request (RFC 9110, 7.6.1): every Connection header's value is
+;; a comma-separated list of case-insensitive tokens ("TE, close"), and several Connection
+;; headers make one list. Before, the whole value had to be "close", so "TE, close" kept the
+;; connection open until the head timeout.
+(define (connection-options hs)
+  (let loop ((hs hs) (acc '()))
+    (cond ((null? hs) acc)
+          ((string=? (caar hs) "connection")
+           (loop (cdr hs)
+                 (append (map (lambda (t) (string-downcase (trim-spaces t)))
+                              (string-split (cdar hs) #\,))
+                         acc)))
+          (else (loop (cdr hs) acc)))))
+
 ;; The response to one parsed request, and whether to close after it.
 (define (answer method raw-target version hs)
-  (let* ((conn (let ((v (header hs "connection"))) (and v (string-downcase v))))
-         (close? (if (string=? version "HTTP/1.0")
-                     (not (equal? conn "keep-alive"))
-                     (equal? conn "close")))
+  (let* ((opts (connection-options hs))
+         (close? (if (member "close" opts)
+                     #t
+                     (and (string=? version "HTTP/1.0") (not (member "keep-alive" opts)))))
          (head? (string=? method "HEAD"))
          (target (target-path raw-target)))
     (define (reply bv) (values (if head? (head-of bv) bv) close?))
@@ -347,8 +368,9 @@
 (fork reaper)
 
 (define (connection c w)
-  (guard (e (#t #f))                    ; reset, broken pipe, closed by the reaper: gone
-    (tcp-nodelay! c #t)
+  (guard (e (#t #f))                    ; reset, broken pipe, closed by the reaper, a write
+    (tcp-nodelay! c #t)                 ; timed out (ETIMEDOUT): gone
+    (port-write-timeout! c write-timeout)
     (serve c w))
   (unwatch! w)                          ; the reaper forgets it, and the port
   (guard (e (#t #f)) (close-port c))
