@@ -25,6 +25,8 @@ static ProfCap *prof_caps;
 static unsigned prof_n_caps;
 static RtsProfiler profiler;
 static char prog_stem[256];
+static FILE *prof_out;                      /* opened by prof_open, before the program runs */
+static char prof_path[4096];
 
 void rts_set_profiler(const RtsProfiler *p) { profiler = *p; }
 
@@ -48,6 +50,35 @@ void prof_set_program(const char *prog)
     if (n > 4 && strcmp(base + n - 4, ".scm") == 0)
         n -= 4;
     snprintf(prog_stem, sizeof prog_stem, "%.*s", (int)n, base);
+}
+
+static void set_path(void)
+{
+    if (rts_opts.profile_stem)
+        snprintf(prof_path, sizeof prof_path, "%s.prof", rts_opts.profile_stem);
+    else
+        snprintf(prof_path, sizeof prof_path, "%s.prof", prog_stem[0] ? prog_stem : "rtslab");
+}
+
+bool prof_open(void)
+{
+    if (!prof_on || prof_out)
+        return true;
+    set_path();
+    prof_out = fopen(prof_path, "w");
+    if (!prof_out) {
+        fprintf(stderr, "rtslab: cannot open %s for the profile: %s\n", prof_path, strerror(errno));
+        return false;
+    }
+    return true;
+}
+
+int prof_file(const char **name)
+{
+    if (!prof_out)
+        set_path();
+    *name = prof_path;
+    return prof_out ? fileno(prof_out) : -1;
 }
 
 void prof_tick(void)
@@ -158,17 +189,12 @@ bool prof_report(void)
     }
     qsort(e, m, sizeof *e, by_count);
 
-    char path[300];
-    if (rts_opts.profile_stem)
-        snprintf(path, sizeof path, "%s.prof", rts_opts.profile_stem);
-    else
-        snprintf(path, sizeof path, "%s.prof", prog_stem[0] ? prog_stem : "rtslab");
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "rtslab: cannot open %s for the profile: %s\n", path, strerror(errno));
+    if (!prof_open()) {         /* not opened before the program ran (no rts_run_main) */
         free(e);
         return false;
     }
+    FILE *f = prof_out;
+    prof_out = NULL;
     time_t now = time(NULL);
     char date[64];
     strftime(date, sizeof date, "%a %b %e %H:%M %Y", localtime(&now));
@@ -209,7 +235,7 @@ bool prof_report(void)
     free(names);
     free(e);
     if (fclose(f) != 0) {
-        fprintf(stderr, "rtslab: cannot write the profile %s: %s\n", path, strerror(errno));
+        fprintf(stderr, "rtslab: cannot write the profile %s: %s\n", prof_path, strerror(errno));
         return false;
     }
     return true;

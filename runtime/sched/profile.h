@@ -29,6 +29,11 @@ extern bool prof_on;                    /* -p: set once at start-up */
 
 void prof_init(unsigned n_caps);        /* nothing without -p */
 void prof_set_program(const char *prog);
+/* Opens <prog>.prof (or <stem>.prof) now, before the program runs (Note [Output files] in
+ * rts/rts.c); false, after saying why on stderr, when it cannot. prof_file: its name and
+ * descriptor (-1 when it is not open). Without prof_open, prof_report opens it. */
+bool prof_open(void);
+int prof_file(const char **name);
 /* The timer's function under -p (Note [Time profile]). */
 void prof_tick(void);
 /* The scheduler: a thread starts running on cap; a safe point, where a due sample is taken. */

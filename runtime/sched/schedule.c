@@ -707,9 +707,14 @@ static void sched_start_workers(void)
  * The main thread to be is counted live (a placeholder) from the start until it is counted
  * runnable, so no idle capability sees a deadlock meanwhile (Note [Idle capabilities and
  * deadlock]); sched_main_finished is cleared only after that. */
+static void (*before_first_run)(void);
+void sched_set_before_first_run(void (*fn)(void)) { before_first_run = fn; }
+
 int rts_run_main(RtsCode code, size_t nslots)
 {
     static bool workers_started;
+    if (!workers_started && before_first_run)
+        before_first_run();
     Capability *cap = &cap_array[0];
     __atomic_fetch_add(&sched_live, 1, __ATOMIC_SEQ_CST);    /* the placeholder */
     cap_attach(cap);
