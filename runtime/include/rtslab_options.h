@@ -14,6 +14,7 @@ typedef enum { RTS_STATS_NONE = 0, RTS_STATS_SUMMARY, RTS_STATS_VERBOSE } RtsSta
 typedef struct RtsOptions {
     unsigned n_caps;          /* -N<n>; 1 when absent */
     bool     n_caps_auto;     /* -N alone: as many as the topology gives */
+    bool     n_caps_given;    /* -N<n> given (false: -N alone, or no -N: 1); in the padding */
     size_t   alloc_area;      /* -A<size>: nursery bytes per capability */
     size_t   max_heap;        /* -M<size>: 0 = unlimited */
     double   old_gen_factor;  /* -F<n>: major GC when old gen > F x live at last major GC */

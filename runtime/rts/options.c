@@ -210,6 +210,7 @@ void rts_options_defaults(RtsOptions *o)
     memset(o, 0, sizeof *o);
     o->n_caps = 1;
     o->n_caps_auto = false;
+    o->n_caps_given = false;
     o->alloc_area = RTS_DEFAULT_ALLOC_AREA;
     o->max_heap = 0;
     o->old_gen_factor = RTS_DEFAULT_OLD_GEN_FACTOR;
@@ -506,6 +507,7 @@ int rts_options_parse_word(RtsOptions *o, const char *w, char *err, size_t errle
     case 'N': {
         if (w[2] == '\0') {
             o->n_caps_auto = true;
+            o->n_caps_given = false;
             return 0;
         }
         unsigned n;
@@ -518,6 +520,7 @@ int rts_options_parse_word(RtsOptions *o, const char *w, char *err, size_t errle
                         RTS_OPT_MAX_CAPS);
         o->n_caps = n;
         o->n_caps_auto = false;
+        o->n_caps_given = true;
         return 0;
     }
     case 'A':
@@ -695,6 +698,10 @@ static int parse_env(RtsOptions *o, const char *env, char *err, size_t errlen)
         bool last = *p == '\0';
         *p = '\0';
         if (rts_options_parse_word(o, word, err, errlen) != 0) {
+            /* says where: the command line holds no such word (before: the same message) */
+            size_t n = err ? strnlen(err, errlen) : 0;
+            if (err && n + 1 < errlen)
+                snprintf(err + n, errlen - n, " (in RTSLAB_RTS)");
             rc = -1;
             break;
         }

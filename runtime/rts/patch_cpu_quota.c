@@ -52,9 +52,13 @@ static void section_lines(FILE *f)
     else if (rts_opts.n_caps_auto)
         fprintf(f, "  CPU quota: %s %.2f CPUs (cgroup v%d); -N, the default: %s\n", q->file,
                 quota_cpus, q->version, explain(why, sizeof why));
-    else
+    else if (rts_opts.n_caps_given)
         fprintf(f, "  CPU quota: %s %.2f CPUs (cgroup v%d); -N%u, given\n", q->file,
                 quota_cpus, q->version, cap_count);
+    else        /* before: "-N1, given", with no -N given */
+        fprintf(f, "  CPU quota: %s %.2f CPUs (cgroup v%d); %u capabilit%s, no -N given (the "
+                "quota sets only what -N alone picks)\n", q->file, quota_cpus, q->version, cap_count,
+                cap_count == 1 ? "y" : "ies");
 }
 
 static const RtsStatsKey section_keys[] = {

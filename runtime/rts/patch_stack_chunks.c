@@ -19,13 +19,22 @@ static const RtsPatchOption options[] = {
     { NULL, 0, 0, 0, 0, NULL },
 };
 
+/* GHC's rule (RtsFlags.c): -kb at most half of -kc. The message leads with the option the
+ * user gave: -kc when it is not the default (before: `-kc1k` alone was reported as a bad
+ * -kb1k, which the user had not given), and says which value is the default. */
 static int check(const RtsOptions *o, char *err, size_t errlen)
 {
-    if (o->stack_buffer > o->stack_chunk / 2) {          /* GHC's rule (RtsFlags.c) */
+    if (o->stack_buffer > o->stack_chunk / 2) {
         char kb[32], kc[32];
-        snprintf(err, errlen, "rtslab: -kb%s: the stack chunk buffer must be at most half the "
-                 "stack chunk size (-kc%s)", rts_fmt_size(kb, sizeof kb, o->stack_buffer),
-                 rts_fmt_size(kc, sizeof kc, o->stack_chunk));
+        rts_fmt_size(kb, sizeof kb, o->stack_buffer);
+        rts_fmt_size(kc, sizeof kc, o->stack_chunk);
+        if (o->stack_chunk != RTS_DEFAULT_STACK_CHUNK)
+            snprintf(err, errlen, "rtslab: -kc%s: the stack chunk size must be at least twice "
+                     "the stack chunk buffer (-kb%s%s)", kc, kb,
+                     o->stack_buffer == RTS_DEFAULT_STACK_BUFFER ? ", the default" : "");
+        else
+            snprintf(err, errlen, "rtslab: -kb%s: the stack chunk buffer must be at most half "
+                     "the stack chunk size (-kc%s, the default)", kb, kc);
         return -1;
     }
     return 0;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include "rts/rts.h"
 #include "os/timer.h"
 #include "os/numa.h"
@@ -18,6 +19,7 @@
 #endif
 #include "sm/gc.h"
 #include "sched/thread.h"
+#include "sched/schedule.h"
 #include "sched/profile.h"
 #include "io/iomgr.h"
 #include "trace/stats.h"
@@ -124,6 +126,68 @@ static void reserve_std_fds(void)
         }
 }
 
+/* Note [Output files]
+ * The -s file, the eventlog (-l) and the profile (-p) are opened before the program runs,
+ * each once, and never after: -s<file> and -l<file> in rts_init, the default eventlog file
+ * (<prog>.eventlog: the program is named after rts_init, by rts_set_program_name) and the
+ * profile by open_outputs, which the first rts_run_main calls first. A file that cannot be
+ * opened ends the process there, saying why, before any of the program ran (before: -p's
+ * file was opened at exit, and a bad -po<stem> was reported after the whole run). Once all
+ * are open, two of them that are one file are refused: their descriptors are compared (the
+ * same device and inode of a regular file), not their names, so `-lfoo -s./foo`, the default
+ * -l with -s<prog>.eventlog, -poz with -lz.prof and links are all caught (before, names were
+ * compared as text unless both files already existed: each of those exited 0 with the
+ * eventlog overwritten by the summary). A device (/dev/null, a terminal) may take several. */
+typedef struct {
+    char label[4200];           /* "-lfoo", "-l (its default file, prog.eventlog)" */
+    const char *what;
+    int fd;
+} OutputFile;
+
+static bool same_output(const OutputFile *a, const OutputFile *b)
+{
+    struct stat sa, sb;
+    return a->fd >= 0 && b->fd >= 0 && fstat(a->fd, &sa) == 0 && fstat(b->fd, &sb) == 0
+           && S_ISREG(sa.st_mode) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+static void open_outputs(void)
+{
+    if (!trace_open() || !prof_open())
+        exit(1);
+    /* in the order they are written at exit: a later one would overwrite an earlier one */
+    static OutputFile f[3];
+    int n = 0;
+    const char *name;
+    if (rts_opts.eventlog) {
+        f[n].fd = trace_file(&name);
+        if (rts_opts.eventlog_file)
+            snprintf(f[n].label, sizeof f[n].label, "-l%s", rts_opts.eventlog_file);
+        else
+            snprintf(f[n].label, sizeof f[n].label, "-l (its default file, %s)", name);
+        f[n++].what = "eventlog";
+    }
+    if (rts_opts.stats_file) {
+        f[n].fd = stats_file();
+        snprintf(f[n].label, sizeof f[n].label, "-s%s", rts_opts.stats_file);
+        f[n++].what = "statistics";
+    }
+    if (rts_opts.profile) {
+        int fd = prof_file(&name);
+        if (rts_opts.profile_stem)
+            snprintf(f[n].label, sizeof f[n].label, "-po%s (%s)", rts_opts.profile_stem, name);
+        else
+            snprintf(f[n].label, sizeof f[n].label, "-p (its default file, %s)", name);
+        f[n].what = "profile";
+        f[n++].fd = fd;
+    }
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++)
+            if (same_output(&f[i], &f[j]))
+                rts_die(1, "%s and %s name the same file: the %s would overwrite the %s",
+                        f[i].label, f[j].label, f[j].what, f[i].what);
+}
+
 void rts_init(int *argc, char ***argv)
 {
     char err[512];
@@ -183,6 +247,7 @@ void rts_init(int *argc, char ***argv)
     stats_init();
     gc_on_done(stats_gc_done);
     rts_set_exit_handler(rts_shutdown);
+    sched_set_before_first_run(open_outputs);   /* Note [Output files] */
 #if RTS_PATCH_FUTEX_BARRIER
     /* Note [Spinning when oversubscribed] in sync/wait_futex_barrier.c */
     sync_set_spins(rts_opts.wait_spins_auto && n > (unsigned)topo_get()->n_logical

@@ -6,15 +6,19 @@
 #include <time.h>
 #include "sched/profile.h"
 #include "base/util.h"
+#include "sync/stw.h"
 #include "rts_config.h"
 
 bool prof_on;
 
 /* One capability's counts: its own, written only by the OS thread that runs it; the tick
- * writes only `due`. An open-addressing table keyed by the language layer's key. */
+ * adds to `due` and `gc` and reads `running`. An open-addressing table keyed by the language
+ * layer's key. */
 typedef struct {
-    _Alignas(RTS_CACHE_LINE) int due;       /* atomic: a tick came while a thread ran */
-    uint64_t samples;                       /* all samples, `other` included */
+    _Alignas(RTS_CACHE_LINE) unsigned due;  /* atomic: ticks while a thread ran, not yet taken */
+    int running;                            /* atomic: a thread runs here (its owner writes) */
+    uint64_t gc;                            /* ticks in a GC while a thread ran (the tick's) */
+    uint64_t samples;                       /* the ticks taken, `other` included, `gc` not */
     uint64_t other;                         /* not in a procedure (where gave NULL) */
     const void **keys;
     uint64_t *counts;
@@ -25,6 +29,8 @@ static ProfCap *prof_caps;
 static unsigned prof_n_caps;
 static RtsProfiler profiler;
 static char prog_stem[256];
+static FILE *prof_out;                      /* opened by prof_open, before the program runs */
+static char prof_path[4096];
 
 void rts_set_profiler(const RtsProfiler *p) { profiler = *p; }
 
@@ -50,12 +56,51 @@ void prof_set_program(const char *prog)
     snprintf(prog_stem, sizeof prog_stem, "%.*s", (int)n, base);
 }
 
+static void set_path(void)
+{
+    if (rts_opts.profile_stem)
+        snprintf(prof_path, sizeof prof_path, "%s.prof", rts_opts.profile_stem);
+    else
+        snprintf(prof_path, sizeof prof_path, "%s.prof", prog_stem[0] ? prog_stem : "rtslab");
+}
+
+bool prof_open(void)
+{
+    if (!prof_on || prof_out)
+        return true;
+    set_path();
+    prof_out = fopen(prof_path, "w");
+    if (!prof_out) {
+        fprintf(stderr, "rtslab: cannot open %s for the profile: %s\n", prof_path, strerror(errno));
+        return false;
+    }
+    return true;
+}
+
+int prof_file(const char **name)
+{
+    if (!prof_out)
+        set_path();
+    *name = prof_path;
+    return prof_out ? fileno(prof_out) : -1;
+}
+
+/* Note [Time profile]: every tick counts, one per capability running a thread (before: a
+ * flag, so the ticks that fell in one long primitive, or one GC, were one sample). */
 void prof_tick(void)
 {
     static unsigned ticks;      /* only the timer thread */
+    bool gc = (__atomic_load_n(&stw_sync.word, __ATOMIC_ACQUIRE) & 3) == SYNC_GC;
     for (unsigned i = 0; i < prof_n_caps; i++) {
-        __atomic_store_n(&prof_caps[i].due, 1, __ATOMIC_RELAXED);
-        __atomic_store_n(&cap_array[i].sm.hplim, (Value *)NULL, __ATOMIC_RELAXED);
+        ProfCap *pc = &prof_caps[i];
+        if (!__atomic_load_n(&pc->running, __ATOMIC_RELAXED))
+            continue;
+        if (gc) {
+            pc->gc++;
+        } else {
+            __atomic_fetch_add(&pc->due, 1, __ATOMIC_RELAXED);
+            __atomic_store_n(&cap_array[i].sm.hplim, (Value *)NULL, __ATOMIC_RELAXED);
+        }
     }
     if (++ticks % (RTS_TICK_MS * 1000 / RTS_PROF_TICK_US) == 0)
         cap_tick();
@@ -63,7 +108,9 @@ void prof_tick(void)
 
 void prof_thread_starts(Capability *cap)
 {
-    __atomic_store_n(&prof_caps[cap->sm.no].due, 0, __ATOMIC_RELAXED);
+    ProfCap *pc = &prof_caps[cap->sm.no];
+    __atomic_store_n(&pc->due, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&pc->running, 1, __ATOMIC_RELAXED);
 }
 
 static size_t slot_of(const void *key, size_t size)
@@ -74,7 +121,7 @@ static size_t slot_of(const void *key, size_t size)
     return (size_t)(h >> 7) & (size - 1);
 }
 
-static void count(ProfCap *pc, const void *key)
+static void count(ProfCap *pc, const void *key, unsigned n)
 {
     if (2 * (pc->used + 1) >= pc->size) {
         size_t size = pc->size ? 2 * pc->size : 256;
@@ -100,20 +147,30 @@ static void count(ProfCap *pc, const void *key)
         pc->keys[j] = key;
         pc->used++;
     }
-    pc->counts[j]++;
+    pc->counts[j] += n;
 }
 
 void prof_safe_point(Capability *cap)
 {
     ProfCap *pc = &prof_caps[cap->sm.no];
-    if (!__atomic_exchange_n(&pc->due, 0, __ATOMIC_RELAXED))
+    unsigned n = __atomic_exchange_n(&pc->due, 0, __ATOMIC_RELAXED);
+    if (!n)
         return;
-    pc->samples++;
+    pc->samples += n;
     const void *key = profiler.where && cap->current != RTS_FALSE ? profiler.where(cap) : NULL;
     if (key)
-        count(pc, key);
+        count(pc, key, n);
     else
-        pc->other++;
+        pc->other += n;
+}
+
+void prof_thread_stops(Capability *cap)
+{
+    ProfCap *pc = &prof_caps[cap->sm.no];
+    __atomic_store_n(&pc->running, 0, __ATOMIC_RELAXED);
+    unsigned n = __atomic_exchange_n(&pc->due, 0, __ATOMIC_RELAXED);
+    pc->samples += n;
+    pc->other += n;
 }
 
 typedef struct { const void *key; uint64_t n; } Entry;
@@ -135,12 +192,14 @@ bool prof_report(void)
     if (!prof_on)
         return true;
     size_t n = 0;
-    uint64_t samples = 0, other = 0;
+    uint64_t samples = 0, other = 0, gc = 0;
     for (unsigned i = 0; i < prof_n_caps; i++) {
         n += prof_caps[i].used;
         samples += prof_caps[i].samples;
         other += prof_caps[i].other;
+        gc += prof_caps[i].gc;
     }
+    samples += gc;
     Entry *e = malloc((n + 1) * sizeof *e);
     if (!e) rts_fatal("out of memory (profile)");
     size_t k = 0;
@@ -158,17 +217,12 @@ bool prof_report(void)
     }
     qsort(e, m, sizeof *e, by_count);
 
-    char path[300];
-    if (rts_opts.profile_stem)
-        snprintf(path, sizeof path, "%s.prof", rts_opts.profile_stem);
-    else
-        snprintf(path, sizeof path, "%s.prof", prog_stem[0] ? prog_stem : "rtslab");
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "rtslab: cannot open %s for the profile: %s\n", path, strerror(errno));
+    if (!prof_open()) {         /* not opened before the program ran (no rts_run_main) */
         free(e);
         return false;
     }
+    FILE *f = prof_out;
+    prof_out = NULL;
     time_t now = time(NULL);
     char date[64];
     strftime(date, sizeof date, "%a %b %e %H:%M %Y", localtime(&now));
@@ -177,39 +231,46 @@ bool prof_report(void)
     fprintf(f, "\ttotal time  = %12.3f secs   (%llu ticks @ %d us, %u capabilit%s)\n",
             (double)samples * RTS_PROF_TICK_US / 1e6, (unsigned long long)samples,
             RTS_PROF_TICK_US, prof_n_caps, prof_n_caps == 1 ? "y" : "ies");
-    fprintf(f, "\tticks in a procedure: %llu, elsewhere (a C frame on top): %llu\n\n",
-            (unsigned long long)(samples - other), (unsigned long long)other);
-    /* The columns as wide as their longest entry (GHC's .prof does the same). */
-    typedef struct { char name[128], src[256]; } Names;
-    Names *names = calloc(m + 1, sizeof *names);
+    fprintf(f, "\tticks in a procedure: %llu, in GC: %llu, elsewhere (a C frame on top): %llu\n\n",
+            (unsigned long long)(samples - other - gc), (unsigned long long)gc,
+            (unsigned long long)other);
+    /* The columns as wide as their longest entry (GHC's .prof does the same); after the
+     * procedures, the GC's row and the row of no procedure, each when it has ticks. */
+    typedef struct { char name[128], src[256]; uint64_t n; } Names;
+    Names *names = calloc(m + 2, sizeof *names);
     if (!names) rts_fatal("out of memory (profile)");
+    size_t rows = 0;
+    for (size_t i = 0; i < m; i++, rows++) {
+        if (profiler.describe)
+            profiler.describe(e[i].key, names[rows].name, sizeof names[rows].name,
+                              names[rows].src, sizeof names[rows].src);
+        names[rows].n = e[i].n;
+    }
+    if (gc) {
+        snprintf(names[rows].name, sizeof names[rows].name, "(garbage collection)");
+        snprintf(names[rows].src, sizeof names[rows].src, "-");
+        names[rows++].n = gc;
+    }
+    if (other) {
+        snprintf(names[rows].name, sizeof names[rows].name, "(not in a procedure)");
+        snprintf(names[rows].src, sizeof names[rows].src, "-");
+        names[rows++].n = other;
+    }
     int wn = (int)strlen("PROCEDURE"), ws = (int)strlen("SRC");
-    for (size_t i = 0; i <= m; i++) {
-        if (i == m) {
-            snprintf(names[i].name, sizeof names[i].name, "(not in a procedure)");
-            snprintf(names[i].src, sizeof names[i].src, "-");
-        } else if (profiler.describe) {
-            profiler.describe(e[i].key, names[i].name, sizeof names[i].name, names[i].src,
-                              sizeof names[i].src);
-        }
-        if (i == m && !other)
-            break;
+    for (size_t i = 0; i < rows; i++) {
         int a = (int)strlen(names[i].name), b = (int)strlen(names[i].src);
         wn = a > wn ? a : wn;
         ws = b > ws ? b : ws;
     }
     fprintf(f, "%-*s  %-*s  %6s %9s\n\n", wn, "PROCEDURE", ws, "SRC", "%time", "ticks");
-    for (size_t i = 0; i <= m; i++) {
-        uint64_t c = i < m ? e[i].n : other;
-        if (i == m && !other)
-            break;
+    for (size_t i = 0; i < rows; i++)
         fprintf(f, "%-*s  %-*s  %6.1f %9llu\n", wn, names[i].name, ws, names[i].src,
-                samples ? 100.0 * (double)c / (double)samples : 0.0, (unsigned long long)c);
-    }
+                samples ? 100.0 * (double)names[i].n / (double)samples : 0.0,
+                (unsigned long long)names[i].n);
     free(names);
     free(e);
     if (fclose(f) != 0) {
-        fprintf(stderr, "rtslab: cannot write the profile %s: %s\n", path, strerror(errno));
+        fprintf(stderr, "rtslab: cannot write the profile %s: %s\n", prof_path, strerror(errno));
         return false;
     }
     return true;

@@ -5,19 +5,26 @@
  * perf sees the interpreter, not the program: every Scheme procedure is vm_loop to it. So
  * the runtime samples the procedure itself, as GHC's -p samples its cost-centre stack on the
  * tick. With -p the timer ticks every RTS_PROF_TICK_US (1 ms) instead of RTS_TICK_MS; each
- * tick marks every capability's sample due and clears its heap limit, so the thread it runs
- * stops at its next safe point (Note [VM safe points] in scheme/vm.h: the next call, at most
+ * tick adds to the due count of every capability running a thread and clears its heap
+ * limit, so the thread it runs stops at its next safe point (Note [VM safe points] in
+ * scheme/vm.h: the next call, at most
  * a bounded number of instructions on) and the scheduler takes the sample there: the
  * language layer's `where` (rts_set_profiler) names the procedure of the thread's top frame
  * by a key, and the capability counts the key in a table of its own. Every
  * RTS_TICK_MS / RTS_PROF_TICK_US-th tick is also the scheduler's tick (cap_tick), so
  * threads switch as often as without -p.
  *
- * A sample counts only time a thread ran: a capability clears its due mark when it starts a
- * thread, so a tick that found it idle is not charged to the next thread. A GC that a tick
- * falls in is charged to the procedure that runs after it (the GC's time is in -s). A tick
- * whose clearing of the heap limit the capability overwrote (it was restoring the limit at
- * that moment) is lost, not moved. At exit, with the world stopped, the tables are merged
+ * Every tick counts (a counter per capability, not a flag: before, the ticks that fell in one
+ * long primitive or one GC were one sample). A tick counts only while a thread runs on the
+ * capability (prof_thread_starts to prof_thread_stops), so an idle capability gets none. One
+ * that falls in a GC sync (from its request to its release) goes to the capability's GC
+ * count, the row "(garbage collection)"; the others add to its `due` count, which the next
+ * safe point charges, all of it, to the procedure on top, or which the thread's stop charges
+ * to no procedure (after it blocked, another capability may run it already). A tick whose
+ * clearing of the heap limit the capability overwrote (it was restoring the limit at that
+ * moment) is still counted, only taken at a later safe point. A tick is elapsed time, as
+ * GHC's: on a loaded machine the ticks are more than the CPU time. At exit, with the world
+ * stopped, the tables are merged
  * into <prog>.prof (or <stem>.prof after -po<stem>): the procedures by ticks, most first. */
 #ifndef RTS_SCHED_PROFILE_H
 #define RTS_SCHED_PROFILE_H
@@ -29,11 +36,19 @@ extern bool prof_on;                    /* -p: set once at start-up */
 
 void prof_init(unsigned n_caps);        /* nothing without -p */
 void prof_set_program(const char *prog);
+/* Opens <prog>.prof (or <stem>.prof) now, before the program runs (Note [Output files] in
+ * rts/rts.c); false, after saying why on stderr, when it cannot. prof_file: its name and
+ * descriptor (-1 when it is not open). Without prof_open, prof_report opens it. */
+bool prof_open(void);
+int prof_file(const char **name);
 /* The timer's function under -p (Note [Time profile]). */
 void prof_tick(void);
 /* The scheduler: a thread starts running on cap; a safe point, where a due sample is taken. */
 void prof_thread_starts(Capability *cap);
 void prof_safe_point(Capability *cap);
+/* The thread stops running on cap (blocked, yielded, finished or dead): the ticks of its last
+ * step that no safe point took are counted, to no procedure. */
+void prof_thread_stops(Capability *cap);
 /* At exit, with the world stopped: writes the profile; false if it could not be written
  * (said on stderr). */
 bool prof_report(void);

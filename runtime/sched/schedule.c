@@ -194,6 +194,8 @@ static void run_thread(Capability *cap, Value t)
         trace_stop_thread(STOP_THREAD_FINISHED);
         cap->sm.nsave = 0;
         cap->nlroots = 0;
+        if (__builtin_expect(prof_on, 0))
+            prof_thread_stops(cap);
         if (cap->current == sched_main())
             rts_exit(1);
         tso_set(cap, cap->current, TSO_RESULT, RTS_FALSE);
@@ -214,9 +216,11 @@ static void run_thread(Capability *cap, Value t)
             break;
         }
         RtsStep step = code(cap);
+        /* Note [Time profile] in profile.h: the ticks of the step go to the procedure on top
+         * (not after RTS_BLOCK: another capability may run the thread already) */
+        if (__builtin_expect(prof_on, 0) && step != RTS_BLOCK)
+            prof_safe_point(cap);
         if (step == RTS_NEXT) {
-            if (__builtin_expect(prof_on, 0))
-                prof_safe_point(cap);       /* Note [Time profile] in profile.h */
             safe_point(cap, false);
             int cs = __atomic_exchange_n(&cap->context_switch, 0, __ATOMIC_RELAXED);
             if (cap->run_movable)               /* Note [Pushing work]: try again */
@@ -247,6 +251,8 @@ static void run_thread(Capability *cap, Value t)
     }
     if (__builtin_expect(trace_on, 0))
         trace_stop_thread_slow(why ? why : blocked_status(cap->current));
+    if (__builtin_expect(prof_on, 0))
+        prof_thread_stops(cap);
     cap->current = RTS_FALSE;
     cap->thread_exit = NULL;
 }
@@ -710,9 +716,14 @@ static void sched_start_workers(void)
  * The main thread to be is counted live (a placeholder) from the start until it is counted
  * runnable, so no idle capability sees a deadlock meanwhile (Note [Idle capabilities and
  * deadlock]); sched_main_finished is cleared only after that. */
+static void (*before_first_run)(void);
+void sched_set_before_first_run(void (*fn)(void)) { before_first_run = fn; }
+
 int rts_run_main(RtsCode code, size_t nslots)
 {
     static bool workers_started;
+    if (!workers_started && before_first_run)
+        before_first_run();
     Capability *cap = &cap_array[0];
     __atomic_fetch_add(&sched_live, 1, __ATOMIC_SEQ_CST);    /* the placeholder */
     cap_attach(cap);

@@ -34,6 +34,9 @@ unsigned sched_thread_cap(Value t);
  * and makes capability 0 take it soon; false when one is still pending (a second ^C). Called
  * from the runtime's signal thread, which starts once the capabilities exist. */
 bool sched_interrupt_main(int sig);
+/* A function of the start-up layer that the first rts_run_main calls before anything runs
+ * (rts/rts.c opens the output files there: Note [Output files]). */
+void sched_set_before_first_run(void (*fn)(void));
 /* mvar.c: takes thread t off the queue of the MVar it waits on, if it is still there (no
  * waker took it first); true if it was. The caller then wakes it. */
 bool mvar_cancel_wait(struct Capability *cap, Value mv, Value t);

@@ -361,12 +361,17 @@ static Value p_exit(RtsCap *cap, Value *argv, int argc)
         status = 1;
     rts_exit(status);
 }
+/* R7RS: exits "without running any outstanding dynamic-wind after procedures" (exit, in the
+ * prelude, runs them first, then %exit). Those are the program's clean-up; the runtime's
+ * reports are not, so -s, the eventlog and the profile are written as after exit, as GHC's
+ * hs_exit writes +RTS -s (before: _Exit, which left the -s file empty and wrote no eventlog
+ * or profile; docs/rts-options.md, "The output files"). */
 static Value p_emergency_exit(RtsCap *cap, Value *argv, int argc)
 {
     int status = exit_status(cap, "emergency-exit", argc ? argv[0] : RTS_UNSPEC);
     if (!sch_flush_all() && status == 0)
         status = 1;
-    _Exit(status);
+    rts_exit(status);
 }
 
 static Value p_getenv(RtsCap *cap, Value *argv, int argc)

@@ -217,6 +217,25 @@ void trace_set_program(const char *prog)
     pthread_mutex_unlock(&out_mu);
 }
 
+bool trace_open(void)
+{
+    if (!trace_on)
+        return true;
+    pthread_mutex_lock(&out_mu);
+    bool ok = open_out();
+    pthread_mutex_unlock(&out_mu);
+    return ok;
+}
+
+int trace_file(const char **name)
+{
+    pthread_mutex_lock(&out_mu);
+    *name = out_name;
+    int fd = out ? fileno(out) : -1;
+    pthread_mutex_unlock(&out_mu);
+    return fd;
+}
+
 /* With the world stopped (or one capability): every span still open is closed now. */
 bool trace_exit(void)
 {

@@ -89,11 +89,16 @@ extern bool trace_on;
 /* Starts the eventlog when -l was given: one track per capability. A file named by -l<file>
  * is opened now (a failure ends the process, saying why); without a name the file is
  * <prog>.eventlog (GHC's name; <prog>.eventlog.json for the Chrome format), opened by
- * trace_set_program or else when first written. */
+ * trace_open (before the program runs: Note [Output files] in rts/rts.c) or else when first
+ * written. */
 void trace_init(const char *prog, unsigned n_caps);
-/* Names the program for the default file (before anything was written): its base name less
+/* Names the program for the default file (before the file was opened): its base name less
  * a ".scm" ending. */
 void trace_set_program(const char *prog);
+/* Opens the eventlog's file now if -l was given; false, after saying why on stderr, when it
+ * cannot be opened. trace_file: its name and descriptor (-1 when it is not open). */
+bool trace_open(void);
+int trace_file(const char **name);
 /* The calling OS thread runs capability cap_no: its events go to that track. */
 void trace_attach(unsigned cap_no);
 /* Closes open spans, flushes every buffer and closes the file; false, after saying so on

@@ -119,6 +119,11 @@ void stats_init(void)
     }
 }
 
+int stats_file(void)
+{
+    return stats_out && stats_out != stderr ? fileno(stats_out) : -1;
+}
+
 void stats_mutator_start(void)
 {
     st.mut_start_ns = rts_now_ns();

@@ -557,9 +557,16 @@ static void test_cmdline(void)
     CHECK_EQ_INT(parse_cmdline(NULL, "prog +RTS foo", out, sizeof out), -1);
     CHECK_STR(err, "rtslab: unexpected RTS argument: foo");
     CHECK_EQ_INT(parse_cmdline("-N2 -N0", "prog +RTS -N4", out, sizeof out), -1);
-    CHECK_STR(err, "rtslab: -N0: the number of capabilities must be at least 1");
+    CHECK_STR(err, "rtslab: -N0: the number of capabilities must be at least 1 (in RTSLAB_RTS)");
     CHECK_EQ_INT(parse_cmdline("+RTS -N2", "prog", out, sizeof out), -1);
-    CHECK_STR(err, "rtslab: unexpected RTS argument: +RTS");
+    CHECK_STR(err, "rtslab: unexpected RTS argument: +RTS (in RTSLAB_RTS)");
+    /* -N<n> given, or not (-s's line of a patch says which) */
+    CHECK_EQ_INT(parse_cmdline(NULL, "prog", out, sizeof out), 0);
+    CHECK(!o.n_caps_given && !o.n_caps_auto && o.n_caps == 1);
+    CHECK_EQ_INT(parse_cmdline(NULL, "prog +RTS -N1", out, sizeof out), 0);
+    CHECK(o.n_caps_given && o.n_caps == 1);
+    CHECK_EQ_INT(parse_cmdline("-N3", "prog +RTS -N", out, sizeof out), 0);
+    CHECK(!o.n_caps_given && o.n_caps_auto);
 
     /* No argv at all: only the environment. */
     rts_options_free(&o);
@@ -810,6 +817,8 @@ static void test_numa(void)
 #if defined(__LP64__)
 _Static_assert(sizeof(RtsOptions) == RTS_OPTIONS_SIZE, "RtsOptions changed its layout");
 _Static_assert(offsetof(RtsOptions, stack_chunk) == 56, "RtsOptions: stack_chunk moved");
+_Static_assert(offsetof(RtsOptions, n_caps_given) == 5, "RtsOptions: n_caps_given moved");
+_Static_assert(offsetof(RtsOptions, alloc_area) == 8, "RtsOptions: alloc_area moved");
 _Static_assert(offsetof(RtsOptions, wait_spins) == 92, "RtsOptions: wait_spins moved");
 _Static_assert(offsetof(RtsOptions, spin_yield) == 100, "RtsOptions: spin_yield moved");
 _Static_assert(offsetof(RtsOptions, idle_optout) == 176, "RtsOptions: idle_optout moved");
