@@ -253,6 +253,13 @@ def check_configure_ac(tree):
                              f"or Makefile.am of {tree}:\n{r.stderr}")
 
 
+def word_regex(words):
+    """A mention of one of WORDS: not inside a longer word of letters, digits and '_' (a '-'
+    ends it: the text my-idea mentions a patch named my). Group 1 is the word."""
+    return re.compile(r"(?<![A-Za-z0-9_])(" + "|".join(re.escape(w) for w in words)
+                      + r")(?![A-Za-z0-9_])")
+
+
 def mentions(tree, patches, exempt=None):
     """(path, line number, patch name) for every mention of PATCHES in TREE (not in the
     files exempt(path) is true of)."""
@@ -262,7 +269,7 @@ def mentions(tree, patches, exempt=None):
         words[p.macro] = p.name
     if not words:               # a queue of one patch: nothing else to mention
         return []
-    rx = re.compile(r"(?<![A-Za-z0-9_])(" + "|".join(re.escape(w) for w in words) + r")(?![A-Za-z0-9_])")
+    rx = word_regex(words)
     found = []
     for root, _, names in os.walk(tree):
         if ".git" in root.split(os.sep):
