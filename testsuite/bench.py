@@ -56,15 +56,26 @@ size's duration and connections (benchlib.LOAD), and the tables rps, p50 and p99
 wrk measured. A run fails if wrk saw a socket error or a non-2xx answer. Without wrk (Debian's package wrk)
 the servers are left out, and the runner says so. (The child's user and system CPU come from
 RUSAGE_CHILDREN deltas; its memory, from the runtime's own max_mem_in_use_bytes.)
+
+runs.json is written as the runs go (after each program, and every SAVE_EVERY seconds
+within one), each time to a temporary file renamed over it, with "state": "running". Ctrl-C
+(SIGINT) or SIGTERM stops the runner cleanly: the run in progress is killed and dropped,
+its temporary files are removed, runs.json, runs.csv and table.txt keep every finished run
+("state": "interrupted"; --report prints their table), and the exit status is 130 (143 for
+SIGTERM) with one line on stderr. Bad arguments (a -p that is not a regular expression,
+--timeout not above 0, --layouts above LAYOUTS_MAX, a --report that is missing or not a
+runs.json) are one line on stderr and exit status 2.
 """
 
 import argparse
 import csv
 import datetime
 import json
+import math
 import os
 import platform
 import random
+import re
 import resource
 import shlex
 import signal
@@ -84,6 +95,66 @@ import variant as variant_tool  # noqa: E402  (tools/variant.py: out-of-tree var
 
 DEFAULT_CONFIGS = ["baseline:-N1", "baseline:-N2", "baseline:-N4"]
 TIMEOUT = {"quick": 60.0, "norm": 300.0, "slow": 1800.0}
+# --layouts at most: each layout is a linked copy of every variant's rtslab (about 2 MB) and
+# multiplies every program's runs; benchstats.plan never asks for more than 40, a claim wants
+# 5 (benchstats.CLAIM_LAYOUTS), and the seeds of variant i are 1000 i + 1..K, which must not
+# reach the next variant's.
+LAYOUTS_MAX = 64
+# runs.json is saved after each program and, within a long one, at most this often (seconds):
+# each save writes every run so far.
+SAVE_EVERY = 10.0
+
+
+class Interrupted(Exception):
+    """SIGINT (Ctrl-C) or SIGTERM arrived; signum says which."""
+
+    def __init__(self, signum):
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+# Note [Stopping between fork and Popen]
+# A signal whose handler raises while subprocess.Popen() is starting a child (after the fork,
+# before Popen returns) leaves that child running with nobody holding it: the runner cannot
+# kill what it has no Popen of (seen: a run's rtslab left running, reparented to init, by a
+# Ctrl-C as it started). So while a run's process starts, the handler only notes the signal
+# (deferred), and the runner raises it once it holds the process (raise_pending), which it
+# then kills (abandon).
+_signal = {"defer": False, "pending": None}
+
+
+def on_signal(signum, frame):
+    # the first signal stops the runner; one more (a second Ctrl-C) must not break the
+    # cleaning up and saving that follow
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    if _signal["defer"]:
+        _signal["pending"] = signum
+        return
+    raise Interrupted(signum)
+
+
+def raise_pending():
+    if _signal["pending"] is not None:
+        signum, _signal["pending"] = _signal["pending"], None
+        raise Interrupted(signum)
+
+
+def start_process(start, *args, **kw):
+    """START(*ARGS, **KW) (subprocess.Popen, serverload.Server) with SIGINT and SIGTERM
+    deferred until it returns (Note [Stopping between fork and Popen]); the caller calls
+    raise_pending() once it holds what it returned."""
+    _signal["defer"] = True
+    try:
+        return start(*args, **kw)
+    finally:
+        _signal["defer"] = False
+
+
+def usage_error(msg):
+    """A bad argument: one line on stderr, exit status 2 (as argparse's)."""
+    print(f"bench: {msg}", file=sys.stderr)
+    sys.exit(2)
 
 
 def parse_configs(specs, src):
@@ -169,25 +240,57 @@ def run_once(binary, prog, size, opts, timeout, pad=0, counters="rusage"):
     if prog.route:
         return run_server_once(binary, prog, size, opts, timeout, pad)
     stats_path, cmd, env = prepare_run(binary, prog, size, opts, pad)
-    argv, read_counters = oscounters.wrap(counters, cmd)
-    start = time.perf_counter()
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    # A session of its own, so that a timeout kills the runtime under perf too.
-    p = subprocess.Popen(argv, cwd=os.path.dirname(prog.path), env=env,
-                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, start_new_session=True)
+    p, read_counters = None, None
     try:
-        out, err = p.communicate(timeout=timeout)
-        status, why = p.returncode, None
-    except subprocess.TimeoutExpired:
-        os.killpg(p.pid, signal.SIGKILL)
-        out, err = p.communicate()
-        status, why = None, f"timed out after {timeout:.0f} s"
+        argv, read_counters = oscounters.wrap(counters, cmd)
+        start = time.perf_counter()
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        # A session of its own, so that a timeout kills the runtime under perf too (and a
+        # terminal's Ctrl-C reaches the runner only, which kills it: abandon()).
+        p = start_process(subprocess.Popen, argv, cwd=os.path.dirname(prog.path), env=env,
+                          stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, start_new_session=True)
+        raise_pending()
+        try:
+            out, err = p.communicate(timeout=timeout)
+            status, why = p.returncode, None
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            out, err = p.communicate()
+            status, why = None, f"timed out after {timeout:.0f} s"
+    except BaseException:
+        abandon(p, stats_path, read_counters)
+        raise
     timing = (time.perf_counter() - start, before, resource.getrusage(resource.RUSAGE_CHILDREN))
     return finish_run(prog, size, cmd, stats_path, status,
                       out.decode("utf-8", errors="replace"), why, timing,
                       err.decode("utf-8", errors="replace").splitlines(),
                       read_counters=read_counters)
+
+
+def abandon(p, stats_path, read_counters=None):
+    """A run given up (Ctrl-C, SIGTERM, an error): its process group killed and reaped, its
+    statistics file and perf's output file removed."""
+    if p is not None:
+        if p.poll() is None:
+            try:
+                os.killpg(p.pid, signal.SIGKILL)
+            except OSError:
+                pass
+        p.wait()
+        for f in (p.stdout, p.stderr):
+            if f:
+                f.close()
+    try:
+        os.unlink(stats_path)
+    except FileNotFoundError:
+        pass
+    if read_counters is not None:
+        now = resource.getrusage(resource.RUSAGE_CHILDREN)
+        try:
+            read_counters(oscounters.rusage_delta(now, now))   # reads and removes perf's file
+        except Exception:
+            pass
 
 
 def finish_run(prog, size, cmd, stats_path, status, out, why, timing, stderr_lines, load=None,
@@ -241,7 +344,9 @@ def run_server_once(binary, prog, size, opts, timeout, pad=0):
     start = time.perf_counter()
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     try:
-        srv = serverload.Server(cmd, cwd=os.path.dirname(prog.path), env=env)
+        # (a server says it listens within moments; a Ctrl-C meanwhile waits for that)
+        srv = start_process(serverload.Server, cmd, cwd=os.path.dirname(prog.path), env=env)
+        raise_pending()
         load = serverload.wrk(srv.url(prog.route), connections, seconds,
                               timeout_s=min(timeout, seconds + 60))
         if load["errors"]:
@@ -251,6 +356,11 @@ def run_server_once(binary, prog, size, opts, timeout, pad=0):
         why = str(e)
         if srv:
             srv.kill()
+    except BaseException:
+        if srv:
+            srv.kill()
+        abandon(None, stats_path)
+        raise
     timing = (time.perf_counter() - start, before, resource.getrusage(resource.RUSAGE_CHILDREN))
     return finish_run(prog, size, cmd, stats_path, status, out, why, timing,
                       srv.stderr_lines if srv else [], load)
@@ -277,12 +387,51 @@ def git_commit(src):
     return commit + ("+dirty" if modified else "") if commit else None
 
 
-def write_outputs(outdir, data, table_lines):
+def replace_file(path, write, **open_args):
+    """PATH written by WRITE(file) into a temporary file beside it, then renamed over it: a
+    reader (or a runner stopped half way) sees the old file or the new, never part of one."""
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix="." + os.path.basename(path),
+                               suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", **open_args) as f:
+            write(f)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def save_runs(outdir, data):
+    """runs.json only (as the runs go), and OUTDIR/../latest."""
     os.makedirs(outdir, exist_ok=True)
-    with open(os.path.join(outdir, "runs.json"), "w", encoding="utf-8") as f:
-        json.dump(data, f, indent=1)
+    replace_file(os.path.join(outdir, "runs.json"), lambda f: json.dump(data, f, indent=1))
+    point_latest(outdir)
+
+
+def point_latest(outdir):
+    latest = os.path.join(os.path.dirname(outdir), "latest")
+    tmp = latest + ".%d.tmp" % os.getpid()
+    try:
+        if os.path.islink(latest) and os.readlink(latest) == os.path.basename(outdir):
+            return
+        os.symlink(os.path.basename(outdir), tmp)
+        os.replace(tmp, latest)
+    except OSError:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+
+
+def write_outputs(outdir, data, table_lines):
+    save_runs(outdir, data)
     keys = sorted({k for r in data["runs"] for k in r["stats"]})
-    with open(os.path.join(outdir, "runs.csv"), "w", newline="", encoding="utf-8") as f:
+
+    def write_csv(f):
         w = csv.writer(f)
         w.writerow(["program", "config", "variant", "rts", "size", "run", "ok", "why",
                     "wall_seconds", "user_seconds", "sys_seconds"] + keys)
@@ -292,15 +441,9 @@ def write_outputs(outdir, data, table_lines):
                         f"{r['wall_seconds']:.6f}", f"{r['user_seconds']:.6f}",
                         f"{r['sys_seconds']:.6f}"]
                        + [r["stats"].get(k, "") for k in keys])
-    with open(os.path.join(outdir, "table.txt"), "w", encoding="utf-8") as f:
-        f.write("\n".join(table_lines) + "\n")
-    latest = os.path.join(os.path.dirname(outdir), "latest")
-    try:
-        if os.path.islink(latest) or os.path.exists(latest):
-            os.unlink(latest)
-        os.symlink(os.path.basename(outdir), latest)
-    except OSError:
-        pass
+    replace_file(os.path.join(outdir, "runs.csv"), write_csv, newline="")
+    replace_file(os.path.join(outdir, "table.txt"),
+                 lambda f: f.write("\n".join(table_lines) + "\n"))
 
 
 def print_report(data, metrics):
@@ -317,6 +460,9 @@ def print_report(data, metrics):
             f"run(s) per configuration ({how}), {data['date']}",
             f"machine: {data['machine'].get('cpu', '?')}, {data['machine'].get('cpus')} CPUs; "
             f"commit {data.get('commit') or '?'}"]
+    if data.get("state") in ("running", "interrupted"):
+        head.append(f"{data['state'].upper()}: {len(data['runs'])} of "
+                    f"{data.get('runs_planned', '?')} runs finished")
     if note:
         head.append(f"design: {note}")
     if data.get("os_counters_tool"):
@@ -414,6 +560,14 @@ def main():
     ap.add_argument("--report", metavar="RUNS.json", help="print the table of saved runs")
     args = ap.parse_args()
     src = os.path.abspath(args.src)
+    patterns = [p for spec in (args.programs or []) for p in spec.split(",") if p]
+    for p in patterns:
+        try:
+            re.compile(p)
+        except re.error as e:
+            usage_error(f"-p {p!r} is not a regular expression: {e}")
+    if args.timeout is not None and not (args.timeout > 0 and math.isfinite(args.timeout)):
+        usage_error(f"--timeout wants a positive number of seconds, not {args.timeout:g}")
     if args.perf and args.no_perf:
         ap.error("--perf and --no-perf contradict each other")
     if args.metrics is None:
@@ -427,16 +581,29 @@ def main():
             ap.error(f"unknown metric '{m}' (known: {', '.join(benchlib.METRICS)})")
 
     if args.report:
-        with open(args.report, encoding="utf-8") as f:
-            data = json.load(f)
-        print("\n".join(print_report(data, metrics)))
+        try:
+            with open(args.report, encoding="utf-8") as f:
+                data = json.load(f)
+        except OSError as e:
+            usage_error(f"--report {args.report}: {e.strerror or e}")
+        except (ValueError, UnicodeDecodeError) as e:      # json.JSONDecodeError is a ValueError
+            usage_error(f"--report {args.report}: not JSON ({e})")
+        if not (isinstance(data, dict) and isinstance(data.get("runs"), list)
+                and isinstance(data.get("configs"), list)):
+            usage_error(f"--report {args.report}: not a runs.json of bench.py (no list of "
+                        f"runs and configurations)")
+        try:
+            lines = print_report(data, metrics)
+        except (KeyError, TypeError, AttributeError, IndexError, ValueError) as e:
+            usage_error(f"--report {args.report}: a runs.json of bench.py that cannot be read "
+                        f"({type(e).__name__}: {e})")
+        print("\n".join(lines))
         return 0
 
     try:
         progs = [row for p in benchlib.discover(src) for row in benchlib.per_route(p)]
     except benchlib.HeaderError as e:
         sys.exit(f"bench: {e}")
-    patterns = [p for spec in (args.programs or []) for p in spec.split(",") if p]
     progs = benchlib.select(progs, patterns)
     if not progs:
         sys.exit("bench: no program matches " + ", ".join(patterns))
@@ -480,6 +647,8 @@ def main():
         if not d:
             ap.error(f"--use-build wants VARIANT=DIR, got '{spec}'")
         use[v] = os.path.abspath(d)
+    if args.layouts > LAYOUTS_MAX:
+        usage_error(too_many_layouts(args, src, progs, configs, variant_flags, use))
 
     def log(msg):
         print(msg, flush=True)
@@ -528,34 +697,6 @@ def main():
     runs, failures = [], []
     start = time.time()
     nlayouts = max(args.layouts, 1)
-    for i, prog in enumerate(progs, 1):
-        line = f"[{i:2}/{len(progs)}] {prog.id:24}"
-        print(line, end="", flush=True)
-        per_config = {c[0]: [] for c in configs}
-        # Interleaved: every configuration's run of a round and layout, then the next layout,
-        # then the next round, so drift spreads over all of them.
-        for k, j in ((k, j) for k in range(1, args.runs + 1) for j in range(nlayouts)):
-            pad = env_pad(prog.id, (k - 1) * nlayouts + j)
-            for label, variant, opts in configs:
-                seed = seeds[variant][j]
-                r = run_once(binaries[variant][seed], prog, args.size, opts, timeout, pad,
-                             probe)
-                r.update(program=prog.id, config=label, variant=variant, rts=opts, run=k,
-                         layout=seed, env_pad=pad)
-                runs.append(r)
-                if r["ok"]:
-                    per_config[label].append(r["stats"]["load_requests_per_second"]
-                                             if prog.route else
-                                             r["stats"]["total_wall_seconds"])
-                else:
-                    failures.append(r)
-                print("." if r["ok"] else "F", end="", flush=True)
-        unit = "{:.0f} req/s" if prog.route else "{:.3f}s"
-        summary = "  ".join(
-            unit.format(sorted(v)[len(v) // 2]) if v else "FAIL" for v in per_config.values())
-        print(f"  {summary}", flush=True)
-    elapsed = time.time() - start
-
     data = {
         "size": args.size, "runs_per_config": args.runs * nlayouts,
         "layouts": args.layouts, "runs_per_layout": args.runs, "os_counters": counters,
@@ -568,13 +709,28 @@ def main():
                     for l, v, o in configs],
         "rtslab_info": infos,
         "programs": [{"id": p.id, "args": p.args[args.size], "rts": p.rts} for p in progs],
+        "state": "running", "runs_planned": len(progs) * args.runs * nlayouts * len(configs),
         "runs": runs,
     }
-    # The runs are saved before anything reads them: an hour of runs must survive a report
-    # that fails (bench.py --report rereads them).
+    # The runs are saved as they go (an hour of runs must survive a report that fails, a
+    # Ctrl-C, a crash; bench.py --report rereads them).
     out = args.out or os.path.join(src, "_bench")
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     outdir = os.path.join(out, f"{stamp}-{args.size}")
+    try:
+        run_all(progs, configs, args, seeds, binaries, timeout, probe, runs, failures,
+                lambda: save_runs(outdir, data))
+    except Interrupted as e:
+        data["state"] = "interrupted"
+        write_outputs(outdir, data, [f"(interrupted by {e}: {len(runs)} of "
+                                     f"{data['runs_planned']} runs finished; bench.py --report "
+                                     f"{os.path.join(outdir, 'runs.json')} prints their table)"])
+        print(flush=True)                                  # ends the progress line
+        print(f"bench: interrupted ({e}) after {len(runs)} of {data['runs_planned']} runs; "
+              f"they are in {outdir}/runs.json", file=sys.stderr, flush=True)
+        return 128 + e.signum
+    elapsed = time.time() - start
+    data["state"] = "finished"
     write_outputs(outdir, data, ["(the report was not made)"])
     table_lines = print_report(data, metrics)
     if args.plan is not None:
@@ -595,5 +751,76 @@ def main():
     return 0
 
 
+def run_all(progs, configs, args, seeds, binaries, timeout, probe, runs, failures, save):
+    """Every run, interleaved, appended to RUNS (and the failed to FAILURES) as it ends;
+    SAVE() after each program and at most every SAVE_EVERY seconds within one."""
+    nlayouts = max(args.layouts, 1)
+    saved = time.monotonic()
+    for i, prog in enumerate(progs, 1):
+        line = f"[{i:2}/{len(progs)}] {prog.id:24}"
+        print(line, end="", flush=True)
+        per_config = {c[0]: [] for c in configs}
+        # Interleaved: every configuration's run of a round and layout, then the next layout,
+        # then the next round, so drift spreads over all of them.
+        for k, j in ((k, j) for k in range(1, args.runs + 1) for j in range(nlayouts)):
+            pad = env_pad(prog.id, (k - 1) * nlayouts + j)
+            for label, variant, opts in configs:
+                seed = seeds[variant][j]
+                raise_pending()
+                r = run_once(binaries[variant][seed], prog, args.size, opts, timeout, pad,
+                             probe)
+                r.update(program=prog.id, config=label, variant=variant, rts=opts, run=k,
+                         layout=seed, env_pad=pad)
+                runs.append(r)
+                if r["ok"]:
+                    per_config[label].append(r["stats"]["load_requests_per_second"]
+                                             if prog.route else
+                                             r["stats"]["total_wall_seconds"])
+                else:
+                    failures.append(r)
+                if time.monotonic() - saved >= SAVE_EVERY:
+                    save()
+                    saved = time.monotonic()
+                print("." if r["ok"] else "F", end="", flush=True)
+        save()
+        saved = time.monotonic()
+        unit = "{:.0f} req/s" if prog.route else "{:.3f}s"
+        summary = "  ".join(
+            unit.format(sorted(v)[len(v) // 2]) if v else "FAIL" for v in per_config.values())
+        print(f"  {summary}", flush=True)
+
+
+def too_many_layouts(args, src, progs, configs, variant_flags, use):
+    """Why --layouts K above LAYOUTS_MAX is refused: the copies it would link, their size
+    (an existing build's rtslab, where there is one), and the runs."""
+    k = args.layouts
+    size = None
+    for v in variant_flags:
+        for d in (use.get(v), os.path.join(src, "_build", v), src):
+            if d and os.path.isfile(os.path.join(d, "rtslab")):
+                size = os.path.getsize(os.path.join(d, "rtslab"))
+                break
+        if size:
+            break
+    copies = k * len(variant_flags)
+    disk = (f" ({size / 1e6:.1f} MB each: {copies * size / 1e9:.1f} GB)" if size else "")
+    nruns = len(progs) * len(configs) * k * args.runs
+    return (f"--layouts {k}: at most {LAYOUTS_MAX}. It would link {copies} copies of rtslab"
+            f"{disk} and make {nruns} runs ({k} x {args.runs} per program and configuration); "
+            f"5 layouts make a claim, --plan never asks for more than 40")
+
+
+def entry():
+    """main(), with SIGINT and SIGTERM turned into Interrupted: the run loop saves the runs
+    (main); anywhere else (a build, the report) the runner stops with one line."""
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)
+    try:
+        return main()
+    except Interrupted as e:
+        print(f"\nbench: interrupted ({e})", file=sys.stderr, flush=True)
+        return 128 + e.signum
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(entry())

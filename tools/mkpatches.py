@@ -3,8 +3,8 @@
 `git format-patch` file per idea (`make patches`), and proves that they work
 (`make check-patches`).
 
-    python3 tools/mkpatches.py generate [--src DIR] [--out DIR]
-    python3 tools/mkpatches.py verify   [--src DIR]          # patches/ is current
+    python3 tools/mkpatches.py generate [--src DIR] [--out DIR] [--rev REV]
+    python3 tools/mkpatches.py verify   [--src DIR] [--rev REV]   # patches/ is current
     python3 tools/mkpatches.py base DIR [--src DIR]          # the base, as a git repository
     python3 tools/mkpatches.py check    [--src DIR] [--scratch DIR] [--check-args ARGS] [-j N]
 
@@ -31,6 +31,11 @@ them: not a name, not a macro.
 patches/NNNN-<name>.patch is the change from the base to the base with only <name> kept,
 NNNN its position in configure.ac. Every commit is made with a fixed author and date and
 written with --zero-commit, so the output depends on the tree alone and `verify` can compare.
+
+The tree is git's tracked files as the working tree holds them, so `generate` and `verify`
+refuse a tree with changes git has not committed (Note [A committed tree]): with --rev REV
+they read commit REV instead (e.g. --rev HEAD: the last commit, whatever the working tree
+holds; `verify --rev REV` compares with REV's own patches/).
 """
 import argparse
 import concurrent.futures
@@ -134,6 +139,68 @@ def is_written(src, patch):
 
 
 # --- stripping ------------------------------------------------------------------------------
+
+# Note [A committed tree]
+# The trees are made from git's tracked files as the working tree holds them (tracked_files):
+# an edit not committed is read, a file git does not track is not. On a tree with both (a new
+# file, and a Makefile.am line that names it) `generate` wrote a patch that names a file it
+# does not add, and said nothing (issue 45 item 18). So `generate` and `verify` refuse a tree
+# whose tracked files differ from HEAD or that has files git neither tracks nor ignores,
+# naming them; patches/ (what `generate` writes) and --out are left out of the question. With
+# --rev REV they take the tree from commit REV: a checkout of it beside (a shared clone), which
+# is exactly what git would hold. (The library functions take the tree they are given:
+# testsuite/patchgen/test_newpatch.py makes a queue from a tree whose new files are staged.)
+def uncommitted(src, outputs=()):
+    """The changes of SRC's work tree that git has not committed, as `git status --short`
+    lines (tracked files edited, staged or deleted; files neither tracked nor ignored), leaving
+    out OUT_DIR/ and OUTPUTS (directories, relative to SRC)."""
+    r = subprocess.run(["git", "-C", src, "status", "--porcelain=v1", "-z",
+                        "--untracked-files=all", "--ignore-submodules=none"],
+                       capture_output=True)
+    if r.returncode:
+        raise PatchError(f"{src} is not a git work tree, which the queue reads its files from "
+                         f"(git status: {r.stderr.decode(errors='replace').strip()})")
+    skip = tuple(d.rstrip("/") + "/" for d in (OUT_DIR,) + tuple(outputs))
+    out, entries = [], r.stdout.decode(errors="replace").split("\0")
+    i = 0
+    while i < len(entries):
+        e = entries[i]
+        i += 1
+        if not e:
+            continue
+        code, path = e[:2], e[3:]
+        if code[0] in "RC":          # a rename or copy: the next entry is its source
+            i += 1
+        if not (path + "/").startswith(skip):
+            out.append(f"{code} {path}")
+    return out
+
+
+def refuse_uncommitted(src, outputs=()):
+    changes = uncommitted(src, outputs)
+    if changes:
+        shown = "\n".join("  " + c for c in changes[:20])
+        more = f"\n  ... and {len(changes) - 20} more" if len(changes) > 20 else ""
+        raise PatchError(
+            f"the tree has changes git has not committed ({len(changes)} file(s); '??' is a "
+            f"file git does not track):\n{shown}{more}\n"
+            f"The queue is made from git's tracked files as they are on disk, so it would "
+            f"carry the edits but leave out the untracked files, and could name a file it does "
+            f"not add. Commit them (or stash them, or list build outputs in .gitignore), or "
+            f"make the queue from a commit with --rev HEAD (Note [A committed tree]).")
+
+
+def checkout_rev(src, rev, dest):
+    """A checkout of commit REV of SRC's repository in DEST (a clone sharing SRC's objects);
+    returns the full commit."""
+    r = git(src, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}", check=False)
+    if r.returncode:
+        raise PatchError(f"--rev {rev}: not a commit of {src}")
+    commit = r.stdout.decode().strip()
+    git(os.path.dirname(dest) or ".", "clone", "-q", "--shared", "--no-checkout", src, dest)
+    git(dest, "checkout", "-q", "--detach", commit)
+    return commit
+
 
 def tracked_files(src):
     """The files of the tree: git's tracked files as they are in the working tree."""
@@ -253,6 +320,13 @@ def check_configure_ac(tree):
                              f"or Makefile.am of {tree}:\n{r.stderr}")
 
 
+def word_regex(words):
+    """A mention of one of WORDS: not inside a longer word of letters, digits and '_' (a '-'
+    ends it: the text my-idea mentions a patch named my). Group 1 is the word."""
+    return re.compile(r"(?<![A-Za-z0-9_])(" + "|".join(re.escape(w) for w in words)
+                      + r")(?![A-Za-z0-9_])")
+
+
 def mentions(tree, patches, exempt=None):
     """(path, line number, patch name) for every mention of PATCHES in TREE (not in the
     files exempt(path) is true of)."""
@@ -262,7 +336,7 @@ def mentions(tree, patches, exempt=None):
         words[p.macro] = p.name
     if not words:               # a queue of one patch: nothing else to mention
         return []
-    rx = re.compile(r"(?<![A-Za-z0-9_])(" + "|".join(re.escape(w) for w in words) + r")(?![A-Za-z0-9_])")
+    rx = word_regex(words)
     found = []
     for root, _, names in os.walk(tree):
         if ".git" in root.split(os.sep):
@@ -624,6 +698,10 @@ def main():
     ap.add_argument("dest", nargs="?", help="base: the directory to write the base into")
     ap.add_argument("--src", default=SRC_DEFAULT)
     ap.add_argument("--out", help="generate: where (default SRC/patches)")
+    ap.add_argument("--rev", metavar="REV",
+                    help="generate, verify: make the queue from commit REV (e.g. HEAD), not "
+                         "from the working tree, which must otherwise have no change git has "
+                         "not committed (Note [A committed tree])")
     ap.add_argument("--scratch", help="check: scratch directory (default SRC/_build/check-patches)")
     ap.add_argument("--check-args", default="",
                     help="check: arguments for the test driver (CHECK_ARGS), e.g. a --filter")
@@ -633,13 +711,26 @@ def main():
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 2)
     args = ap.parse_args()
     src = os.path.abspath(args.src)
+    if args.rev and args.command not in ("generate", "verify"):
+        ap.error("--rev is for generate and verify")
     try:
-        if args.command == "generate":
-            written = generate(src, args.out or os.path.join(src, OUT_DIR))
-            print(f"mkpatches: {len(written)} patches: " + (", ".join(p.file_name for p in written) or "none"))
-        elif args.command == "verify":
-            verify(src)
-            print("mkpatches: patches/ is current")
+        if args.command in ("generate", "verify"):
+            out = os.path.abspath(args.out or os.path.join(src, OUT_DIR))
+            with tempfile.TemporaryDirectory(prefix="mkpatches-rev.") as tmp:
+                tree, at = src, ""
+                if args.rev:
+                    tree = os.path.join(tmp, "tree")
+                    at = f" (commit {checkout_rev(src, args.rev, tree)[:12]})"
+                else:
+                    rel = os.path.relpath(out, src)
+                    refuse_uncommitted(src, () if rel.startswith("..") else (rel,))
+                if args.command == "generate":
+                    written = generate(tree, out)
+                    print(f"mkpatches: {len(written)} patches{at}: "
+                          + (", ".join(p.file_name for p in written) or "none"))
+                else:
+                    verify(tree)
+                    print(f"mkpatches: patches/ is current{at}")
         elif args.command == "base":
             if not args.dest:
                 ap.error("base needs a directory")

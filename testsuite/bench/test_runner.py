@@ -17,10 +17,14 @@ import argparse
 import csv
 import json
 import os
+import re
+import select
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TESTSUITE = os.path.dirname(HERE)
@@ -348,6 +352,164 @@ def test_runner(build):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def read_until(p, buf, want, deadline):
+    """Reads P's stdout into BUF (a bytearray) until WANT(BUF) or the deadline (a bound
+    against a hang, not a timing: the check that follows says what was missing)."""
+    fd = p.stdout.fileno()
+    while not want(buf) and time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], 1.0)
+        if ready:
+            chunk = os.read(fd, 4096)
+            if not chunk:
+                break
+            buf += chunk
+    return want(buf)
+
+
+def load_json(path):
+    """PATH's JSON object, or {} when it is missing or not JSON (the check says so)."""
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return {}
+
+
+def command_of(pid):
+    try:
+        with open(f"/proc/{pid}/cmdline") as f:
+            return f"{pid}: " + f.read().replace("\0", " ")
+    except OSError as e:
+        return f"{pid}: {e}"
+
+
+def processes_in(directory):
+    """The processes whose working directory is under DIRECTORY (a run left behind)."""
+    found = []
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                cwd = os.readlink(f"/proc/{pid}/cwd")
+            except OSError:
+                continue
+            if cwd == directory or cwd.startswith(directory + "/"):
+                found.append(pid)
+    return found
+
+
+def test_interrupt(build):
+    """Ctrl-C (SIGINT) in the middle of a run (issue 45 item 19): the runs so far were saved
+    as they went and are kept, the run in progress is killed, no temporary file is left, one
+    line says so and the exit status is 130; bad arguments are one line and exit status 2."""
+    tmp = tempfile.mkdtemp(prefix="rtslab-bench-test-")
+    try:
+        shutil.copy(os.path.join(TESTSUITE, "..", "configure.ac"), tmp)
+        gdir = os.path.join(tmp, "testsuite", "bench", "t")
+        os.makedirs(gdir)
+        # a: quick (fib 20); b: fib 32, about half a second a run
+        for name, n, fib in (("a", 20, 6765), ("b", 32, 2178309)):
+            with open(os.path.join(gdir, name + ".scm"), "w") as f:
+                f.write(PROG.format(name=name, extra="'ok").replace(";; quick: 20",
+                                                                 f";; quick: {n}"))
+            with open(os.path.join(gdir, name + ".quick.stdout"), "w") as f:
+                f.write(f"({fib} 20000 ok)\n")
+        tmpdir = os.path.join(tmp, "tmpdir")      # the runner's temporary files, to count
+        os.makedirs(tmpdir)
+        out = os.path.join(tmp, "out")
+        runs_json = os.path.join(out, "latest", "runs.json")
+        p = subprocess.Popen([sys.executable, os.path.join(TESTSUITE, "bench.py"), "--src", tmp,
+                              "--use-build", f"baseline={build}", "-c", "baseline:-N1",
+                              "-k", "4", "--no-perf", "--out", out],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             env={**os.environ, "TMPDIR": tmpdir})
+        buf = bytearray()
+        try:
+            deadline = time.monotonic() + 120
+            # t/a's row is done, and one run of t/b ("." after "[ 2/2] t/b")
+            seen = read_until(p, buf, lambda b: re.search(rb"\[ 2/2\] t/b +[.F]", b), deadline)
+            check(seen, "the runner got to t/b's first run: " + buf.decode(errors="replace"))
+            saved = load_json(runs_json)
+            check(saved.get("state") == "running" and len(saved["runs"]) >= 4
+                  and [r["program"] for r in saved["runs"][:4]] == ["t/a"] * 4,
+                  "runs.json is written as the runs go: t/a's 4 runs before t/b starts: "
+                  f"{saved.get('state')} {[r['program'] for r in saved.get('runs', [])]}")
+            # SIGINT in the middle of t/b's second run: once its process is there
+            while not processes_in(gdir) and p.poll() is None and time.monotonic() < deadline:
+                select.select([], [], [], 0.01)
+            running = processes_in(gdir)
+            check(running and os.listdir(tmpdir),
+                  f"a run in progress (its process {running}, its statistics file "
+                  f"{os.listdir(tmpdir)}) when the runner is interrupted")
+            p.send_signal(signal.SIGINT)
+            rest, err = p.communicate(timeout=60)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        stdout = (bytes(buf) + rest).decode(errors="replace")
+        err = err.decode(errors="replace")
+        check(p.returncode == 130, f"Ctrl-C: exit status 130, got {p.returncode}\n{stdout}{err}")
+        lines = [l for l in err.splitlines() if l.strip()]
+        check(len(lines) == 1 and lines[0].startswith("bench: interrupted (SIGINT) after ")
+              and "runs.json" in lines[0], f"Ctrl-C: one line on stderr, not {err!r}")
+        left = processes_in(gdir)
+        check(left == [], f"no run left running: {[command_of(pid) for pid in left]}")
+        check(os.listdir(tmpdir) == [], f"no temporary file left: {os.listdir(tmpdir)}")
+        data = load_json(runs_json)
+        runs = data.get("runs", [])
+        progs = [r["program"] for r in runs]
+        check(data.get("state") == "interrupted" and data.get("runs_planned") == 8
+              and progs[:4] == ["t/a"] * 4 and 1 <= progs.count("t/b") < 4
+              and all(r["ok"] for r in runs),
+              f"runs.json keeps every finished run, and only those: {data.get('state')} {progs}")
+        outdir = os.path.realpath(os.path.join(out, "latest"))
+        listed = sorted(os.listdir(outdir)) if os.path.isdir(outdir) else None
+        check(listed == ["runs.csv", "runs.json", "table.txt"],
+              f"the results and no temporary file: {listed}")
+        if listed:
+            with open(os.path.join(outdir, "runs.csv")) as f:
+                check(len(list(csv.DictReader(f))) == len(runs), "runs.csv holds the same runs")
+        r = subprocess.run([sys.executable, os.path.join(TESTSUITE, "bench.py"), "--report",
+                            runs_json], capture_output=True, text=True, timeout=60)
+        check(r.returncode == 0 and f"INTERRUPTED: {len(runs)} of 8 runs finished" in r.stdout
+              and "t/a" in r.stdout, "--report prints the interrupted runs' table: "
+              + r.stdout + r.stderr)
+
+        # Bad arguments: one line on stderr, exit status 2, nothing run.
+        with open(os.path.join(tmp, "not.json"), "w") as f:
+            f.write("not json\n")
+        with open(os.path.join(tmp, "list.json"), "w") as f:
+            f.write("[1, 2]\n")
+        base = [sys.executable, os.path.join(TESTSUITE, "bench.py"), "--src", tmp,
+                "--use-build", f"baseline={build}", "-c", "baseline:-N1", "--out", out]
+        for args, want in ((["-p", "["], "-p '[' is not a regular expression"),
+                           (["--report", os.path.join(tmp, "missing.json")],
+                            "No such file or directory"),
+                           (["--report", os.path.join(tmp, "not.json")], "not JSON"),
+                           (["--report", os.path.join(tmp, "list.json")], "not a runs.json"),
+                           (["--timeout", "-5"], "--timeout wants a positive number"),
+                           (["--timeout", "0"], "--timeout wants a positive number"),
+                           (["--layouts", "1000"], "--layouts 1000: at most 64. It would link "
+                                                   "1000 copies of rtslab")):
+            try:        # refused at once, before any build, link or run
+                r = subprocess.run(base + args, capture_output=True, text=True, timeout=60,
+                                   env={**os.environ, "TMPDIR": tmpdir})
+                status, err = r.returncode, r.stderr
+            except subprocess.TimeoutExpired:
+                status, err = None, "(still running after 60 s)"
+            lines = [l for l in err.splitlines() if l.strip()]
+            check(status == 2 and len(lines) == 1 and want in lines[0]
+                  and lines[0].startswith("bench: "),
+                  f"{' '.join(args)}: one line with {want!r} and exit status 2: "
+                  f"{status} {err[-600:]!r}")
+        check(sorted(os.listdir(out) if os.path.isdir(out) else []) ==
+              sorted(["latest", os.path.basename(outdir)])
+              and not os.path.exists(os.path.join(build, "layouts", "rtslab-1000")),
+              f"a refused command runs and links nothing: {os.listdir(out)}")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def test_patch_summary():
     """bench_patches' summary: a patch's effect alone and last added, with the geometric
     mean's interval over layouts and the programs whose own interval excludes 0."""
@@ -385,6 +547,7 @@ def main():
     test_efficiency()
     test_servers()
     test_runner(os.path.abspath(args.build))
+    test_interrupt(os.path.abspath(args.build))
     return summary()
 
 

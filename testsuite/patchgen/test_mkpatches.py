@@ -6,11 +6,13 @@ order, and a patch that does not apply alone, a stray mention of a patch in the 
 unclosed marker are each reported. Prints "mkpatches self-test: N checks passed" or fails."""
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
 import mkpatches  # noqa: E402
 
@@ -219,6 +221,65 @@ def main():
         again = os.path.join(work, "patches-again")
         mkpatches.generate(src, again)
         ok(subprocess.run(["diff", "-r", out, again]).returncode == 0, "generate is repeatable")
+
+        # A tree with changes git has not committed is refused by the command (issue 45
+        # item 18: a new file and a TESTS line naming it gave a patch with the line and
+        # without the file, and exit 0); --rev HEAD makes the queue from the commit.
+        def cli(*args):
+            return subprocess.run([sys.executable, os.path.join(SRC, "tools", "mkpatches.py"),
+                                   *args, "--src", src], capture_output=True, text=True)
+
+        beta_tests = os.path.join(src, "testsuite", "patches", "beta", "TESTS")
+        with open(beta_tests, "a") as f:
+            f.write("b_three -- sh b_three.sh\n")
+        with open(os.path.join(src, "testsuite", "patches", "beta", "b_three.sh"), "w") as f:
+            f.write("true\n")
+        for dirty, undo in (("both", None), ("edited", "untracked"), ("untracked", "edited")):
+            if undo == "untracked":
+                os.unlink(os.path.join(src, "testsuite", "patches", "beta", "b_three.sh"))
+            elif undo == "edited":
+                mkpatches.git(src, "checkout", "-q", "--", "testsuite/patches/beta/TESTS")
+                with open(os.path.join(src, "testsuite", "patches", "beta", "b_three.sh"), "w") as f:
+                    f.write("true\n")
+            dest = os.path.join(work, "dirty-" + dirty)
+            r = cli("generate", "--out", dest)
+            named = {"both": ["M testsuite/patches/beta/TESTS", "?? testsuite/patches/beta/b_three.sh"],
+                     "edited": ["M testsuite/patches/beta/TESTS"],
+                     "untracked": ["?? testsuite/patches/beta/b_three.sh"]}[dirty]
+            ok(r.returncode == 1 and "git has not committed" in r.stderr and "--rev HEAD" in r.stderr
+               and all(n in r.stderr for n in named) and "Traceback" not in r.stderr,
+               f"generate refuses a tree with {dirty} changes, naming them: {r.returncode} {r.stderr}")
+            ok(not os.path.exists(dest), f"generate writes nothing on a tree with {dirty} changes")
+            r = cli("verify")
+            ok(r.returncode == 1 and "git has not committed" in r.stderr,
+               f"verify refuses a tree with {dirty} changes: {r.returncode} {r.stderr}")
+        with open(beta_tests, "a") as f:
+            f.write("b_three -- sh b_three.sh\n")
+        dest = os.path.join(work, "from-head")
+        r = cli("generate", "--rev", "HEAD", "--out", dest)
+        ok(r.returncode == 0 and "(commit " in r.stdout, f"generate --rev HEAD on the dirty tree: "
+           f"{r.returncode} {r.stdout} {r.stderr}")
+        ok(subprocess.run(["diff", "-r", out, dest]).returncode == 0,
+           "generate --rev HEAD writes the committed tree's queue, not the edits")
+        r = cli("generate", "--rev", "no-such-rev", "--out", dest)
+        ok(r.returncode == 1 and "--rev no-such-rev: not a commit" in r.stderr,
+           f"--rev of no commit is refused: {r.stderr}")
+        mkpatches.git(src, "checkout", "-q", "--", "testsuite/patches/beta/TESTS")
+        os.unlink(os.path.join(src, "testsuite", "patches", "beta", "b_three.sh"))
+        # files git ignores and the queue's own output do not make the tree dirty
+        with open(os.path.join(src, ".git", "info", "exclude"), "a") as f:
+            f.write("*.log\n")
+        with open(os.path.join(src, "build.log"), "w") as f:
+            f.write("a build's log\n")
+        r = cli("generate")
+        ok(r.returncode == 0, f"generate into SRC/patches on a clean tree: {r.stderr}")
+        r = cli("generate")
+        ok(r.returncode == 0 and mkpatches.uncommitted(src) == [],
+           f"generate again: its own patches/ and an ignored file are not changes: {r.stderr}")
+        r = cli("verify")
+        ok(r.returncode == 0 and "is current" in r.stdout, f"verify on a clean tree: {r.stderr}")
+        shutil.rmtree(os.path.join(src, "patches"))
+        os.unlink(os.path.join(src, "build.log"))
 
         # The series, in order, with git am -3 (both patches touch main.c; their islands are one line
         # apart, so git's three-way merge places beta's beside alpha's).

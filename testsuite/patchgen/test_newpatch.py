@@ -14,6 +14,7 @@ tree with the new patch on, and runs the patch's test (it passes; in the scratch
 build, which is not made, it is skipped) and `--info` (it names the patch).
 Prints "newpatch self-test: N checks passed" or fails with the first failed check."""
 import argparse
+import errno
 import os
 import re
 import shutil
@@ -82,11 +83,33 @@ def main():
         sa = newpatch.last_slot(before["configure.ac"].decode(), "dnl")
         sm = newpatch.last_slot(before["Makefile.am"].decode(), "#")
 
-        # Bad input changes nothing.
+        # Bad input changes nothing (issue 45 item 17: each of these wrote files, or wrote a
+        # patch that configure, the compiler or `make patches` then refused).
         bad = [(["Demo_Idea", "x"], "NAME must be"),
-               (["demo-idea", "a [bracketed] one"], "without brackets")]
+               (["demo-idea", "a [bracketed] one"], "m4's quotes"),
+               (["a" * 300, "x"], "at most 32"),
+               (["debug", "x"], "configure has --enable-debug"),
+               (["silent-rules", "x"], "AM_SILENT_RULES"),
+               (["all-patches", "x"], "is taken"),
+               (["none", "x"], "is taken"),
+               (["perf", "x"], "needs="),
+               (["rev-abc", "x"], "rev-"),
+               (["gc", "x"], "already a word of the tree"),
+               (["demo-idea", "ends the comment */ early"], "C comment"),
+               (["demo-idea", "opens /* a comment"], "C comment"),
+               (["demo-idea", "calls AC_MSG_ERROR"], "m4_pattern_forbid"),
+               (["demo-idea", "quadrigraph @<:@"], "quadrigraphs"),
+               (["demo-idea", "an <b>html</b> tag"], "raw HTML"),
+               (["demo-idea", "ends --> the marker"], "raw HTML"),
+               (["demo-idea", "odd `backquote"], "backquotes are not paired"),
+               (["demo-idea", "- a list item"], "must start with"),
+               (["demo-idea", "w" * 101], "at most 100"),
+               (["demo-idea", " . "], "is empty"),
+               (["demo-idea", "two\nlines"], "one line")]
         if known:        # the base has no patch to name twice
             bad.append(([known[0], "again"], "exists already"))
+            bad.append(([known[0] + "-two", "x"], "holds the patch"))
+            bad.append((["demo-idea", "like " + known[0]], "names another patch"))
         for args, msg in bad:
             r = subprocess.run([sys.executable, os.path.join(SRC, "tools", "newpatch.py"),
                                 "--src", tree, "--no-autoreconf"] + args,
@@ -94,6 +117,74 @@ def main():
             check(r.returncode != 0 and msg in r.stderr, f"newpatch {args} refused ({msg}): "
                   f"{r.returncode} {r.stderr.strip()}")
             check(snapshot(tree) == before, f"newpatch {args} changed nothing")
+
+        # A failure part way (a full disk, git's index locked, autoreconf failing) puts
+        # everything back: the files, git's index, the generated files.
+        def index():
+            return git(tree, "diff", "--cached", "--name-only")
+
+        def failing_at(module, attr, k):
+            """MODULE.ATTR raising ENOSPC on its K-th call (only that one)."""
+            real, calls = getattr(module, attr), [0]
+
+            def fake(*args, **kw):
+                calls[0] += 1
+                if calls[0] == k:
+                    raise OSError(errno.ENOSPC, "No space left on device (simulated)")
+                return real(*args, **kw)
+            return real, fake
+
+        nfiles = 9          # 4 edited, 5 created
+        for module, attr in ((tempfile, "mkstemp"), (os, "replace")):
+            for k in range(1, nfiles + 1):
+                real, fake = failing_at(module, attr, k)
+                setattr(module, attr, fake)
+                try:
+                    newpatch.scaffold(tree, "demo-idea", "a demonstration idea that does nothing",
+                                      autoreconf=False, log=lambda m: None)
+                    err = None
+                except newpatch.ScaffoldError as e:
+                    err = str(e)
+                finally:
+                    setattr(module, attr, real)
+                check(err is not None and "No space left" in err and "nothing was changed" in err,
+                      f"{attr} failing at its call {k}: refused with the reason: {err}")
+                check(snapshot(tree) == before and index() == "",
+                      f"{attr} failing at its call {k}: the tree and the index as they were")
+        lock = os.path.join(tree, ".git", "index.lock")
+        open(lock, "w").close()
+        try:
+            newpatch.scaffold(tree, "demo-idea", "a demonstration idea that does nothing",
+                              autoreconf=False, log=lambda m: None)
+            err = None
+        except newpatch.ScaffoldError as e:
+            err = str(e)
+        finally:
+            os.unlink(lock)
+        check(err is not None and err.startswith("git add failed") and "nothing was changed" in err,
+              "git's index locked: refused: %s" % err)
+        check(snapshot(tree) == before and index() == "", "git add failing changes nothing")
+        # an autoreconf that breaks configure, adds a file to build-aux/ and fails
+        fakebin = os.path.join(work, "fakebin")
+        os.makedirs(fakebin)
+        with open(os.path.join(fakebin, "autoreconf"), "w") as f:
+            f.write("#!/bin/sh\necho broken > configure\necho new > build-aux/new-script\n"
+                    "echo 'autoreconf: simulated failure' >&2\nexit 1\n")
+        os.chmod(os.path.join(fakebin, "autoreconf"), 0o755)
+        path = os.environ["PATH"]
+        os.environ["PATH"] = fakebin + os.pathsep + path
+        try:
+            newpatch.scaffold(tree, "demo-idea", "a demonstration idea that does nothing",
+                              autoreconf=True, log=lambda m: None)
+            err = None
+        except newpatch.ScaffoldError as e:
+            err = str(e)
+        finally:
+            os.environ["PATH"] = path
+        check(err is not None and "autoreconf -fi failed" in err and "simulated failure" in err
+              and "nothing was changed" in err, "autoreconf failing: refused: %s" % err)
+        check(snapshot(tree) == before and index() == "",
+              "autoreconf failing: the files, the generated files and the index as they were")
 
         # The scaffold.
         logged = []
