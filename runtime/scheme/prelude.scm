@@ -369,17 +369,16 @@
 ;;; --- ports through the IO manager (Note [Ports through the IO manager] in port.c) --------------
 ;;; The primitives that may wait for the IO manager answer %io-again after blocking (or while
 ;;; another thread's op is in flight); they are called again until they answer for real.
+;;; read-char, peek-char, read-line, read, read-string, flush-output-port, close-port,
+;;; close-output-port and tcp-accept are those primitives, which the VM calls again (Note
+;;; [IO primitives called again] in vm.c): so, called in tail position, they keep their
+;;; caller's frame for a backtrace, as other primitives do. The procedures below do more.
 
 (define (%io-retry prim args)
   (let ((r (apply prim args)))
     (if (eq? r '%io-again)
         (%io-retry prim args)
         r)))
-(define (read-char . a) (%io-retry %read-char a))
-(define (peek-char . a) (%io-retry %peek-char a))
-(define (read-line . a) (%io-retry %read-line a))
-(define (read . a) (%io-retry %read a))
-(define (read-string . a) (%io-retry %read-string a))
 ;; read-bytevector (docs/scheme.md): from a file, k bytes or what is left before its end; from
 ;; a socket or stdin, what has arrived once a byte has. %read-bytevector gives what is
 ;; buffered (a byte at least, k at most), so a file is read here piece by piece (before: one
@@ -393,10 +392,6 @@
             (if (eof-object? more)
                 (apply bytevector-append (reverse parts))
                 (loop (cons more parts) (+ got (bytevector-length more)))))))))
-(define (flush-output-port . a) (%io-retry %flush-output-port a))
-(define (close-port p) (%io-retry %close-port (list p)))
-(define (close-output-port p) (%io-retry %close-output-port (list p)))
-(define (tcp-accept l) (%io-retry %tcp-accept (list l)))
 (define (tcp-connect host port)           ; each of host's addresses in turn, until one answers
   (let next ((i 0))
     (let* ((s (%tcp-socket host port i))

@@ -439,22 +439,41 @@ static const SchPrimDef prims_ctl[] = {
 
 /* --- start-up -------------------------------------------------------------------------------------- */
 
+/* The port primitives, registered as %NAME, that wait for the IO manager and answer
+ * %io-again to be called again: NAME is the primitive too, which the VM calls again (Note
+ * [IO primitives called again] in vm.c). (read-bytevector and tcp-connect do more than
+ * call again: the prelude's, through %io-retry.) */
+static const char *const io_retried[] = {
+    "read-char", "peek-char", "read-line", "read", "read-string",
+    "flush-output-port", "close-port", "close-output-port", "tcp-accept",
+};
+
+static void define_prim(RtsCap *cap, const SchPrimDef *d, const char *name, bool io_retry)
+{
+    Proto *p = calloc(1, sizeof *p);
+    if (!p) rtv_fatal("out of memory");
+    p->name = name;
+    p->prim = d->fn;
+    p->min_args = d->min_args;
+    p->max_args = d->max_args;
+    p->consts = RTS_FALSE;
+    p->system = true;
+    p->io_retry = io_retry;
+    vm_register_proto(p);
+    sch_define_global(cap, name, vm_make_closure0(cap, p));
+}
+
 /* Defines every primitive as a global. */
 static void prims_init(RtsCap *cap)
 {
     const SchPrimDef *tables[] = { sch_prims_num, sch_prims_data, sch_prims_port, prims_ctl };
     for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
         for (const SchPrimDef *d = tables[t]; d->name; d++) {
-            Proto *p = calloc(1, sizeof *p);
-            if (!p) rtv_fatal("out of memory");
-            p->name = d->name;
-            p->prim = d->fn;
-            p->min_args = d->min_args;
-            p->max_args = d->max_args;
-            p->consts = RTS_FALSE;
-            p->system = true;
-            vm_register_proto(p);
-            sch_define_global(cap, d->name, vm_make_closure0(cap, p));
+            define_prim(cap, d, d->name, false);
+            if (d->name[0] == '%')
+                for (size_t i = 0; i < sizeof io_retried / sizeof io_retried[0]; i++)
+                    if (strcmp(d->name + 1, io_retried[i]) == 0)
+                        define_prim(cap, d, d->name + 1, true);
         }
 }
 

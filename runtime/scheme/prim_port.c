@@ -3,10 +3,12 @@
  * print.c).
  *
  * The procedures that may wait for the IO manager (Note [Ports through the IO manager] in
- * port.c) are registered as %NAME; the prelude's NAME calls them through %io-retry, which
- * calls again while they answer the symbol %io-again (after blocking on an op, or after a
- * short sleep while another thread's op is in flight): a primitive cannot be resumed
- * half-way, so it is run again once the op is done, and takes the op's result then. */
+ * port.c) are registered as %NAME; they are called again while they answer the symbol
+ * %io-again (after blocking on an op, or after a short sleep while another thread's op is
+ * in flight): a primitive cannot be resumed half-way, so it is run again once the op is
+ * done, and takes the op's result then. NAME is the same primitive, which the VM calls
+ * again (prim_ctl.c's io_retried; Note [IO primitives called again] in vm.c), or a prelude
+ * procedure that calls %NAME through %io-retry (read-bytevector, tcp-connect). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <netdb.h>
@@ -711,7 +713,7 @@ const SchPrimDef sch_prims_port[] = {
     { "open-input-string",   p_open_input_string,   1, 1 },
     { "open-output-string",  p_open_output_string,  0, 0 },
     { "get-output-string",   p_get_output_string,   1, 1 },
-    { "%close-port",         p_close_port,          1, 1 },   /* the prelude's close-port ... */
+    { "%close-port",         p_close_port,          1, 1 },   /* called again (see the top) ... */
     { "close-input-port",    p_close_input_port,    1, 1 },
     { "%close-output-port",  p_close_output_port,   1, 1 },
     { "input-port?",         p_is_input_port,       1, 1 },
@@ -722,7 +724,7 @@ const SchPrimDef sch_prims_port[] = {
     { "output-port-open?",   p_output_port_open,    1, 1 },
     { "eof-object",          p_eof_object,          0, 0 },
     { "eof-object?",         p_is_eof_object,       1, 1 },
-    { "%read-char",          p_read_char,           0, 1 },   /* ... and these go through %io-retry */
+    { "%read-char",          p_read_char,           0, 1 },   /* ... and these */
     { "%peek-char",          p_peek_char,           0, 1 },
     { "%read-line",          p_read_line,           0, 1 },
     { "%read-string",        p_read_string,         1, 2 },

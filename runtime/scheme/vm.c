@@ -19,6 +19,7 @@ const char *const vm_op_names[OP_COUNT] = {
 };
 
 static Value sym_raise = RTS_FALSE;       /* the global `raise` (prelude) */
+static Value sym_io_again = RTS_FALSE;    /* %io-again (Note [IO primitives called again]) */
 static Value tramp_closure = RTS_FALSE;   /* calls slot 2 with no arguments */
 static Value tramp1_closure = RTS_FALSE;  /* calls slot 2 with slot 3 */
 static Value cc_closure = RTS_FALSE;      /* the call/cc marker frame's procedure */
@@ -56,6 +57,22 @@ static const int32_t raise_trap[] = { 1, OP_HALT };
  * its code: a deadlock in `(define (waiter) (mvar-take! m))` is reported at the
  * `(mvar-take! m)` (Note [Source positions] in vm.h). The fast path of TAILCALL, to a VM
  * procedure, never looks at r. */
+
+/* Note [IO primitives called again]
+ * A port primitive that waits for the IO manager (prim_port.c: Note [Ports through the IO
+ * manager] in port.c) cannot be resumed half-way: it blocks the thread with the symbol
+ * %io-again as its result, and is called again, with the same arguments, once the op is
+ * done, to take the op's result. The prelude's wrappers did that in Scheme, `(define
+ * (read-line . a) (%io-retry %read-line a))`, so `read-line` was a prelude procedure: called
+ * in tail position it replaced its caller's frame, and a backtrace lost the caller (where
+ * a primitive tail-called keeps it: Note [Tail calls of primitives]). Now the procedures
+ * the program calls (read-line, read-char, peek-char, read, read-string, close-port, ...)
+ * are those primitives themselves, marked io_retry (prim_ctl.c's prims_init), and the VM
+ * calls them again: when one blocks with %io-again as its result, its caller's frame is
+ * set to resume by executing the CALL or TAILCALL that called it (an odd pc, Note [VM
+ * frames]), whose procedure and arguments are still in the frame's slots (also when the
+ * call was `apply`'s, which spreads its list again). A result other than %io-again (a
+ * write that goes on in the background answers unspecified) is delivered as usual. */
 
 static pthread_mutex_t protos_mu = PTHREAD_MUTEX_INITIALIZER;
 static Proto **protos;
@@ -805,8 +822,17 @@ call_generic: {
         Value r = q->prim(cap, argv, argc);
         RELOAD();
         sch_release(cap, gmark);
-        if (r == SCH_BLOCK)
+        if (r == SCH_BLOCK) {
+            if (q->io_retry && rts_result(cap) == sym_io_again) {
+                /* Note [IO primitives called again]: every retpc but the raise trap's
+                 * follows the opcode and two operands of a CALL or a TAILCALL */
+                const int32_t *call = retpc - 3;
+                if (retpc == raise_trap || (*call != OP_CALL && *call != OP_TAILCALL))
+                    rts_thread_error(cap, "internal error: an IO primitive blocked outside a call");
+                b[1] = pc_value(call, true);
+            }
             return RTS_BLOCK;
+        }
         if (r == SCH_YIELD)
             return RTS_YIELD;
         pc = retpc;
@@ -977,6 +1003,8 @@ void vm_init(RtsCap *cap)
     rts_add_root(&cc_closure);
     sym_raise = sch_intern(cap, "%sys:raise", 10);
     rts_add_root(&sym_raise);
+    sym_io_again = sch_intern(cap, "%io-again", 9);
+    rts_add_root(&sym_io_again);
     sch_define_global(cap, "apply", vm_make_closure0(cap, &special_apply));
     sch_define_global(cap, "%call/cc", vm_make_closure0(cap, &special_callcc));
     sch_define_global(cap, "%throw", vm_make_closure0(cap, &special_throw));

@@ -143,6 +143,7 @@ struct Proto {
     SchPrimFn   prim;
     int         min_args, max_args;
     int         special;
+    bool        io_retry;      /* Note [IO primitives called again] in vm.c */
 };
 
 _Static_assert(offsetof(Proto, name) == 0, "sch_procedure_name reads a Proto's first field");
