@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <time.h>
 #include "sched/profile.h"
 #include "base/util.h"
@@ -15,9 +16,13 @@ bool prof_on;
  * adds to `due` and `gc` and reads `running`. An open-addressing table keyed by the language
  * layer's key. */
 typedef struct {
-    _Alignas(RTS_CACHE_LINE) unsigned due;  /* atomic: ticks while a thread ran, not yet taken */
+    _Alignas(RTS_CACHE_LINE) uint64_t due_ns;  /* atomic: CPU time while a thread ran, not
+                                             * yet charged (the tick adds, the owner takes) */
     int running;                            /* atomic: a thread runs here (its owner writes) */
-    uint64_t gc;                            /* ticks in a GC while a thread ran (the tick's) */
+    int has_clock;                          /* atomic: `clock` is set (its owner, once) */
+    clockid_t clock;                        /* the CPU clock of the OS thread that runs it */
+    uint64_t last_cpu;                      /* the tick's: that clock at the last tick */
+    uint64_t gc_ns;                         /* the tick's: CPU time in a GC while a thread ran */
     uint64_t samples;                       /* the ticks taken, `other` included, `gc` not */
     uint64_t other;                         /* not in a procedure (where gave NULL) */
     const void **keys;
@@ -85,20 +90,29 @@ int prof_file(const char **name)
     return prof_out ? fileno(prof_out) : -1;
 }
 
-/* Note [Time profile]: every tick counts, one per capability running a thread (before: a
- * flag, so the ticks that fell in one long primitive, or one GC, were one sample). */
+#define TICK_NS ((uint64_t)RTS_PROF_TICK_US * 1000u)
+
+/* Note [Time profile]: each tick adds, to every capability running a thread, the CPU time
+ * its OS thread used since the last tick, and asks for a sample once a whole tick is due. */
 void prof_tick(void)
 {
     static unsigned ticks;      /* only the timer thread */
     bool gc = (__atomic_load_n(&stw_sync.word, __ATOMIC_ACQUIRE) & 3) == SYNC_GC;
     for (unsigned i = 0; i < prof_n_caps; i++) {
         ProfCap *pc = &prof_caps[i];
+        if (!__atomic_load_n(&pc->has_clock, __ATOMIC_ACQUIRE))
+            continue;
+        struct timespec ts;
+        if (clock_gettime(pc->clock, &ts) != 0)
+            continue;
+        uint64_t now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+        uint64_t used = now - pc->last_cpu;
+        pc->last_cpu = now;
         if (!__atomic_load_n(&pc->running, __ATOMIC_RELAXED))
             continue;
         if (gc) {
-            pc->gc++;
-        } else {
-            __atomic_fetch_add(&pc->due, 1, __ATOMIC_RELAXED);
+            pc->gc_ns += used;
+        } else if (__atomic_add_fetch(&pc->due_ns, used, __ATOMIC_RELAXED) >= TICK_NS) {
             __atomic_store_n(&cap_array[i].sm.hplim, (Value *)NULL, __ATOMIC_RELAXED);
         }
     }
@@ -109,8 +123,19 @@ void prof_tick(void)
 void prof_thread_starts(Capability *cap)
 {
     ProfCap *pc = &prof_caps[cap->sm.no];
-    __atomic_store_n(&pc->due, 0, __ATOMIC_RELAXED);
+    if (!pc->has_clock && pthread_getcpuclockid(pthread_self(), &pc->clock) == 0)
+        __atomic_store_n(&pc->has_clock, 1, __ATOMIC_RELEASE);
     __atomic_store_n(&pc->running, 1, __ATOMIC_RELAXED);
+}
+
+/* The whole ticks due on pc, taken (the rest stays due). */
+static unsigned take_due(ProfCap *pc)
+{
+    uint64_t due = __atomic_load_n(&pc->due_ns, __ATOMIC_RELAXED);
+    unsigned n = (unsigned)(due / TICK_NS);
+    if (n)
+        __atomic_sub_fetch(&pc->due_ns, (uint64_t)n * TICK_NS, __ATOMIC_RELAXED);
+    return n;
 }
 
 static size_t slot_of(const void *key, size_t size)
@@ -153,7 +178,7 @@ static void count(ProfCap *pc, const void *key, unsigned n)
 void prof_safe_point(Capability *cap)
 {
     ProfCap *pc = &prof_caps[cap->sm.no];
-    unsigned n = __atomic_exchange_n(&pc->due, 0, __ATOMIC_RELAXED);
+    unsigned n = take_due(pc);
     if (!n)
         return;
     pc->samples += n;
@@ -168,7 +193,7 @@ void prof_thread_stops(Capability *cap)
 {
     ProfCap *pc = &prof_caps[cap->sm.no];
     __atomic_store_n(&pc->running, 0, __ATOMIC_RELAXED);
-    unsigned n = __atomic_exchange_n(&pc->due, 0, __ATOMIC_RELAXED);
+    unsigned n = take_due(pc);
     pc->samples += n;
     pc->other += n;
 }
@@ -197,7 +222,7 @@ bool prof_report(void)
         n += prof_caps[i].used;
         samples += prof_caps[i].samples;
         other += prof_caps[i].other;
-        gc += prof_caps[i].gc;
+        gc += prof_caps[i].gc_ns / TICK_NS;
     }
     samples += gc;
     Entry *e = malloc((n + 1) * sizeof *e);

@@ -5,8 +5,10 @@
  * perf sees the interpreter, not the program: every Scheme procedure is vm_loop to it. So
  * the runtime samples the procedure itself, as GHC's -p samples its cost-centre stack on the
  * tick. With -p the timer ticks every RTS_PROF_TICK_US (1 ms) instead of RTS_TICK_MS; each
- * tick adds to the due count of every capability running a thread and clears its heap
- * limit, so the thread it runs stops at its next safe point (Note [VM safe points] in
+ * tick adds to the due time of every capability running a thread the CPU time its OS thread
+ * used since the last tick (that thread's CPU clock, pthread_getcpuclockid, read by the
+ * timer), and once a whole tick (1 ms of CPU) is due clears its heap limit, so the thread
+ * it runs stops at its next safe point (Note [VM safe points] in
  * scheme/vm.h: the next call, at most
  * a bounded number of instructions on) and the scheduler takes the sample there: the
  * language layer's `where` (rts_set_profiler) names the procedure of the thread's top frame
@@ -14,16 +16,18 @@
  * RTS_TICK_MS / RTS_PROF_TICK_US-th tick is also the scheduler's tick (cap_tick), so
  * threads switch as often as without -p.
  *
- * Every tick counts (a counter per capability, not a flag: before, the ticks that fell in one
- * long primitive or one GC were one sample). A tick counts only while a thread runs on the
- * capability (prof_thread_starts to prof_thread_stops), so an idle capability gets none. One
- * that falls in a GC sync (from its request to its release) goes to the capability's GC
- * count, the row "(garbage collection)"; the others add to its `due` count, which the next
- * safe point charges, all of it, to the procedure on top, or which the thread's stop charges
- * to no procedure (after it blocked, another capability may run it already). A tick whose
+ * Every tick counts (a count per capability, not a flag: before, the ticks that fell in one
+ * long primitive or one GC were one sample). Time counts only while a thread runs on the
+ * capability (prof_thread_starts to prof_thread_stops), so an idle capability gets none. CPU
+ * time that a tick finds in a GC sync (from its request to its release) goes to the
+ * capability's GC time, the row "(garbage collection)"; the rest adds to its due time, whose
+ * whole ticks the next safe point charges to the procedure on top, or the thread's stop to
+ * no procedure (after it blocked, another capability may run it already). A tick whose
  * clearing of the heap limit the capability overwrote (it was restoring the limit at that
- * moment) is still counted, only taken at a later safe point. A tick is elapsed time, as
- * GHC's: on a loaded machine the ticks are more than the CPU time. At exit, with the world
+ * moment) is still counted, only taken at a later safe point. A tick is a millisecond of CPU
+ * time, not of elapsed time: on a loaded machine a thread that waits for a CPU is charged
+ * nothing meanwhile (with elapsed ticks, trace/profile_N2's light loop, a quarter of the
+ * work, got 47 % of the ticks when its OS thread was descheduled). At exit, with the world
  * stopped, the tables are merged
  * into <prog>.prof (or <stem>.prof after -po<stem>): the procedures by ticks, most first. */
 #ifndef RTS_SCHED_PROFILE_H
