@@ -583,7 +583,7 @@ void gc_nursery_full(SmCap *cap)
     }
     stw_interrupt_all(cap->no, &lead_part);
     if (!stw_all_arrived()) {
-        stw_defer(true);                    /* then look again: stw_defer's fence */
+        stw_defer();                        /* then look again: stw_defer's fence */
         if (!stw_all_arrived() && extend_nursery(cap)) {
             cap->gc_deferred = true;
             return;

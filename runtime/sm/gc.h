@@ -29,10 +29,11 @@
  * 8m; 0 is the old behaviour: wait at once). When all have arrived it collects as before;
  * the GC frees the extra blocks with the nursery (sm_reset_nursery). It looks at every
  * nursery block it fills, and is told sooner: while it runs on, stw_sync.deferred is set
- * (stw_defer), and every follower that arrives interrupts it (its heap limit, so that its
- * next heap check, call or allocation traps, gc_safe_point). The flag and the arrival are
- * each stored and fenced before the other side's word is read, so either the leader sees the
- * last arrival or that follower sees the flag. It stops running on and collects at once when
+ * (stw_defer, until it waits), and every follower that arrives interrupts it (its heap
+ * limit, so that its next heap check, call or allocation traps: gc_safe_point). The flag and
+ * the arrival are each stored and fenced before the other side's word is read, so either the
+ * leader sees the last arrival or that follower sees the flag. It stops running on and
+ * collects at once when
  * it leaves its thread (the scheduler's loop calls gc_safe_point with `stop`: a block, a
  * switch, an idle wait), when the budget or -M is reached, when the OS refuses a block, when
  * it calls gc_collect itself (a large object, rts_gc: gc_collect finishes the request first),

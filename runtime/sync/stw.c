@@ -242,19 +242,20 @@ bool stw_all_arrived(void)
 #endif
 }
 
-void stw_defer(bool on)
+void stw_defer(void)
 {
-    if (on)
-        ran_on = true;
+    ran_on = true;
     /* Against the follower's arrival (stw_follow): each stores, fences, then reads the
      * other's word, so either the leader sees the arrival or the follower sees the flag. */
-    __atomic_store_n(&stw_sync.deferred, on, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&stw_sync.deferred, 1, __ATOMIC_SEQ_CST);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
 uint64_t stw_await_arrivals(void)
 {
     uint64_t t0 = rts_now_ns();
+    if (ran_on)                 /* it waits now: the arrivals need not interrupt it */
+        __atomic_store_n(&stw_sync.deferred, 0, __ATOMIC_SEQ_CST);
 #if RTS_PATCH_FUTEX_BARRIER
     /* Note [Futex barrier] (sync/wait_futex_barrier.c): the followers count themselves down
      * in one word and the last to arrive wakes the leader, which sleeps on that word alone. */

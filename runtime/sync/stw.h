@@ -237,9 +237,9 @@ typedef struct StwSync {
     uint32_t released;       /* epoch whose sync is over */
     unsigned leader;         /* the leader's capability number */
     bool major;              /* the GC of this sync is a major one (set before go) */
-    /* Whether the leader runs on (Note [Deferred GC requests] in sm/gc.h): set and cleared by
-     * the leader (stw_defer); a follower that sees it once it has arrived interrupts the
-     * leader, so that it looks again. */
+    /* Whether the leader runs on (Note [Deferred GC requests] in sm/gc.h): set by the leader
+     * (stw_defer), cleared when it waits (stw_await_arrivals); a follower that sees it once
+     * it has arrived interrupts the leader, so that it looks again. */
     uint32_t deferred;
     /* Members other than the leader yet to arrive: n - 1 between syncs, counted down by each
      * follower as it arrives (before its `arrived`), reset by stw_release. */
@@ -277,13 +277,13 @@ uint64_t stw_stop_all(unsigned leader, StwTakingPart *part);
 /* Leader, in two steps: interrupt (and wake) every member that takes part, which go into
  * *part (may be NULL); then wait until they have all arrived, and return how long the
  * leader waited (ns). In between, stw_all_arrived says, without waiting, whether they have,
- * and a leader that runs on meanwhile says so with stw_defer(true) (Note [Deferred GC
- * requests] in sm/gc.h). */
+ * and a leader that runs on meanwhile says so with stw_defer (Note [Deferred GC requests]
+ * in sm/gc.h). */
 void stw_interrupt_all(unsigned leader, StwTakingPart *part);
 bool stw_all_arrived(void);
 uint64_t stw_await_arrivals(void);
-/* Leader: whether it runs on (true: the arrivals interrupt it) or has stopped (false). */
-void stw_defer(bool on);
+/* Leader: it runs on (the arrivals interrupt it) until stw_await_arrivals. */
+void stw_defer(void);
 /* Leader: let the GC threads start; then wait for n_followers of them to call
  * stw_gc_thread_done. */
 void stw_start_gc(bool major);
