@@ -3,6 +3,7 @@
 /* The futex-barrier patch's registration (Note [Patch registration] in rts/patch.h): -qw
  * (Note [Futex barrier] in sync/wait_futex_barrier.c). */
 #include <stddef.h>
+#include <string.h>
 #include "rts_config.h"
 #include "rts/patch.h"
 #include "base/util.h"
@@ -33,7 +34,7 @@ static void info(FILE *f, RtsInfoPut put)
  * in sync/wait_futex_barrier.c: the sleeps of the base's table are FUTEX_WAIT calls). */
 static struct {
     uint64_t announced[WAIT_NKINDS], sleeps[WAIT_NKINDS], futex_wakes[WAIT_NKINDS],
-             quiet_wakes[WAIT_NKINDS];
+             quiet_wakes[WAIT_NKINDS], futex_errors[WAIT_NKINDS], polled[WAIT_NKINDS];
 } sum;
 
 static void section_summarise(void)
@@ -45,6 +46,8 @@ static void section_summarise(void)
         sum.sleeps[k] = w.sleeps;
         sum.futex_wakes[k] = w.futex_wakes;
         sum.quiet_wakes[k] = w.quiet_wakes;
+        sum.futex_errors[k] = w.futex_errors;
+        sum.polled[k] = w.polled;
     }
 }
 
@@ -57,6 +60,17 @@ static void section_lines(FILE *f)
                 sync_wait_kind_name((SyncWaitKind)k), (unsigned long long)sum.announced[k],
                 (unsigned long long)sum.sleeps[k], (unsigned long long)sum.futex_wakes[k],
                 (unsigned long long)sum.quiet_wakes[k]);
+    int e = sync_futex_failed();         /* Note [When futex fails] in sync/wait_futex_barrier.c */
+    if (e) {
+        uint64_t errors = 0, polled = 0;
+        for (int k = 0; k < WAIT_NKINDS; k++) {
+            errors += sum.futex_errors[k];
+            polled += sum.polled[k];
+        }
+        fprintf(f, "    futex failed (%s): %llu failed calls, then %llu waits polled as without "
+                "the patch\n", strerror(e), (unsigned long long)errors,
+                (unsigned long long)polled);
+    }
 }
 
 static const RtsStatsKey section_keys[] = {      /* per barrier wait kind */
@@ -64,6 +78,8 @@ static const RtsStatsKey section_keys[] = {      /* per barrier wait kind */
     { "futex_waits", sum.sleeps, NULL },
     { "futex_wakes", sum.futex_wakes, NULL },
     { "wakes_without_syscall", sum.quiet_wakes, NULL },
+    { "futex_errors", sum.futex_errors, NULL },
+    { "polled_waits", sum.polled, NULL },
     { NULL, NULL, NULL },
 };
 

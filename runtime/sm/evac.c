@@ -226,6 +226,22 @@ void gc_scavenge_object(GCThread *gct, Value obj)
     }
 }
 
+/* Note [The GC's remember list]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * The old objects a GC thread finds pointing to aged ones (Note [Aging] in storage.h) are
+ * listed in blocks of the block allocator, as its to-space is, not in C memory: a GC
+ * thread allocates no C memory, so that a refusal goes the GC's one way (Note [Out of
+ * memory in a GC] in gc.c: exit 251, statistics written) instead of a realloc that leaked
+ * the list on failure and died by rts_fatal. A list is a chain of single blocks
+ * (remember_hd .. remember_tl, ->link), each holding struct GcRemember entries in
+ * [start, free); the blocks are not heap (no generation holds them, nothing scans them).
+ * The leader adds the entries to the remembered sets after the GC and frees the blocks
+ * (gc.c); 256 entries a block, so a GC that remembers n objects takes the block
+ * allocator's lock n/256 times. (The remembered sets themselves are C arrays, grown by
+ * sm_remember in the write barrier; the leader's sm_remember after the GC threads are done
+ * grows one only past the most it ever held.) testsuite/unit/test_remember.c checks that a
+ * GC that remembers many objects calls neither malloc nor realloc. */
+
 /* An object that will be old after this GC has been scanned (a promoted copy, a promoted
  * large object, a remembered object): if a field of it now points to an aged object, the
  * object is dirtied and listed, for the leader to add to a remembered set after the GC
@@ -235,12 +251,21 @@ static __attribute__((noinline)) void remember_old(GCThread *gct, Value obj)
 {
     if (__atomic_fetch_or(obj_ptr(obj), OBJ_DIRTY, __ATOMIC_RELAXED) & OBJ_DIRTY)
         return;
-    if (gct->n_remember == gct->cap_remember) {
-        gct->cap_remember = gct->cap_remember ? 2 * gct->cap_remember : 256;
-        gct->remember = realloc(gct->remember, gct->cap_remember * sizeof *gct->remember);
-        if (!gct->remember) rts_fatal("out of memory (remembered set)");
+    bdescr *bd = gct->remember_tl;
+    if (!bd || bd->free + sizeof(struct GcRemember) > bd->start + BLOCK_SIZE) {
+        spin_lock(&sm_lock);
+        bdescr *nb = blk_alloc_on(numa_cap_node(gct->cap->no));
+        size_t refused = blk_refused_bytes;
+        spin_unlock(&sm_lock);
+        if (!nb)
+            gc_out_of_memory(gct, refused);     /* Note [Out of memory in a GC] in gc.c */
+        nb->owner = gct->index;
+        if (bd) bd->link = nb; else gct->remember_hd = nb;
+        gct->remember_tl = bd = nb;
     }
-    gct->remember[gct->n_remember++] = (struct GcRemember){ obj, gct->dest };
+    struct GcRemember *r = (struct GcRemember *)bd->free;
+    *r = (struct GcRemember){ obj, gct->dest };
+    bd->free += sizeof *r;
 }
 
 /* After scanning obj (or a chunk of it): whether it points to an aged object now, and if it

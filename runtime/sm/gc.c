@@ -434,11 +434,16 @@ static void collect(SmCap *leader, bool major, uint64_t stw_ns, const StwTakingP
      * in the set of the capability it was scanned for (Note [To-space by capability]). */
     for (unsigned k = 0; k < n_gc_threads; k++) {
         GCThread *g = gc_threads[k];
-        for (size_t i = 0; i < g->n_remember; i++) {
-            unsigned d = g->remember[i].dest;
-            sm_remember(d < sm_n_caps ? sm_caps[d] : g->cap, g->remember[i].obj);
-        }
-        g->n_remember = 0;
+        if (!g->remember_hd)
+            continue;
+        for (bdescr *bd = g->remember_hd; bd; bd = bd->link)     /* Note [The GC's remember */
+            for (struct GcRemember *r = (struct GcRemember *)bd->start;  /* list] in evac.c */
+                 r < (struct GcRemember *)bd->free; r++)
+                sm_remember(r->dest < sm_n_caps ? sm_caps[r->dest] : g->cap, r->obj);
+        spin_lock(&sm_lock);
+        blk_free_chain(g->remember_hd);
+        spin_unlock(&sm_lock);
+        g->remember_hd = g->remember_tl = NULL;
     }
 
     size_t old_blocks_now = sm_old_gen.n_blocks + sm_old_gen.n_large_blocks;

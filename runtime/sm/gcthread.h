@@ -86,6 +86,9 @@
 #include "sm/storage.h"
 #include "sm/wsdeque.h"
 
+/* An entry of a GC thread's remember list. */
+struct GcRemember { Value obj; unsigned dest; };
+
 typedef struct GCThread {
     /* the owner's */
     _Alignas(RTS_CACHE_LINE) bdescr **todo;      /* by gc_todo_slot: the block it copies into (old) */
@@ -102,9 +105,12 @@ typedef struct GCThread {
     size_t   n_blocks;
     bdescr  *aged_hd, *aged_tl;      /* every aged to-space block it allocated (->link) */
     size_t   n_aged;
-    struct GcRemember { Value obj; unsigned dest; } *remember;  /* old objects it found */
-    size_t   n_remember, cap_remember;  /* pointing to aged ones, to be remembered after the GC
-                                           in dest's remembered set (Note [Aging]) */
+    bdescr  *remember_hd, *remember_tl;  /* old objects it found pointing to aged ones, to be
+                                           remembered after the GC in dest's remembered set
+                                           (Note [Aging]): struct GcRemember entries in
+                                           blocks of the block allocator, [start, free) of
+                                           each, chained by ->link (Note [The GC's remember
+                                           list] in evac.c) */
     SmCap   *cap;
     unsigned index;                  /* in gc_threads[] during a GC */
     bool     major, steal;

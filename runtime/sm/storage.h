@@ -24,8 +24,9 @@
  *  - an object that will be old after the GC (a promoted copy, a promoted large object, a
  *    remembered old object) and points to an aged one after its scan must be remembered:
  *    gc_evacuate sets gct->points_young when the address it returns is aged, and the
- *    scanner then sets the object's OBJ_DIRTY and lists it (gct->remember); the leader
- *    adds the lists to the remembered sets after the GC (GHC's failed_to_evac);
+ *    scanner then sets the object's OBJ_DIRTY and lists it (gct->remember_hd, in blocks:
+ *    Note [The GC's remember list] in evac.c); the leader adds the lists to the
+ *    remembered sets after the GC (GHC's failed_to_evac);
  *  - a major GC, and every GC under --aging=0, copies everything it keeps into the old
  *    generation, leaving no aged blocks.
  * The cost is a second copy of every object that lives past two minor GCs (docs/rts-options.md,

@@ -24,15 +24,7 @@ void sync_wait(uint32_t *word, bool (*ready)(void *arg), void *arg, SyncWaitKind
         if (ready(arg))
             goto done;
     }
-    for (uint64_t ns = SYNC_SLEEP_MIN_NS; !ready(arg); ) {
-        struct timespec ts = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
-        trace_begin(SPAN_SLEEP, 0);
-        nanosleep(&ts, NULL);
-        trace_end(SPAN_SLEEP);
-        sleeps++;
-        ns = ns + ns / 4;
-        if (ns > SYNC_SLEEP_MAX_NS) ns = SYNC_SLEEP_MAX_NS;
-    }
+    sleeps = sync_sleep_until(ready, arg);
 done:
     add(&wait_stats[kind].waits, 1);
     add(&wait_stats[kind].spins, spins);
@@ -47,6 +39,21 @@ void sync_wake(uint32_t *word, SyncWaitKind kind)
 }
 #endif
 
+uint64_t sync_sleep_until(bool (*ready)(void *arg), void *arg)
+{
+    uint64_t sleeps = 0;
+    for (uint64_t ns = SYNC_SLEEP_MIN_NS; !ready(arg); ) {
+        struct timespec ts = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
+        trace_begin(SPAN_SLEEP, 0);
+        nanosleep(&ts, NULL);
+        trace_end(SPAN_SLEEP);
+        sleeps++;
+        ns = ns + ns / 4;
+        if (ns > SYNC_SLEEP_MAX_NS) ns = SYNC_SLEEP_MAX_NS;
+    }
+    return sleeps;
+}
+
 void sync_wait_stats(SyncWaitKind kind, SyncWaitStats *out)
 {
     out->waits = __atomic_load_n(&wait_stats[kind].waits, __ATOMIC_RELAXED);
@@ -57,6 +64,8 @@ void sync_wait_stats(SyncWaitKind kind, SyncWaitStats *out)
     out->announced = __atomic_load_n(&wait_stats[kind].announced, __ATOMIC_RELAXED);
     out->futex_wakes = __atomic_load_n(&wait_stats[kind].futex_wakes, __ATOMIC_RELAXED);
     out->quiet_wakes = __atomic_load_n(&wait_stats[kind].quiet_wakes, __ATOMIC_RELAXED);
+    out->futex_errors = __atomic_load_n(&wait_stats[kind].futex_errors, __ATOMIC_RELAXED);
+    out->polled = __atomic_load_n(&wait_stats[kind].polled, __ATOMIC_RELAXED);
 #endif
 }
 

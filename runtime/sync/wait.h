@@ -45,8 +45,11 @@ typedef struct SyncWaitStats {
     /* sleeps counts the FUTEX_WAIT calls; announced: times a waiter announced that it would
      * sleep (each followed by one FUTEX_WAIT, unless its recheck found it ready);
      * futex_wakes: sync_wake calls that made a FUTEX_WAKE call (someone had announced);
-     * quiet_wakes: sync_wake calls that made none (nobody had). */
-    uint64_t announced, futex_wakes, quiet_wakes;
+     * quiet_wakes: sync_wake calls that made none (nobody had); futex_errors: futex calls
+     * that failed for good (Note [When futex fails]); polled: waits that ended polling
+     * because of such a failure, as the baseline's do (their nanosleeps are not sleeps,
+     * which stay the FUTEX_WAIT calls). */
+    uint64_t announced, futex_wakes, quiet_wakes, futex_errors, polled;
 #endif
 } SyncWaitStats;
 
@@ -60,10 +63,18 @@ void sync_wake(uint32_t *word, SyncWaitKind kind);
  * Set at start-up, before any wait. */
 void sync_set_spins(unsigned spins);
 unsigned sync_spins(void);
+/* The errno of the first futex call that failed for good, 0 if none (Note [When futex
+ * fails] in sync/wait_futex_barrier.c). */
+int sync_futex_failed(void);
 /* The counters of sync_wait_stats, per kind (sync/wait.c); the waits add to them with
  * relaxed atomics. */
 extern SyncWaitStats wait_stats[WAIT_NKINDS];
 #endif
+
+/* Sleeps until ready(arg) as the baseline's waits do after their spins (Note [Baseline
+ * waiting]: nanosleep from 10 us, x1.25 up to 1 s, re-checking after each); returns how many
+ * sleeps it took. */
+uint64_t sync_sleep_until(bool (*ready)(void *arg), void *arg);
 
 /* Per kind, summed over the capabilities (read at exit). */
 void sync_wait_stats(SyncWaitKind kind, SyncWaitStats *out);

@@ -3,6 +3,7 @@
 /* The waits of the futex-barrier patch: sync_wait and sync_wake (Note [Futex barrier]), the
  * spin count (Note [Spinning when oversubscribed]); their counters are sync/wait.c's
  * wait_stats. */
+#include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <sys/syscall.h>
@@ -73,6 +74,47 @@ static void add(uint64_t *p, uint64_t n) { __atomic_fetch_add(p, n, __ATOMIC_REL
  * ThreadSanitizer does not see the futex, only the atomics; everything a waiter reads after
  * it returns was published by a release store it acquired in ready(), as in the baseline.
  */
+/* Note [When futex fails]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~
+ * In normal operation a futex call fails only with EAGAIN (FUTEX_WAIT: the word is no
+ * longer v), EINTR (a signal) or ETIMEDOUT (none here: no timeout is given); each sends a
+ * waiter round its loop again. Any other error is for good: ENOSYS (no futex in this
+ * kernel or emulator), EPERM or another errno from a seccomp filter, EFAULT, EINVAL. Left
+ * alone, such an error would turn every wait into a loop of failing system calls until
+ * ready(). So the first such error of either call sets `futex_failed` (to its errno), and
+ * from then on a waiter that has spent its spins sleeps as the baseline's do (Note
+ * [Baseline waiting] in wait.h: sync_sleep_until, the base's own loop), announcing
+ * nothing, so that wakers make no system call either (K2 finds no announcement). A waiter
+ * whose FUTEX_WAIT fails withdraws its announcement and polls at once. The calls that fail
+ * are those made before the flag is seen: about one per thread then waiting or waking.
+ * Nothing is printed when it happens (as the I/O manager's fall-back from io_uring to
+ * epoll prints nothing): -s says it in the futex-barrier section, and --machine-readable
+ * counts, per kind, the failed calls (`futex_errors`) and the waits that polled
+ * (`polled_waits`). Not covered: a FUTEX_WAKE failing for good while FUTEX_WAIT works (both
+ * name the same word with the same flags; no known cause) would leave a sleeper asleep.
+ * testsuite/patches/futex-barrier/TESTS, futex_fail_*: every futex call of the runtime
+ * refused (futex_fail.c, an interposed syscall()), the programs end right, with a
+ * bounded number of failed calls. */
+static int futex_failed;             /* atomic: the errno of the first failure for good, or 0 */
+
+/* Whether the result r of a futex call (for a wait of kind `kind`) is a failure for good;
+ * counts it and sets futex_failed (see the Note). */
+static bool failed_for_good(long r, SyncWaitKind kind)
+{
+    if (r != -1)
+        return false;
+    int e = errno;
+    if (e == EAGAIN || e == EINTR || e == ETIMEDOUT)
+        return false;
+    int none = 0;
+    __atomic_compare_exchange_n(&futex_failed, &none, e ? e : ENOSYS, false,
+                                __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+    add(&wait_stats[kind].futex_errors, 1);
+    return true;
+}
+
+int sync_futex_failed(void) { return __atomic_load_n(&futex_failed, __ATOMIC_RELAXED); }
+
 /* Note [Spinning when oversubscribed]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
  * A waiter spins in the hope that what it waits for happens within the spins, on another
@@ -94,15 +136,16 @@ static struct { _Alignas(RTS_CACHE_LINE) uint32_t n; } sleepers[WAIT_NKINDS];
 void sync_set_spins(unsigned spins) { __atomic_store_n(&spin_limit, spins, __ATOMIC_RELAXED); }
 unsigned sync_spins(void) { return __atomic_load_n(&spin_limit, __ATOMIC_RELAXED); }
 
-static void futex_wait(uint32_t *word, uint32_t v)
+/* 0, or -1 with errno: EAGAIN (the word is no longer v) or EINTR, after which the caller
+ * re-checks, or a failure for good (Note [When futex fails]). */
+static long futex_wait(uint32_t *word, uint32_t v)
 {
-    /* 0, or -1 with EAGAIN (the word is no longer v) or EINTR: the caller re-checks. */
-    syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, v, NULL, NULL, 0);
+    return syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, v, NULL, NULL, 0);
 }
 
-static void futex_wake_all(uint32_t *word)
+static long futex_wake_all(uint32_t *word)
 {
-    syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+    return syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
 void sync_wait(uint32_t *word, bool (*ready)(void *arg), void *arg, SyncWaitKind kind)
@@ -117,23 +160,28 @@ void sync_wait(uint32_t *word, bool (*ready)(void *arg), void *arg, SyncWaitKind
             goto done;
     }
     uint32_t *n = &sleepers[kind].n;
-    for (;;) {
+    while (!__atomic_load_n(&futex_failed, __ATOMIC_RELAXED)) {
         __atomic_fetch_add(n, 1, __ATOMIC_SEQ_CST);                 /* W1 */
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
         announced++;
         uint32_t v = __atomic_load_n(word, __ATOMIC_SEQ_CST);       /* W2 */
         if (ready(arg)) {
             __atomic_fetch_sub(n, 1, __ATOMIC_RELEASE);
-            break;
+            goto done;
         }
         trace_begin(SPAN_SLEEP, 0);
-        futex_wait(word, v);                                        /* W3 */
+        long r = futex_wait(word, v);                               /* W3 */
         trace_end(SPAN_SLEEP);
         sleeps++;
         __atomic_fetch_sub(n, 1, __ATOMIC_RELEASE);
         if (ready(arg))
+            goto done;
+        if (failed_for_good(r, kind))
             break;
     }
+    /* futex has failed for good: as the baseline (Note [When futex fails]) */
+    add(&wait_stats[kind].polled, 1);
+    sync_sleep_until(ready, arg);
 done:
     add(&wait_stats[kind].waits, 1);
     add(&wait_stats[kind].spins, spins);
@@ -149,7 +197,7 @@ void sync_wake(uint32_t *word, SyncWaitKind kind)
         add(&wait_stats[kind].quiet_wakes, 1);
         return;
     }
-    futex_wake_all(word);                                           /* K3 */
+    failed_for_good(futex_wake_all(word), kind);                    /* K3 */
     add(&wait_stats[kind].futex_wakes, 1);
 }
 #endif
