@@ -61,9 +61,10 @@
  * in a sync (StwTakingPart: the base's stw_interrupt_all may leave members out) never
  * arrives: the leader counts those down for them once it has chosen who takes part, and
  * wakes the word if that makes it 0, as the last arrival would have, so every sync has
- * exactly one arrival wake (the patch's statistics test counts them). The count cannot reach
- * 0 before that, since the members left out are still in it. It is 32 bits, never above the
- * number of capabilities, reset by each sync (Note [Counters that wrap]). */
+ * exactly one arrival wake (the patch's statistics test counts them; its optout_pair tests
+ * do with members left out). The count cannot reach 0 before that, since the members left
+ * out are still in it. It is 32 bits, never above the number of capabilities, reset by each
+ * sync (Note [Counters that wrap]). */
 #endif
 
 typedef enum { SYNC_NONE = 0, SYNC_GC = 1, SYNC_EXIT = 2 } SyncKind;
