@@ -258,8 +258,10 @@ METRICS = {m.key: m for m in (
            _sum_of(r"rtslab_lock_\w+_yields"), _count),
     Metric("sleeps", "Sleeps of waits (locks and barriers)", "count",
            _sum_of(r"rtslab_(lock|barrier)_\w+_sleeps"), _count),
+    # {{patch:gen0-steal
     Metric("steals", "GC work steals (minor and major; where a build counts them)", "count",
            _sum_of(r"rtslab_(minor|major)_steals"), _count),
+    # }}patch:gen0-steal
     Metric("maxlive", "Max live", "bytes", _stat("max_live_bytes"), _bytes),
     Metric("stw", "Stop-the-world sync, max", "ms", _stat("rtslab_stw_max_seconds"), _millis),
     Metric("stwmean", "Stop-the-world sync, mean", "ms", _stat("rtslab_stw_mean_seconds"),

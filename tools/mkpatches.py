@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""The patch queue: turns the tree, with its six switchable ideas, into a base and one
+"""The patch queue: turns the tree, with its switchable ideas (seven: configure.ac's
+RTSLAB_PATCH lines), into a base and one
 `git format-patch` file per idea (`make patches`), and proves that they work
 (`make check-patches`).
 
@@ -8,7 +9,7 @@
     python3 tools/mkpatches.py base DIR [--src DIR]          # the base, as a git repository
     python3 tools/mkpatches.py check    [--src DIR] [--scratch DIR] [--check-args ARGS] [-j N]
 
-What belongs to a patch (PATCHES.md, and the rules every patch follows):
+What belongs to a patch (docs/new-patch.md, the rules every patch follows):
   * in C (.c, .h, .inc): the `#if RTS_PATCH_<MACRO>` islands, which unifdef strips
     (-U<MACRO>); a C file that is nothing but islands of stripped patches (at most an
     `#include "rtslab_config.h"` besides) is the patch's own file and goes with it;

@@ -55,7 +55,7 @@ import oscounters  # noqa: E402  (testsuite/oscounters.py: perf stat's output)
 
 PERF = "perf"
 # The system calls a spinning, yielding or sleeping runtime makes (glibc's nanosleep is
-# clock_nanosleep; pthread condition variables and the futex barrier are futex).
+# clock_nanosleep; pthread condition variables and futex-based waits are futex).
 SYSCALLS = ("sched_yield", "futex", "clock_nanosleep", "nanosleep")
 SYSCALL_EVENTS = tuple(f"syscalls:sys_enter_{s}" for s in SYSCALLS)
 RECORD_FREQ = 4000

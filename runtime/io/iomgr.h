@@ -37,8 +37,8 @@
  * reaches it there. A completion of one of its ops does by itself. Everything else goes
  * through cap_wake, which writes the back end's eventfd when the capability sleeps there
  * (Capability.io_sleeping, under its idle mutex): work in its inbox, a stop-the-world leader
- * (cap_interrupt; with the idle opt-out patch a leader does not wake an opted-out member, and
- * it sleeps on in the ring through the GC), a signal for the main thread, the exit. The
+ * (cap_interrupt, for every member that takes part in its sync: one that takes no part is not
+ * woken, and sleeps on in the ring through the GC), a signal for the main thread, the exit. The
  * io_uring back end keeps a read of the eventfd in flight; the epoll back end has it in its
  * interest set. Sleeping threads (`sleep`, Note [Sleepers] in sched/schedule.c) stay on the
  * capability's sleep heap, the source of truth; the idle wait's deadline is the earliest

@@ -57,8 +57,8 @@
 #endif
 
 /* Note [Stack overflow]
- * A thread's stack may take -K bytes (the whole chain, with stack chunks). A reservation that
- * would pass -K is a stack overflow. With a handler (rts_set_stack_overflow_handler: the
+ * A thread's stack may take -K bytes. A reservation that would pass -K is a stack overflow.
+ * With a handler (rts_set_stack_overflow_handler: the
  * Scheme layer raises an ordinary error object, so `guard` catches it and the REPL goes on,
  * as GHC's StackOverflow is an exception) the thread gets RTS_STACK_HEADROOM bytes above -K
  * (TSO_OVERFLOW is set), the reservation is made within them, and the handler raises the

@@ -30,7 +30,9 @@ void stw_init(unsigned n, const StwHooks *h)
 #endif
     }
     n_members = n;
-    stw_sync.arriving = n - 1;
+#if RTS_PATCH_FUTEX_BARRIER
+    stw_sync.arriving = n - 1;                  /* Note [Arrival count] in stw.h */
+#endif
     hooks = *h;
     const char *start = getenv("RTSLAB_TEST_SYNC_NUMBER");
     if (start && *start) {
@@ -106,11 +108,6 @@ static bool leave_out(unsigned no, uint32_t epoch)
      * sync number however long it stays out (Note [Counters that wrap]). Its owner writes
      * the word only once it has rejoined, after this sync's release. */
     __atomic_store_n(&members[no].arrived, epoch, __ATOMIC_RELEASE);
-    /* It will not count itself down in `arriving`: the leader does, and when that makes the
-     * count 0 it wakes the word as the last arrival would have (for a waiter on `arriving`
-     * there is none: the leader waits after this; so each sync has one arrival wake). */
-    if (__atomic_sub_fetch(&stw_sync.arriving, 1, __ATOMIC_ACQ_REL) == 0)
-        sync_wake(&stw_sync.arriving, WAIT_ARRIVAL);
     totals.opted_out++;
     if (optout_epoch != epoch) {
         optout_epoch = epoch;
@@ -224,6 +221,12 @@ void stw_interrupt_all(unsigned leader, StwTakingPart *part)
         hooks.interrupt(i);
     }
     n_taking_part = n_part;
+#if RTS_PATCH_FUTEX_BARRIER
+    /* Note [Arrival count] in stw.h: members that take no part never arrive */
+    unsigned out = n_members - n_part;
+    if (out && __atomic_sub_fetch(&stw_sync.arriving, out, __ATOMIC_ACQ_REL) == 0)
+        sync_wake(&stw_sync.arriving, WAIT_ARRIVAL);
+#endif
     if (part) {
         part->n = n_part;
         part->no = taking_part;
@@ -319,9 +322,11 @@ void stw_await_gc_threads(unsigned n_followers)
 void stw_release(void)
 {
     uint32_t w = load(&stw_sync.word);
+#if RTS_PATCH_FUTEX_BARRIER
     /* Every follower has arrived (counted down) already; the next sync's cannot start
-     * counting before the word below says this one is over. */
+     * counting before the word below says this one is over (Note [Arrival count]). */
     __atomic_store_n(&stw_sync.arriving, n_members - 1, __ATOMIC_RELAXED);
+#endif
     __atomic_store_n(&stw_sync.word, w & ~3u, __ATOMIC_RELEASE);
     __atomic_store_n(&stw_sync.released, w >> 2, __ATOMIC_RELEASE);
     sync_wake(&stw_sync.released, WAIT_LEAVE);
@@ -352,7 +357,6 @@ void stw_follow(unsigned me)
     if (__atomic_sub_fetch(&stw_sync.arriving, 1, __ATOMIC_ACQ_REL) == 0)
         sync_wake(&stw_sync.arriving, WAIT_ARRIVAL);
 #else
-    __atomic_fetch_sub(&stw_sync.arriving, 1, __ATOMIC_ACQ_REL);
     __atomic_store_n(&members[me].arrived, epoch, __ATOMIC_RELEASE);
     sync_wake(&members[me].arrived, WAIT_ARRIVAL);
 #endif

@@ -11,11 +11,10 @@
  * point anyway) and retries afterwards.
  *   1. The leader interrupts every other capability (hooks.interrupt: the scheduler makes
  *      its next heap check trap, and wakes it with a syscall when it is idle).
- *   2. Enter barrier: each capability, at a safe point, counts itself down in `arriving`
- *      (the members yet to arrive: n - 1 when a sync starts), records that it arrived (its
- *      member's `arrived` = epoch) and waits for `go`. The leader checks each member's
- *      `arrived` in turn; `arriving` is 0 once it has seen them all (it was decremented before
- *      each `arrived`), and the leader puts it back to n - 1 when it releases the sync.
+ *   2. Enter barrier: each capability, at a safe point, records that it arrived (its
+ *      member's `arrived` = epoch, a word on its member's own cache line, woken for the
+ *      leader) and waits for `go`. The leader waits on each member's `arrived` in turn
+ *      (stw_await_arrivals); no word is shared by the arrivals.
  *   3. The leader prepares the GC and publishes `go`; the followers do their part
  *      (hooks.follower_work: the GC threads among them collect in parallel and count
  *      themselves in `done`); the leader waits for them and finishes the GC.
@@ -52,7 +51,20 @@
 /* With the futex-barrier patch the leader waits on `arriving` alone, woken by the last
  * follower to arrive, instead of checking each member (Note [Futex barrier] in
  * sync/wait_futex_barrier.c); the leave barrier is `released`, a generation word the leader
- * bumps and wakes once. */
+ * bumps and wakes once.
+ *
+ * Note [Arrival count]
+ * `arriving` (StwSync) is the number of members other than the leader yet to arrive: n - 1
+ * between syncs (stw_init; stw_release puts it back once every follower has arrived, before
+ * the next sync can start), counted down by each follower as it arrives, after its
+ * `arrived`, and woken by the one that makes it 0 (stw_follow). A member that takes no part
+ * in a sync (StwTakingPart: the base's stw_interrupt_all may leave members out) never
+ * arrives: the leader counts those down for them once it has chosen who takes part, and
+ * wakes the word if that makes it 0, as the last arrival would have, so every sync has
+ * exactly one arrival wake (the patch's statistics test counts them; its optout_pair tests
+ * do with members left out). The count cannot reach 0 before that, since the members left
+ * out are still in it. It is 32 bits, never above the number of capabilities, reset by each
+ * sync (Note [Counters that wrap]). */
 #endif
 
 typedef enum { SYNC_NONE = 0, SYNC_GC = 1, SYNC_EXIT = 2 } SyncKind;
@@ -82,8 +94,8 @@ typedef enum { SYNC_NONE = 0, SYNC_GC = 1, SYNC_EXIT = 2 } SyncKind;
  * and -N4 under -DS, started a few hundred syncs below 2^30 and 2^29) cross the wrap in
  * every build.
  *
- * Counts of the protocol (stw_sync.arriving, stw_sync.done): 32 bits, never above the number
- * of capabilities, reset by each sync. They count, they do not grow.
+ * Counts of the protocol (stw_sync.done): 32 bits, never above the number of capabilities,
+ * reset by each sync. They count, they do not grow.
  *
  * The work-stealing deque's indices (sm/wsdeque.h: top, bottom): int64_t, one push per
  * to-space block a GC thread queues for scanning, so at most the heap's 4 KiB blocks in one
@@ -197,8 +209,8 @@ enum { STW_RUNNING = 0, STW_IDLE = 1 };
  *                               sleeps in the kernel counts on every waiter of a release
  *                               having left before the next release);
  *   OPTED_OUT@e -> OPTED_OUT@E  the leader of GC sync E, by CAS, in stw_stop_all: the member
- *                               takes no part in E (not interrupted, counted out of
- *                               `arriving`, not a GC thread);
+ *                               takes no part in E (not interrupted, not waited
+ *                               for, not a GC thread);
  *   OPTED_OUT@e -> WAKING@e     the owner, once woken, by CAS (stw_rejoin): losing to a
  *                               leader's CAS, it retries with that leader's epoch;
  *   WAKING@e -> RUNNING         the owner, once stw_sync.released has reached e.
@@ -241,9 +253,10 @@ typedef struct StwSync {
      * (stw_defer), cleared when it waits (stw_await_arrivals); a follower that sees it once
      * it has arrived interrupts the leader, so that it looks again. */
     uint32_t deferred;
-    /* Members other than the leader yet to arrive: n - 1 between syncs, counted down by each
-     * follower as it arrives (before its `arrived`), reset by stw_release. */
+#if RTS_PATCH_FUTEX_BARRIER
+    /* Members other than the leader yet to arrive (Note [Arrival count]) */
     _Alignas(RTS_CACHE_LINE) uint32_t arriving;
+#endif
     _Alignas(RTS_CACHE_LINE) uint32_t done;      /* GC threads (other than the leader's) finished */
 } StwSync;
 

@@ -73,8 +73,10 @@ EV_RTSLAB_IDLE_END = 2009
 EV_RTSLAB_MAJOR_GC = 2010
 EV_RTSLAB_WAKE = 2011
 EV_RTSLAB_SPIN = 2012
+# {{patch:idle-optout
 EV_RTSLAB_OPT_OUT = 2013            # an idle capability opts out of a GC (Note [Idle opt-out])
 EV_RTSLAB_REJOIN = 2014             # ... and rejoins (Word8: it waited for the release)
+# }}patch:idle-optout
 
 NO_CAP = 0xFFFF
 BLOCK_EVENT_SIZE = 2 + 8 + 14
@@ -382,10 +384,12 @@ def to_chrome(log):
         elif n == EV_RTSLAB_SPIN:
             ev("i", "spin", c, ts, {"lock": p[8:].decode("utf-8", "replace"), "spins": _u64(p, 0)},
                instant=True)
+        # {{patch:idle-optout
         elif n == EV_RTSLAB_OPT_OUT:
             ev("i", "opt out", c, ts, instant=True)
         elif n == EV_RTSLAB_REJOIN:
             ev("i", "rejoin", c, ts, {"waited": bool(p[0])}, instant=True)
+        # }}patch:idle-optout
         elif n in THREAD_EVENTS:
             args = {"thread": _u32(p, 0)}
             if n in (EV_THREAD_WAKEUP, EV_MIGRATE_THREAD):

@@ -9,7 +9,7 @@
  *   - its election: stw_pending, stw_is_leader, the epoch one more than the last sync's, and
  *     stw_try_lead failing (for itself and another member) while its sync is pending;
  *   - stw_stop_all: every other member interrupted exactly once and itself never; every
- *     follower arrived (`arriving` is 0), and every member takes part (the leader first): none
+ *     follower arrived (stw_all_arrived), and every member takes part (the leader first): none
  *     is mutating and none makes progress until the release; each did its work of its
  *     previous sync exactly once (and none yet of this one);
  *   - stw_await_gc_threads(k) returns only once the k GC-thread followers finished;
@@ -152,7 +152,7 @@ static void lead(unsigned me)
 
     StwTakingPart part;
     stw_stop_all(me, &part);
-    CHECK_EQ_INT(LOAD(&stw_sync.arriving), 0);    /* every follower counted itself down */
+    CHECK(stw_all_arrived());                     /* every follower arrived */
     CHECK_EQ_INT(part.n, N);                      /* everyone takes part: the leader first, */
     CHECK_EQ_INT(part.no[0], me);                 /* then the others by number */
     for (unsigned i = 1, k = 1; i <= N; i++)

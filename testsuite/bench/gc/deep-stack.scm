@@ -1,6 +1,6 @@
 ;; deep-stack: deep non-tail recursion (depth D) that allocates on the way down, churns
 ;; short-lived data at the bottom and builds its result on the way up, R times; so many
-;; minor GCs happen with a very deep, mostly unchanged stack (seed 002: stack chunks).
+;; minor GCs happen with a very deep, mostly unchanged stack (seed 002).
 ;; quick: 30000 3 100000
 ;; norm: 400000 6 600000
 ;; slow: 1000000 10 1000000

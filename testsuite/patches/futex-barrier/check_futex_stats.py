@@ -2,7 +2,7 @@
 """The futex-barrier patch's counters after a run of many GCs (Note [Futex barrier] in
 runtime/sync/wait_futex_barrier.c).
 
-    check_futex_stats.py --caps N [--min-gcs G] -- PROGRAM ARGS... +RTS ... -RTS
+    check_futex_stats.py --caps N [--min-gcs G] [--min KEY=N]... -- PROGRAM ARGS... +RTS ... -RTS
 
 Runs the program with `-s --machine-readable` added (its stderr), and checks, per barrier
 kind (enter, arrival, gc_done, leave):
@@ -14,7 +14,7 @@ kind (enter, arrival, gc_done, leave):
     the release), with or without a system call; arrival gets one per sync (the last to
     arrive) when there is more than one capability, none with one;
   - the futex waits are the sleeps, and no more than the announcements;
-  - at least G GCs ran (default 100).
+  - at least G GCs ran (default 100), and each --min KEY=N: the statistic KEY is at least N.
 Prints "futex stats ok: ..." and exits 0, or the failed checks and exits 1."""
 import ast
 import subprocess
@@ -25,12 +25,15 @@ KINDS = ("enter", "arrival", "gc_done", "leave")
 
 def main():
     args = sys.argv[1:]
-    caps, min_gcs = None, 100
+    caps, min_gcs, mins = None, 100, []
     while args and args[0] != "--":
         if args[0] == "--caps":
             caps = int(args[1]); args = args[2:]
         elif args[0] == "--min-gcs":
             min_gcs = int(args[1]); args = args[2:]
+        elif args[0] == "--min":
+            key, _, v = args[1].partition("=")
+            mins.append((key, int(v))); args = args[2:]
         else:
             sys.exit("check_futex_stats: unknown argument %r" % args[0])
     if caps is None or not args or len(args) < 2:
@@ -57,6 +60,8 @@ def main():
     gcs, syncs = n("num_GCs"), n("rtslab_stw_syncs")
     check(n("n_capabilities") == caps, "n_capabilities %s, expected %d" % (d.get("n_capabilities"), caps))
     check(gcs >= min_gcs, "only %d GCs (wanted at least %d)" % (gcs, min_gcs))
+    for key, want in mins:
+        check(n(key) >= want, "%s %d, wanted at least %d" % (key, n(key), want))
     summary = []
     for k in KINDS:
         key = "rtslab_barrier_%s_" % k
