@@ -62,10 +62,10 @@
  * arrives: the leader counts those down for them once it has chosen who takes part, and
  * wakes the word if that makes it 0, as the last arrival would have, so every sync has
  * exactly one arrival wake (the patch's statistics test counts them; with members left out,
- * by hand in a build with idle-optout too: check_futex_stats.py --caps 8 --min
- * rtslab_idle_opted_out=500 -- bench/micro/busy_one 300 +RTS -N8 -RTS, which a single
- * patch's manifest cannot hold, as its test driver knows no other patch). The count cannot
- * reach 0 before that, since the members left
+ * by hand in a build whose other patch leaves idle members out: check_futex_stats.py
+ * --caps 8 -- bench/micro/busy_one 300 +RTS -N8 -RTS, which this patch's manifest cannot
+ * hold, as its test driver knows no other patch). The count cannot reach 0 before that,
+ * since the members left
  * out are still in it. It is 32 bits, never above the number of capabilities, reset by each
  * sync (Note [Counters that wrap]). */
 #endif
