@@ -567,12 +567,7 @@ def lint_patch(path, name, rules=LINT_RULES):
     lines = text.split("\n")
     if len(lines) > PATCH_LINES_MAX:
         say(len(lines), "size", f"{len(lines)} lines, over {PATCH_LINES_MAX}")
-    headers, i = {}, 0
-    while i < len(lines) and lines[i].strip():
-        m = re.match(r"^([A-Za-z-]+): (.*)$", lines[i])
-        if m:
-            headers.setdefault(m.group(1).lower(), (i + 1, m.group(2)))
-        i += 1
+    headers, i = mail_headers(lines)
     body_start = i + 1
     try:
         end = lines.index("---", body_start)
@@ -611,6 +606,8 @@ def lint_patch(path, name, rules=LINT_RULES):
         say(second_hunk, "changes", f"{changes_hunks} hunks in CHANGES.md (one entry per patch)")
     subject = headers.get("subject", (0, ""))
     for no, line in [subject] + list(enumerate(message, body_start + 1)):
+        if line.startswith("Signed-off-by:"):
+            continue                 # a person's name is no history
         for rx, what in LAB_HISTORY:
             m = rx.search(line)
             if m:
@@ -648,6 +645,26 @@ def lint_patch(path, name, rules=LINT_RULES):
                             for _, v in signed):
         say(signed[0][0], "author", f"no Signed-off-by: of the From:, {frm}")
     return found
+
+
+def mail_headers(lines):
+    """The headers of a patch file's LINES, {lowercase name: (line number, value)}, with folded
+    values unfolded (git format-patch folds a long From:), and the index of the blank line
+    that ends them."""
+    headers, i, last = {}, 0, None
+    while i < len(lines) and lines[i].strip():
+        m = re.match(r"^([A-Za-z-]+): ?(.*)$", lines[i])
+        if lines[i][:1] in " \t" and last:
+            no, value = headers[last]
+            headers[last] = (no, value + " " + lines[i].strip())
+        elif m:
+            last = m.group(1).lower()
+            if last in headers:
+                last = None          # the first of two headers of a name counts
+            else:
+                headers[last] = (i + 1, m.group(2))
+        i += 1
+    return headers, i
 
 
 def lint(pdir, rules=LINT_RULES):
@@ -839,14 +856,14 @@ def committed_author(pdir):
         names = f.read().split()
     for n in names[:1]:
         with open(os.path.join(pdir, n), encoding="utf-8", errors="replace") as f:
-            for line in f:
-                if line.startswith("From: "):
-                    try:
-                        return parse_author(line[6:], f"{OUT_DIR}/{n}: From")
-                    except PatchError:      # rtslab@localhost, from before the sign-off
-                        return None
-                if not line.strip():
-                    break
+            headers, _ = mail_headers(f.read().split("\n"))
+        if "from" in headers:
+            import email.header
+            frm = str(email.header.make_header(email.header.decode_header(headers["from"][1])))
+            try:
+                return parse_author(frm, f"{OUT_DIR}/{n}: From")
+            except PatchError:      # rtslab@localhost, from before the sign-off
+                return None
     return None
 
 

@@ -254,6 +254,22 @@ def author_cases(work, src):
         ok("From: Grace Config <grace@example.org>" in text
            and "Signed-off-by: Grace Config <grace@example.org>" in text,
            "the author from git config")
+        # a name long enough that git format-patch folds the From: header over two lines
+        long_name = "Grace Brewster Murray Hopper of the Harvard Computation Laboratory"
+        os.environ["PATCH_AUTHOR"] = f"{long_name} <grace.hopper@example.org>"
+        out = os.path.join(work, "long-author")
+        mkpatches.generate(src, out)
+        with open(os.path.join(out, "0001-alpha.patch")) as f:
+            head = f.read().split("\n\n")[0]
+        ok("\n <grace.hopper@example.org>" in head, f"the From: is folded: {head}")
+        ok(mkpatches.lint(out) == [], f"a folded From: passes the lint: {mkpatches.lint(out)}")
+        ok(mkpatches.committed_author(out) == (long_name, "grace.hopper@example.org"),
+           f"verify reads a folded From: {mkpatches.committed_author(out)}")
+        # a person's name in the sign-off is no lab history, whatever it looks like
+        os.environ["PATCH_AUTHOR"] = "Seed 129535cf maintainers <m@example.org>"
+        out = os.path.join(work, "seed-author")
+        mkpatches.generate(src, out)
+        ok(mkpatches.lint(out) == [], f"a sign-off naming a seed: {mkpatches.lint(out)}")
         for bad in ("nobody", "rtslab <rtslab@localhost>"):
             os.environ["PATCH_AUTHOR"] = bad
             expect_error(lambda: mkpatches.generate(src, os.path.join(work, "bad-author")),
