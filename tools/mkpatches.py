@@ -8,6 +8,7 @@ RTSLAB_PATCH lines), into a base and one
     python3 tools/mkpatches.py verify   [--src DIR] [--rev REV]   # patches/ is current
     python3 tools/mkpatches.py base DIR [--src DIR]          # the base, as a git repository
     python3 tools/mkpatches.py check    [--src DIR] [--scratch DIR] [--check-args ARGS] [-j N]
+    python3 tools/mkpatches.py lint     [--src DIR] [--dir DIR] [--all]  # mail-ready files
 
 What belongs to a patch (docs/new-patch.md, the rules every patch follows):
   * in C (.c, .h, .inc): the `#if RTS_PATCH_<MACRO>` islands, which unifdef strips
@@ -15,7 +16,8 @@ What belongs to a patch (docs/new-patch.md, the rules every patch follows):
     `#include "rtslab_config.h"` besides) is the patch's own file and goes with it;
   * everything under testsuite/patches/<name>/, and docs/patches/<name>.md (the patch's
     upstream description: its first line is the subject, the rest the body of the commit
-    message); its experiment, experiments/<name>/, is the fork's and in no tree made here
+    message, whose one copy it is: the file is in no tree made here, Note [One source for
+    the message]); its experiment, experiments/<name>/, is the fork's and in no tree made here
     (the base's and the patch's alike), and the commit message points to it;
   * in any other text file, the lines from one holding `{{patch:<name>` to the one holding
     `}}patch:<name>` (markers on lines of their own, in the file's comment syntax; they may
@@ -85,6 +87,17 @@ QUEUE_REPORT = re.compile(
 # 1,538 of them SVG).
 def is_patch_experiment(path, patches):
     return any(path.startswith(f"experiments/{p.name}/") for p in patches)
+
+
+# Note [One source for the message]
+# A patch's description, docs/patches/NAME.md, is the source of its commit message (subject,
+# body; `description` adds the tests, the Testing paragraph and the sign-off). Carried in the
+# patch as well, the file repeated the message a reviewer has just read (issue 44 item 3: "no
+# docs/patches/*.md copy of the message"), and an upstream tree has no use for it: so it is in
+# no tree made here, the patch's included, as the experiments are not, and the commit message
+# is its only copy in a patch file.
+def is_description(path, patches):
+    return any(path == f"docs/patches/{p.name}.md" for p in patches)
 
 
 # The order of a patch file's hunks: the runtime first (what a reviewer reads first), then the
@@ -266,6 +279,7 @@ def make_tree(src, files, dest, drop, patches):
     macros = [p.macro for p in dropped]
     for path in files:
         if (any(p.owns(path) for p in dropped) or path in GENERATED
+                or is_description(path, patches)
                 or path.startswith(GENERATED_DIRS) or RAW_RESULTS.match(path)
                 or QUEUE_REPORT.match(path) or is_patch_experiment(path, patches)):
             continue
@@ -368,13 +382,13 @@ def check_mentions(tree, patches, what, exempt=None):
 
 # --- git ------------------------------------------------------------------------------------
 
-def git(repo, *args, check=True, **kw):
-    env = {**os.environ, **GIT_ENV}
+def git(repo, *args, check=True, env=None, **kw):
+    env = env or {**os.environ, **GIT_ENV}
     return subprocess.run(["git", "-C", repo, *args], check=check, env=env,
                           capture_output=True, **kw)
 
 
-def commit_tree(repo, tree, message):
+def commit_tree(repo, tree, message, env=None):
     """Replaces REPO's work tree by TREE's files and commits them."""
     git(repo, "rm", "-rq", "--ignore-unmatch", ".")
     for entry in os.listdir(tree):
@@ -387,13 +401,81 @@ def commit_tree(repo, tree, message):
     with tempfile.NamedTemporaryFile("w", delete=False, encoding="utf-8") as f:
         f.write(message)
     try:
-        git(repo, "commit", "-q", "--allow-empty", "--cleanup=verbatim", "-F", f.name)
+        git(repo, "commit", "-q", "--allow-empty", "--cleanup=verbatim", "-F", f.name,
+            env={**os.environ, **GIT_ENV, **(env or {})})
     finally:
         os.unlink(f.name)
 
 
-def description(src, patch):
-    """The commit message of PATCH: docs/patches/NAME.md, and the tests it adds."""
+# Note [The author of the patches]
+# The patch files are mailed to a maintainer, who answers their From: and reads their
+# Signed-off-by: (the Developer's Certificate of Origin), so both name a person:
+# PATCH_AUTHOR="Name <email>" if it is set, else `git config user.name` and `user.email` as
+# the tree's repository sees them; not the fixed rtslab@localhost of the base's commit. The
+# date stays fixed, so the files still depend only on the tree and the author. `verify` asks
+# whether patches/ is the tree's queue, not who made it: without PATCH_AUTHOR it takes the
+# author from the committed files' From: (so CI, with no git identity, and a colleague, with
+# another, verify the lead's files).
+AUTHOR_RX = re.compile(r"^\s*([^<>\n]*[^<>\s])\s*<([^<>\s@]+@[^<>\s]+)>\s*$")
+PLACEHOLDER_EMAIL = GIT_ENV["GIT_AUTHOR_EMAIL"]
+
+
+def parse_author(text, what):
+    m = AUTHOR_RX.match(text or "")
+    if not m:
+        raise PatchError(f"{what}: {text!r} is not an author, \"Name <email>\"")
+    if m.group(2) == PLACEHOLDER_EMAIL:
+        raise PatchError(f"{what}: {PLACEHOLDER_EMAIL} is no one to mail: name a person")
+    return m.group(1), m.group(2)
+
+
+def patch_author(src):
+    """(name, email) for the patches' From: and Signed-off-by: (Note [The author of the
+    patches])."""
+    env = os.environ.get("PATCH_AUTHOR")
+    if env:
+        return parse_author(env, "PATCH_AUTHOR")
+    def config(key):
+        r = subprocess.run(["git", "-C", src, "config", key], capture_output=True, text=True)
+        return r.stdout.strip() if r.returncode == 0 else ""
+    name, email = config("user.name"), config("user.email")
+    if not (name and email):
+        raise PatchError("who signs the patches? set PATCH_AUTHOR=\"Name <email>\" or git "
+                         "config user.name and user.email (Note [The author of the patches])")
+    return parse_author(f"{name} <{email}>", "git config user.name/user.email")
+
+
+def author_env(author):
+    name, email = author
+    return {"GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": email,
+            "GIT_COMMITTER_NAME": name, "GIT_COMMITTER_EMAIL": email}
+
+
+def testing_paragraph(src, patch):
+    """The exact commands that build a tree with PATCH applied and run its tests (the
+    "Testing:" paragraph of its commit message)."""
+    needs = set()
+    manifest = os.path.join(src, "testsuite", "patches", patch.name, "TESTS")
+    if os.path.exists(manifest):
+        with open(manifest, encoding="utf-8") as f:
+            for line in f:
+                if line.strip() and not line.lstrip().startswith("#"):
+                    for n in re.findall(r"(?<!\S)needs=(\S+)", line.split(" -- ")[0]):
+                        needs.update(x for x in n.split(",") if x and not x.startswith("!"))
+    text = ("Testing: after `git am`, from the top of the tree (the generated files are not in "
+            "the\npatches, so autoreconf first):\n"
+            f"  autoreconf -fi && ./configure --enable-{patch.name} && make -j2\n"
+            f"  make check CHECK_ARGS='--filter patches/{patch.name}/'    # the tests it adds\n"
+            f"  make check    # the whole suite, with the patch on\n")
+    if needs:
+        text += ("A test marked needs=X is skipped, and says so, where X is missing: "
+                 + ", ".join(sorted(needs)) + ".\n")
+    return text
+
+
+def description(src, patch, author=None):
+    """The commit message of PATCH: docs/patches/NAME.md, the tests it adds, how to run them
+    (Testing:) and AUTHOR's Signed-off-by (Note [The author of the patches])."""
     path = os.path.join(src, "docs", "patches", patch.name + ".md")
     if not os.path.exists(path):
         raise PatchError(f"{patch.name} is written (testsuite/patches/{patch.name}/ exists) but "
@@ -421,14 +503,201 @@ def description(src, patch):
                 % patch.name) + "".join(f"  {t}\n" for t in tests)
     msg += (f"\nSwitch: ./configure --enable-{patch.name} (macro {patch.macro}).\n"
             f"Generated by `make patches` (tools/mkpatches.py) from the rtslab tree.\n")
+    msg += "\n" + testing_paragraph(src, patch)
+    if author:
+        msg += f"\nSigned-off-by: {author[0]} <{author[1]}>\n"
     return msg
+
+
+# --- the mail lint ----------------------------------------------------------------------------
+
+# Note [The mail lint]
+# A patch file is mailed to a maintainer and reviewed alone (issue 44 item 3), like the
+# kernel's checkpatch.pl checks a patch before it is sent. `mkpatches.py lint` reads each file
+# of patches/ (the series) and reports, as FILE:LINE: RULE: what:
+#   line-length  a line over 998 characters (RFC 5322's limit: a mailer breaks it, git am
+#                then fails or changes the file);
+#   binary       binary data: a `GIT binary patch` or `Binary files ... differ` section, bytes
+#                that are not UTF-8, or a control character other than tab, form feed and CR;
+#   fixtures     generated fixture data: more than FIXTURE_FILES_MAX files added under a
+#                directory named fixtures/ (a tree of data files is made by a script at test
+#                time, which is what a reviewer can read);
+#   size         a file over PATCH_LINES_MAX lines: too long to review as one unit;
+#   changes      more than one hunk in CHANGES.md (one entry per patch);
+#   lab-history  the fork's history in the commit message, which means nothing upstream: an
+#                issue number ("issue 43", "issues 12"), a seed ("seed 003"), a turn ("turn-3"),
+#                a figure "measured before" a change that superseded it (LAB_HISTORY);
+#   testing      no "Testing:" paragraph, or one without the commands that configure the
+#                patch on (--enable-NAME) and run make check;
+#   author       a From: that is not "Name <email>" or is rtslab@localhost, or no
+#                Signed-off-by: of the same person (Note [The author of the patches]);
+#   docs-copy    the patch adds docs/patches/NAME.md, a copy of its own commit message
+#                (Note [One source for the message]).
+# `make check-patches` runs CI_RULES, the rules the queue passes; `lint --all` runs every rule,
+# and so reports what the queue still has to fix before it can be mailed (size, changes and
+# lab-history: a rule joins CI_RULES when the queue passes it).
+MAIL_LINE_MAX = 998
+FIXTURE_FILES_MAX = 10
+PATCH_LINES_MAX = 1500
+LAB_HISTORY = [
+    (re.compile(r"\bissues?\s+#?\d+", re.I), "an issue number"),
+    (re.compile(r"\bseeds?\s+#?\d+", re.I), "a seed number"),
+    (re.compile(r"\bturns?[-\s]#?\d+", re.I), "a turn number"),
+    (re.compile(r"\bmeasured\s+before\s+(this|the|that)\b", re.I), "a superseded figure"),
+]
+LINT_RULES = ("line-length", "binary", "fixtures", "size", "changes", "lab-history", "testing",
+              "author", "docs-copy")
+CI_RULES = ("line-length", "binary", "fixtures", "testing", "author", "docs-copy")
+CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
+
+
+def lint_patch(path, name, rules=LINT_RULES):
+    """The mail lint's findings on the patch file PATH of the patch NAME, as (line, rule,
+    what) (Note [The mail lint])."""
+    import email.header
+    with open(path, "rb") as f:
+        data = f.read()
+    found = []
+    def say(no, rule, what):
+        if rule in rules:
+            found.append((no, rule, what))
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        say(data[:e.start].count(b"\n") + 1, "binary", "bytes that are not UTF-8")
+        text = data.decode("utf-8", errors="replace")
+    lines = text.split("\n")
+    if len(lines) > PATCH_LINES_MAX:
+        say(len(lines), "size", f"{len(lines)} lines, over {PATCH_LINES_MAX}")
+    headers, i = mail_headers(lines)
+    body_start = i + 1
+    try:
+        end = lines.index("---", body_start)
+    except ValueError:
+        end = len(lines)
+    message = lines[body_start:end]
+    fixture_files, changes_hunks, current = [], 0, None
+    for no, line in enumerate(lines, 1):
+        if len(line) > MAIL_LINE_MAX:
+            say(no, "line-length", f"{len(line)} characters, over {MAIL_LINE_MAX}: "
+                                   f"{line[:60]!r}...")
+        c = CONTROL.search(line)
+        if c:
+            say(no, "binary", f"a control character {c.group(0)!r}")
+        if no <= end:
+            continue
+        m = re.match(r"^diff --git a/(\S+) b/(\S+)$", line)
+        if m:
+            current = m.group(2)
+            if current == f"docs/patches/{name}.md":
+                say(no, "docs-copy", f"{current} repeats the commit message (its source)")
+            continue
+        if line == "GIT binary patch" or re.match(r"^Binary files .* differ$", line):
+            say(no, "binary", f"binary data in {current}")
+        elif line.startswith("new file mode") and current and "fixtures" in current.split("/")[:-1]:
+            fixture_files.append((no, current))
+        elif line.startswith("@@ ") and current == "CHANGES.md":
+            changes_hunks += 1
+            if changes_hunks == 2:
+                second_hunk = no
+    if len(fixture_files) > FIXTURE_FILES_MAX:
+        say(fixture_files[0][0], "fixtures",
+            f"{len(fixture_files)} files added under fixtures/ directories (at most "
+            f"{FIXTURE_FILES_MAX}: generate them at test time), e.g. {fixture_files[0][1]}")
+    if changes_hunks > 1:
+        say(second_hunk, "changes", f"{changes_hunks} hunks in CHANGES.md (one entry per patch)")
+    subject = headers.get("subject", (0, ""))
+    for no, line in [subject] + list(enumerate(message, body_start + 1)):
+        if line.startswith("Signed-off-by:"):
+            continue                 # a person's name is no history
+        for rx, what in LAB_HISTORY:
+            m = rx.search(line)
+            if m:
+                say(no, "lab-history", f"{what} in the commit message: {m.group(0)!r}")
+    # a paragraph: lines up to a blank line; "Testing:" begins one
+    paragraphs, cur = [], []
+    for line in message + [""]:
+        if line.strip():
+            cur.append(line)
+        elif cur:
+            paragraphs.append(cur)
+            cur = []
+    testing = [p for p in paragraphs if p[0].startswith("Testing:")]
+    if not testing:
+        say(0, "testing", "no \"Testing:\" paragraph in the commit message")
+    elif not (any(f"--enable-{name}" in l for l in testing[0])
+              and any("make check" in l for l in testing[0])):
+        say(0, "testing", f"the Testing: paragraph does not give the commands (./configure "
+                          f"--enable-{name}, make check)")
+    no, frm = headers.get("from", (0, None))
+    author = None
+    if frm is None:
+        say(0, "author", "no From: header")
+    else:
+        frm = str(email.header.make_header(email.header.decode_header(frm)))
+        try:
+            author = parse_author(frm, "From")
+        except PatchError as e:
+            say(no, "author", str(e))
+    signed = [(n, l[len("Signed-off-by:"):].strip())
+              for n, l in enumerate(message, body_start + 1) if l.startswith("Signed-off-by:")]
+    if not signed:
+        say(0, "author", "no Signed-off-by: in the commit message")
+    elif author and not any(AUTHOR_RX.match(v) and AUTHOR_RX.match(v).groups() == author
+                            for _, v in signed):
+        say(signed[0][0], "author", f"no Signed-off-by: of the From:, {frm}")
+    return found
+
+
+def mail_headers(lines):
+    """The headers of a patch file's LINES, {lowercase name: (line number, value)}, with folded
+    values unfolded (git format-patch folds a long From:), and the index of the blank line
+    that ends them."""
+    headers, i, last = {}, 0, None
+    while i < len(lines) and lines[i].strip():
+        m = re.match(r"^([A-Za-z-]+): ?(.*)$", lines[i])
+        if lines[i][:1] in " \t" and last:
+            no, value = headers[last]
+            headers[last] = (no, value + " " + lines[i].strip())
+        elif m:
+            last = m.group(1).lower()
+            if last in headers:
+                last = None          # the first of two headers of a name counts
+            else:
+                headers[last] = (i + 1, m.group(2))
+        i += 1
+    return headers, i
+
+
+def lint(pdir, rules=LINT_RULES):
+    """The mail lint over the series of PDIR: (file, line, rule, what) for every finding."""
+    series = os.path.join(pdir, "series")
+    if not os.path.exists(series):
+        raise PatchError(f"{series} does not exist: run `make patches`")
+    with open(series, encoding="utf-8") as f:
+        names = f.read().split()
+    out = []
+    for n in names:
+        m = re.match(r"^\d{4}-([a-z0-9-]+)\.patch$", n)
+        if not m:
+            raise PatchError(f"{series}: {n} is not NNNN-NAME.patch")
+        out += [(n, no, rule, what) for no, rule, what
+                in lint_patch(os.path.join(pdir, n), m.group(1), rules)]
+    return out
+
+
+def format_lint(found, pdir):
+    rel = os.path.relpath(pdir)
+    return "".join(f"{rel}/{f}:{no}: {rule}: {what}\n" for f, no, rule, what in found)
 
 
 # --- the commands ---------------------------------------------------------------------------
 
-def build_queue(src, work):
-    """Builds WORK/repo: the base commit, then one branch per written patch. Returns
-    (repo, written patches)."""
+def build_queue(src, work, author=None):
+    """Builds WORK/repo: the base commit, then one branch per written patch, committed and
+    signed off by AUTHOR, (name, email) (default: patch_author(src)). Returns (repo, patches,
+    written patches)."""
+    author = author or patch_author(src)
     patches = read_patches(src)
     written = [p for p in patches if is_written(src, p)]
     files = tracked_files(src)
@@ -454,7 +723,7 @@ def build_queue(src, work):
         check_mentions(tree, [q for q in patches if q is not p], f"the base with only {p.name}",
                        exempt=p.owns)
         git(repo, "checkout", "-q", "-b", p.name, "base")
-        commit_tree(repo, tree, description(src, p))
+        commit_tree(repo, tree, description(src, p, author), env=author_env(author))
     return repo, patches, written
 
 
@@ -514,17 +783,21 @@ the base's experiments without their raw results) and dropping the lines between
 and `}}patch:<name>` markers in every other text file (Makefile.am lists a patch's own
 sources inside its markers); the generated files are left out (run `autoreconf -fi`). The base must mention no patch at all, and the tree
 with one patch kept no other patch; the generator fails when either does. The commit message
-of a patch is its `docs/patches/<name>.md`, followed by the tests it adds.
+of a patch is its `docs/patches/<name>.md` (its one copy: that file is in no patch), followed
+by the tests it adds, a "Testing:" paragraph with the commands that run them, and the
+`Signed-off-by:` of its author (`PATCH_AUTHOR`, or git's `user.name` and `user.email`).
 
-`make check-patches` proves the queue: the base builds and passes `make check`; each patch
+`make check-patches` proves the queue: the patch files pass the mail lint
+(`python3 tools/mkpatches.py lint`; `lint --all` adds the rules the queue does not pass yet);
+the base builds and passes `make check`; each patch
 applies alone (`git apply --check`, then `git am`) and its tree builds with `-Werror` and the
 patch on and passes `make check`; the whole series applies in order and gives back the tree.
 """
 
 
-def generate(src, out):
+def generate(src, out, author=None):
     with tempfile.TemporaryDirectory(prefix="mkpatches.") as work:
-        repo, patches, written = build_queue(src, work)
+        repo, patches, written = build_queue(src, work, author)
         tmp_out = os.path.join(work, "out")
         os.makedirs(tmp_out)
         order = os.path.join(work, "hunk-order")
@@ -576,11 +849,32 @@ def series_applies(src, repo, branch, patch_dir, written, patches, work):
     shutil.rmtree(expect)
 
 
+def committed_author(pdir):
+    """The author of the committed patch files in PDIR (their first From: header), or None."""
+    series = os.path.join(pdir, "series")
+    if not os.path.exists(series):
+        return None
+    with open(series, encoding="utf-8") as f:
+        names = f.read().split()
+    for n in names[:1]:
+        with open(os.path.join(pdir, n), encoding="utf-8", errors="replace") as f:
+            headers, _ = mail_headers(f.read().split("\n"))
+        if "from" in headers:
+            import email.header
+            frm = str(email.header.make_header(email.header.decode_header(headers["from"][1])))
+            try:
+                return parse_author(frm, f"{OUT_DIR}/{n}: From")
+            except PatchError:      # rtslab@localhost, from before the sign-off
+                return None
+    return None
+
+
 def verify(src):
+    committed = os.path.join(src, OUT_DIR)
+    author = None if os.environ.get("PATCH_AUTHOR") else committed_author(committed)
     with tempfile.TemporaryDirectory(prefix="mkpatches-verify.") as work:
         fresh = os.path.join(work, "patches")
-        generate(src, fresh)
-        committed = os.path.join(src, OUT_DIR)
+        generate(src, fresh, author)
         r = subprocess.run(["diff", "-ru", committed, fresh], capture_output=True, text=True)
         if r.returncode:
             sys.stderr.write(r.stdout[:4000])
@@ -657,6 +951,11 @@ def check(src, scratch, check_args, jobs, base_tree_tests=False):
     patches = read_patches(src)
     written = [p for p in patches if is_written(src, p)]
     pdir = os.path.join(src, OUT_DIR)
+    found = lint(pdir, CI_RULES)
+    if found:
+        raise PatchError("the patch files fail the mail lint (mkpatches.py lint, Note [The "
+                         "mail lint]):\n" + format_lint(found, pdir))
+    print(f"check-patches: the mail lint ({', '.join(CI_RULES)}) passes", flush=True)
     if os.path.isdir(scratch):
         shutil.rmtree(scratch)
     os.makedirs(scratch)
@@ -695,7 +994,7 @@ def check(src, scratch, check_args, jobs, base_tree_tests=False):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("command", choices=["generate", "verify", "base", "check"])
+    ap.add_argument("command", choices=["generate", "verify", "base", "check", "lint"])
     ap.add_argument("dest", nargs="?", help="base: the directory to write the base into")
     ap.add_argument("--src", default=SRC_DEFAULT)
     ap.add_argument("--out", help="generate: where (default SRC/patches)")
@@ -710,6 +1009,9 @@ def main():
                     help="check: the base runs only the tests of its files (tool tests, lint); "
                          "its runtime is the baseline's, whose suite make check runs")
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--all", action="store_true",
+                    help="lint: every rule, not only those make check-patches runs (CI_RULES)")
+    ap.add_argument("--dir", help="lint: the patch files' directory (default SRC/patches)")
     args = ap.parse_args()
     src = os.path.abspath(args.src)
     if args.rev and args.command not in ("generate", "verify"):
@@ -732,6 +1034,14 @@ def main():
                 else:
                     verify(tree)
                     print(f"mkpatches: patches/ is current{at}")
+        elif args.command == "lint":
+            pdir = os.path.abspath(args.dir or os.path.join(src, OUT_DIR))
+            rules = LINT_RULES if args.all else CI_RULES
+            found = lint(pdir, rules)
+            sys.stdout.write(format_lint(found, pdir))
+            print(f"mkpatches: lint ({'every rule' if args.all else ', '.join(rules)}): "
+                  f"{len(found)} finding(s) in {len({f for f, *_ in found})} file(s)")
+            return 1 if found else 0
         elif args.command == "base":
             if not args.dest:
                 ap.error("base needs a directory")

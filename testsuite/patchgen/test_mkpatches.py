@@ -105,7 +105,8 @@ ALPHA = {
     "main.c": MAIN_C.replace("#if RTS_PATCH_BETA\n    x *= 3;\n#endif\n", ""),
     "notes.md": NOTES_MD.replace("<!-- {{nopatch:beta -->\n", "").replace("<!-- }}nopatch:beta -->\n", ""),
     "testsuite/patches/alpha/TESTS": TREE["testsuite/patches/alpha/TESTS"],
-    "docs/patches/alpha.md": TREE["docs/patches/alpha.md"],
+    # docs/patches/alpha.md is the commit message's source, in no tree (Note [One source for
+    # the message])
     "experiments/patch-matrix/plot.py": TREE["experiments/patch-matrix/plot.py"],
 }
 BETA = {
@@ -116,8 +117,8 @@ BETA = {
     "beta.c": BETA_C,
     "notes.md": NOTES_MD.replace("<!-- {{patch:alpha -->\nAlpha's paragraph.\n<!-- }}patch:alpha -->\n", ""),
     "testsuite/patches/beta/TESTS": TREE["testsuite/patches/beta/TESTS"],
-    # its experiment, experiments/beta/, stays in the fork's tree only
-    "docs/patches/beta.md": TREE["docs/patches/beta.md"],
+    # its experiment, experiments/beta/, stays in the fork's tree only; its description is
+    # the commit message, not a file of the patch
     "experiments/patch-matrix/plot.py": TREE["experiments/patch-matrix/plot.py"],
 }
 
@@ -177,7 +178,116 @@ def expect_error(fn, needle, what):
     ok(False, f"{what}: no error")
 
 
+def lint_cases(work, out):
+    """Each rule of the mail lint (Note [The mail lint]) reports a patch file broken its way,
+    and only that rule does; a clean file passes."""
+    with open(os.path.join(out, "0002-beta.patch"), encoding="utf-8") as f:
+        clean = f.read()
+    msg, diff = clean.split("\n---\n", 1)
+    added = ("diff --git a/{p} b/{p}\nnew file mode 100644\nindex 0000000..1111111\n"
+             "--- /dev/null\n+++ b/{p}\n@@ -0,0 +1 @@\n+{line}\n")
+    changes = ("diff --git a/CHANGES.md b/CHANGES.md\nindex 1111111..2222222 100644\n"
+               "--- a/CHANGES.md\n+++ b/CHANGES.md\n@@ -1,2 +1,3 @@\n a\n+b\n c\n"
+               "@@ -10,2 +11,3 @@\n x\n+y\n z\n")
+    diff_at = clean.index("\ndiff --git ") + 1
+    def with_diff(extra):
+        return clean[:diff_at] + extra + clean[diff_at:]
+    cases = {
+        "line-length": with_diff(added.format(p="data.txt", line="x" * 999)),
+        "binary": with_diff("diff --git a/x.bin b/x.bin\nnew file mode 100644\nindex "
+                            "0000000..1111111\nGIT binary patch\nliteral 3\nKcmZQz\n\n"),
+        "fixtures": with_diff("".join(added.format(p=f"t/fixtures/c{i}/f", line=str(i))
+                                      for i in range(11))),
+        "changes": with_diff(changes),
+        "lab-history": clean.replace("Why beta.", "Why beta (seed 003, issue 43, turn-3)."),
+        "testing": clean.replace("\nTesting:", "\nTests:"),
+        "author": clean.replace("From: Ada Tester <ada@example.org>",
+                                "From: rtslab <rtslab@localhost>"),
+        "docs-copy": with_diff(added.format(p="docs/patches/beta.md", line="beta")),
+        "size": with_diff(added.format(p="big.txt", line="\n+".join(["y"] * 1500))),
+    }
+    ok(set(cases) == set(mkpatches.LINT_RULES), "a case for every rule")
+    signed = clean.replace("Signed-off-by: Ada Tester <ada@example.org>",
+                           "Signed-off-by: Someone Else <else@example.org>")
+    ok(signed != clean, "the sign-off is there to change")
+    cases["author-signoff"] = signed
+    for rule, text in cases.items():
+        d = os.path.join(work, "lint-" + rule)
+        os.makedirs(d)
+        with open(os.path.join(d, "series"), "w") as f:
+            f.write("0002-beta.patch\n")
+        with open(os.path.join(d, "0002-beta.patch"), "w", encoding="utf-8") as f:
+            f.write(text)
+        found = mkpatches.lint(d)
+        want = rule.split("-signoff")[0]
+        ok(found and {r for _, _, r, _ in found} == {want},
+           f"the mail lint reports {rule}, and only it: {found}")
+        if rule == "lab-history":
+            ok(len(found) == 3, f"each of seed, issue and turn: {found}")
+        ci = mkpatches.lint(d, mkpatches.CI_RULES)
+        ok(bool(ci) == (want in mkpatches.CI_RULES), f"CI's rules and {rule}: {ci}")
+    r = subprocess.run([sys.executable, os.path.join(SRC, "tools", "mkpatches.py"), "lint",
+                        "--all", "--dir", os.path.join(work, "lint-binary")],
+                       capture_output=True, text=True)
+    ok(r.returncode == 1 and "0002-beta.patch:" in r.stdout and ": binary: " in r.stdout,
+       f"mkpatches.py lint --all fails and names the file and rule: {r.stdout} {r.stderr}")
+    r = subprocess.run([sys.executable, os.path.join(SRC, "tools", "mkpatches.py"), "lint",
+                        "--dir", out], capture_output=True, text=True)
+    ok(r.returncode == 0 and "0 finding(s)" in r.stdout, f"lint on a clean queue: {r.stdout}")
+
+
+def author_cases(work, src):
+    """Without PATCH_AUTHOR the author is git config's user.name and user.email; without
+    either, generate refuses; PATCH_AUTHOR must be "Name <email>" and not rtslab@localhost."""
+    saved = os.environ.pop("PATCH_AUTHOR")
+    saved_global = os.environ.get("GIT_CONFIG_GLOBAL")
+    os.environ["GIT_CONFIG_GLOBAL"] = os.devnull     # no identity but the repository's
+    try:
+        expect_error(lambda: mkpatches.generate(src, os.path.join(work, "who")),
+                     "who signs the patches?", "no author at all")
+        subprocess.run(["git", "-C", src, "config", "user.name", "Grace Config"], check=True)
+        subprocess.run(["git", "-C", src, "config", "user.email", "grace@example.org"], check=True)
+        out = os.path.join(work, "by-config")
+        mkpatches.generate(src, out)
+        with open(os.path.join(out, "0001-alpha.patch")) as f:
+            text = f.read()
+        ok("From: Grace Config <grace@example.org>" in text
+           and "Signed-off-by: Grace Config <grace@example.org>" in text,
+           "the author from git config")
+        # a name long enough that git format-patch folds the From: header over two lines
+        long_name = "Grace Brewster Murray Hopper of the Harvard Computation Laboratory"
+        os.environ["PATCH_AUTHOR"] = f"{long_name} <grace.hopper@example.org>"
+        out = os.path.join(work, "long-author")
+        mkpatches.generate(src, out)
+        with open(os.path.join(out, "0001-alpha.patch")) as f:
+            head = f.read().split("\n\n")[0]
+        ok("\n <grace.hopper@example.org>" in head, f"the From: is folded: {head}")
+        ok(mkpatches.lint(out) == [], f"a folded From: passes the lint: {mkpatches.lint(out)}")
+        ok(mkpatches.committed_author(out) == (long_name, "grace.hopper@example.org"),
+           f"verify reads a folded From: {mkpatches.committed_author(out)}")
+        # a person's name in the sign-off is no lab history, whatever it looks like
+        os.environ["PATCH_AUTHOR"] = "Seed 129535cf maintainers <m@example.org>"
+        out = os.path.join(work, "seed-author")
+        mkpatches.generate(src, out)
+        ok(mkpatches.lint(out) == [], f"a sign-off naming a seed: {mkpatches.lint(out)}")
+        for bad in ("nobody", "rtslab <rtslab@localhost>"):
+            os.environ["PATCH_AUTHOR"] = bad
+            expect_error(lambda: mkpatches.generate(src, os.path.join(work, "bad-author")),
+                         "PATCH_AUTHOR", f"PATCH_AUTHOR={bad!r}")
+        del os.environ["PATCH_AUTHOR"]
+        subprocess.run(["git", "-C", src, "config", "--unset", "user.name"], check=True)
+        subprocess.run(["git", "-C", src, "config", "--unset", "user.email"], check=True)
+    finally:
+        os.environ["PATCH_AUTHOR"] = saved
+        if saved_global is None:
+            os.environ.pop("GIT_CONFIG_GLOBAL", None)
+        else:
+            os.environ["GIT_CONFIG_GLOBAL"] = saved_global
+
+
 def main():
+    # the patches' From: and Signed-off-by: (Note [The author of the patches])
+    os.environ["PATCH_AUTHOR"] = "Ada Tester <ada@example.org>"
     with tempfile.TemporaryDirectory(prefix="test-mkpatches.") as work:
         src = make_src(work, TREE)
         patches = mkpatches.read_patches(src)
@@ -209,8 +319,21 @@ def main():
         ok(files and not any(f.startswith("experiments/") for f in files),
            f"no experiment in a patch file: {files}")
         ok(files[:1] == ["configure.ac"] and files.index("testsuite/patches/beta/TESTS")
-           < files.index("docs/patches/beta.md") < files.index("notes.md"),
-           f"the hunks in review order (build, tests, docs, the rest): {files}")
+           < files.index("notes.md"), f"the hunks in review order (build, tests, the rest): {files}")
+        ok("docs/patches/beta.md" not in files and text.count("Why beta.") == 1,
+           f"the description is the commit message only, not also a file of the patch: {files}")
+        # mail-ready (Note [The author of the patches], Note [The mail lint])
+        ok("\nFrom: Ada Tester <ada@example.org>\n" in text
+           and "\nSigned-off-by: Ada Tester <ada@example.org>\n" in text.split("\n---\n")[0] + "\n"
+           and "rtslab@localhost" not in text, "From: and Signed-off-by: are PATCH_AUTHOR")
+        testing = re.search(r"^Testing:.*?(?=\n\n)", text, re.M | re.S)
+        ok(testing and "autoreconf -fi && ./configure --enable-beta && make" in testing.group(0)
+           and "make check CHECK_ARGS='--filter patches/beta/'" in testing.group(0),
+           f"the Testing: paragraph gives the commands: {testing and testing.group(0)}")
+        ok(mkpatches.lint(out) == [], f"the queue passes every rule of the mail lint: "
+           f"{mkpatches.lint(out)}")
+        lint_cases(work, out)
+        author_cases(work, src)
         base = os.path.join(work, "base-repo")
         mkpatches.write_base(src, base)
         same_tree(read_tree(base), BASE, "make patch-base")
@@ -278,6 +401,12 @@ def main():
            f"generate again: its own patches/ and an ignored file are not changes: {r.stderr}")
         r = cli("verify")
         ok(r.returncode == 0 and "is current" in r.stdout, f"verify on a clean tree: {r.stderr}")
+        anyone = {k: v for k, v in os.environ.items() if k != "PATCH_AUTHOR"}
+        anyone["GIT_CONFIG_GLOBAL"] = os.devnull
+        r = subprocess.run([sys.executable, os.path.join(SRC, "tools", "mkpatches.py"), "verify",
+                            "--src", src], capture_output=True, text=True, env=anyone)
+        ok(r.returncode == 0 and "is current" in r.stdout,
+           f"verify with no identity takes the committed files' author: {r.stderr}")
         shutil.rmtree(os.path.join(src, "patches"))
         os.unlink(os.path.join(src, "build.log"))
 

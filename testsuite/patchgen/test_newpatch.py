@@ -232,15 +232,16 @@ def main():
               "mkpatches reads the patch from configure.ac")
         check(mkpatches.is_written(tree, patches[-1]), "the patch is written (its tests exist)")
         out = os.path.join(work, "patches")
-        written = mkpatches.generate(tree, out)     # raises if the queue does not stack
+        written = mkpatches.generate(tree, out, ("Demo Tester", "demo@example.org"))  # raises if the queue does not stack
         check([p.name for p in written][-1] == "demo-idea", "generate writes the new patch last")
         fname = "%04d-demo-idea.patch" % (n + 1)
         with open(os.path.join(out, fname)) as f:
             pf = f.read()
         touched = set(re.findall(r"^diff --git a/(\S+) ", pf, re.M))
-        check(touched == (own | edited) - {"experiments/demo-idea/run.py", "experiments/demo-idea/README.md"},
-              f"{fname} carries the registration, the tests, the description and the islands, "
-              f"not the experiment: {sorted(touched)}")
+        check(touched == (own | edited) - {"experiments/demo-idea/run.py", "experiments/demo-idea/README.md",
+                                           "docs/patches/demo-idea.md"},
+              f"{fname} carries the registration, the tests and the islands, not the experiment "
+              f"nor the description (its commit message): {sorted(touched)}")
         check("Subject: [PATCH] rts: a demonstration idea that does nothing (demo-idea)" in pf,
               "the patch's subject")
         base = os.path.join(work, "base")

@@ -1,26 +1,30 @@
 #!/usr/bin/env python3
-"""Generate the cgroup fixture trees under testsuite/patches/cpu-quota/fixtures/, and the
+"""The cgroup fixture trees of testsuite/patches/cpu-quota/TESTS, made at test time, and the
 exact output test_cpu_quota must print on each (NAME.stdout beside TESTS).
 
 Each fixture is a directory laid out like the root of a Linux machine, holding only what
 runtime/os/cpu_quota.c reads: proc/self/mountinfo (where the cgroup hierarchies are mounted),
 proc/self/cgroup (where this process is in each) and the cgroup files under sys/fs/cgroup
 (v2: cpu.max; v1: cpu.cfs_quota_us and cpu.cfs_period_us), with the contents a real kernel
-would show, or, for the cases about bad input, would not. The trees are committed, so the
-tests run from the tree; this script documents how they were made and rebuilds them:
+would show, or, for the cases about bad input, would not. The trees are not committed (150
+data files, one line of them 27,000 characters long, are no patch to review by mail): each
+test writes its tree in a scratch directory and runs the reader on it.
 
-    python3 testsuite/patches/cpu-quota/make_fixtures.py    # rewrites every fixture below
+    make_fixtures.py --run NAME PROGRAM [ARG...]   # PROGRAM ARG... DIR, DIR holding NAME's tree
+    make_fixtures.py --out DIR                     # every tree, as DIR/NAME, to look at
+    make_fixtures.py                               # rewrites the NAME.stdout files
 
 Every case names its expected result: the hierarchy, quota, period and file that hold, or
 None (no limit). The expected outputs are derived from that here, not from a run of the
-reader. Git keeps no empty directory, so a directory standing where a file should be holds
-a README.
+reader. A directory standing where a file should be holds a README.
 """
 import os
 import shutil
+import subprocess
+import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-FIXTURES = os.path.join(HERE, "fixtures")
 
 # mountinfo lines every machine has: the root file system, /proc, /sys and the tmpfs that a
 # v1 or hybrid host mounts its controllers under.
@@ -263,19 +267,37 @@ def write(path, text):
         f.write(text)
 
 
-def main():
-    if os.path.isdir(FIXTURES):
-        shutil.rmtree(FIXTURES)
-    for name, (what, mountinfo, cgroup, files, expected) in CASES.items():
-        root = os.path.join(FIXTURES, name)
-        write(os.path.join(root, "README"), what + "\n")
-        if mountinfo is not None:
-            write(os.path.join(root, "proc/self/mountinfo"), "\n".join(mountinfo) + "\n")
-        write(os.path.join(root, "proc/self/cgroup"), cgroup)
-        for rel, text in files.items():
-            write(os.path.join(root, rel), text)
-        write(os.path.join(HERE, name + ".stdout"), expected_stdout(expected))
+def write_case(root, name):
+    what, mountinfo, cgroup, files, _ = CASES[name]
+    write(os.path.join(root, "README"), what + "\n")
+    if mountinfo is not None:
+        write(os.path.join(root, "proc/self/mountinfo"), "\n".join(mountinfo) + "\n")
+    write(os.path.join(root, "proc/self/cgroup"), cgroup)
+    for rel, text in files.items():
+        write(os.path.join(root, rel), text)
+
+
+def main(argv):
+    if argv[:1] == ["--run"] and len(argv) >= 3:
+        name, cmd = argv[1], argv[2:]
+        if name not in CASES:
+            sys.exit(f"make_fixtures.py: no case {name!r} (cases: {', '.join(CASES)})")
+        with tempfile.TemporaryDirectory(prefix=f"cpu-quota-{name}.") as tmp:
+            root = os.path.join(tmp, name)
+            write_case(root, name)
+            return subprocess.run(cmd + [root]).returncode
+    if argv[:1] == ["--out"] and len(argv) == 2:
+        if os.path.isdir(argv[1]):
+            shutil.rmtree(argv[1])
+        for name in CASES:
+            write_case(os.path.join(argv[1], name), name)
+        return 0
+    if argv:
+        sys.exit(__doc__)
+    for name, case in CASES.items():
+        write(os.path.join(HERE, name + ".stdout"), expected_stdout(case[4]))
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main(sys.argv[1:]))

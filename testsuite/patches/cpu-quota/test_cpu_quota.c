@@ -1,6 +1,6 @@
 /* The cgroup CPU quota reader on fixture trees (Note [CPU quota of the cgroup] in
- * runtime/os/cpu_quota.h); testsuite/patches/cpu-quota/TESTS runs it on each tree of
- * fixtures/, which make_fixtures.py writes.
+ * runtime/os/cpu_quota.h); testsuite/patches/cpu-quota/TESTS runs it on each fixture tree,
+ * which make_fixtures.py --run writes at test time.
  *
  *   test_cpu_quota ROOT
  *     cpu_quota_read(ROOT) and two lines: "none", or "v<version> <quota>/<period> cpus <N>
