@@ -18,7 +18,8 @@ What belongs to a patch (docs/new-patch.md, the rules every patch follows):
     upstream description: its first line is the subject, the rest the body of the commit
     message, whose one copy it is: the file is in no tree made here, Note [One source for
     the message]); its experiment, experiments/<name>/, is the fork's and in no tree made here
-    (the base's and the patch's alike), and the commit message points to it;
+    (the base's and the patch's alike), and the commit message points to it; so are the
+    tests of two patches together, testsuite/pairs/ (Note [Tests of a pair]);
   * in any other text file, the lines from one holding `{{patch:<name>` to the one holding
     `}}patch:<name>` (markers on lines of their own, in the file's comment syntax; they may
     nest, two deep at most), including configure.ac's RTSLAB_PATCH line for it. The lines
@@ -87,6 +88,16 @@ QUEUE_REPORT = re.compile(
 # 1,538 of them SVG).
 def is_patch_experiment(path, patches):
     return any(path.startswith(f"experiments/{p.name}/") for p in patches)
+
+
+# Note [Tests of a pair]
+# Where two patches meet, a test runs the pair together on purpose (docs/new-patch.md,
+# section 8). Such a test belongs to neither patch alone: in one patch's tree the other's
+# name is unknown (the test driver refuses a needs= it cannot resolve, and the base_mentions
+# lint a patch's file that names another patch), and a patch made against the base cannot
+# add lines to the other's files. So the tests of pairs live in testsuite/pairs/, which, like
+# the queue's report, is the fork's and in no tree made here; the all-patches builds run them.
+PAIR_TESTS = "testsuite/pairs/"
 
 
 # Note [One source for the message]
@@ -281,7 +292,8 @@ def make_tree(src, files, dest, drop, patches):
         if (any(p.owns(path) for p in dropped) or path in GENERATED
                 or is_description(path, patches)
                 or path.startswith(GENERATED_DIRS) or RAW_RESULTS.match(path)
-                or QUEUE_REPORT.match(path) or is_patch_experiment(path, patches)):
+                or QUEUE_REPORT.match(path) or is_patch_experiment(path, patches)
+                or path.startswith(PAIR_TESTS)):
             continue
         with open(os.path.join(src, path), "rb") as f:
             data = f.read()

@@ -62,11 +62,9 @@
  * arrives: the leader counts those down for them once it has chosen who takes part, and
  * wakes the word if that makes it 0, as the last arrival would have, so every sync has
  * exactly one arrival wake (the patch's statistics test counts them; with members left out,
- * by hand in a build whose other patch leaves idle members out: check_futex_stats.py
- * --caps 8 -- bench/micro/busy_one 300 +RTS -N8 -RTS, which this patch's manifest cannot
- * hold, as its test driver knows no other patch). The count cannot reach 0 before that,
- * since the members left
- * out are still in it. It is 32 bits, never above the number of capabilities, reset by each
+ * rtslab's tests of pairs do, testsuite/pairs/arrivals_*, in a build with the patch that
+ * leaves idle members out: without this count-down its leader hangs). The count cannot
+ * reach 0 before that, since the members left out are still in it. It is 32 bits, never above the number of capabilities, reset by each
  * sync (Note [Counters that wrap]). */
 #endif
 
@@ -225,6 +223,9 @@ enum { STW_RUNNING = 0, STW_IDLE = 1 };
  * SYNC_EXIT leaves nobody out: the interrupt hook wakes opted-out members too, and they
  * rejoin and follow it. Counters: opt-outs and rejoins (per member, its owner's), rejoins
  * that waited for a GC, syncs that left members out and members left out (the leaders').
+ * A member left out never arrives: whatever counts arrivals must count it down (another
+ * patch of rtslab's counts them, and does; its Note [Arrival count] and rtslab's tests of
+ * pairs, testsuite/pairs/, run the two together).
  */
 /* The epochs in the states wrap with the sync number, and are compared modulo 2^30 too
  * (Note [Counters that wrap]); they are kept within one sync of it: a capability going idle
