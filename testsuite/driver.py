@@ -637,6 +637,9 @@ def main():
                          "code: the tests marked tool or tree (check-patches' base in CI)")
     ap.add_argument("--filter", metavar="SUBSTR[,SUBSTR...]", default="",
                     help="run only tests whose DIR/NAME contains one of the SUBSTRs")
+    ap.add_argument("--exclude", metavar="SUBSTR[,SUBSTR...]", default="",
+                    help="leave out the tests whose DIR/NAME contains one of the SUBSTRs "
+                         "(after --filter; make check-patches: what a run before it ran)")
     # One more than the CPUs: many tests wait (sleeps, sockets, a child's start), and the
     # suite used 1.4 of 2 cores at -j2; -j3 took 55-57 s against 65 s on 2 cores (baseline,
     # twice each), -j4 54 s. Tests that must not share the machine are `alone`.
@@ -658,6 +661,8 @@ def main():
     wanted = [w for w in args.filter.split(",") if w] or [""]
     tests = [t for t in tests
              if any(w in t.name for w in wanted) and (not args.only_parallel or (t.parallel and not t.heavy))]
+    unwanted = [w for w in args.exclude.split(",") if w]
+    tests = [t for t in tests if not any(w in t.name for w in unwanted)]
     if args.tree_tests:
         tests = [t for t in tests if t.tool or t.tree]
 

@@ -485,6 +485,34 @@ def testing_paragraph(src, patch):
     return text
 
 
+def testing_commands(patch_file, name):
+    """The commands of the "Testing:" paragraph of PATCH_FILE's commit message, in order,
+    without their comments: what `make check-patches` runs for the patch (Note [The
+    message's commands are run])."""
+    with open(patch_file, encoding="utf-8", errors="replace") as f:
+        lines = f.read().split("\n")
+    headers, i = mail_headers(lines)
+    try:
+        end = lines.index("---", i + 1)
+    except ValueError:
+        end = len(lines)
+    cmds, inside = [], False
+    for line in lines[i + 1:end]:
+        if line.startswith("Testing:"):
+            inside = True
+        elif inside and not line.strip():
+            break
+        elif inside and line.startswith("  "):
+            cmds.append(line.split("#", 1)[0].strip())
+    build = [c for c in cmds if f"./configure --enable-{name} " in c + " "]
+    checks = [c for c in cmds if c.startswith("make check")]
+    if len(cmds) != 3 or len(build) != 1 or cmds[0] != build[0] or len(checks) != 2:
+        raise PatchError(f"{os.path.basename(patch_file)}: the Testing: paragraph of its "
+                         f"message does not give the three commands (build with "
+                         f"--enable-{name}, its tests, the whole suite): {cmds}")
+    return cmds
+
+
 def description(src, patch, author=None):
     """The commit message of PATCH: docs/patches/NAME.md, the tests it adds, how to run them
     (Testing:) and AUTHOR's Signed-off-by (Note [The author of the patches])."""
@@ -954,6 +982,16 @@ def summary_of(log):
     return lines[-1] if lines else "no summary"
 
 
+# Note [The message's commands are run]
+# A patch's commit message ends with the commands that test it (testing_paragraph). An
+# outside engineer runs them after `git am` on a fresh clone of the base; so does
+# `make check-patches`, reading them back from the patch file rather than from this script,
+# so that the two cannot drift apart: the build command as written (with CFLAGS=-Werror in
+# its environment, which configure takes), the patch's own tests as written, and the whole
+# suite as the third command says, less what the second ran and the tools' tests, which
+# pass or fail the same in every build and which the base has run.
+
+
 def check(src, scratch, check_args, jobs, base_tree_tests=False):
     """make check-patches: everything the queue promises, in SCRATCH. BASE_TREE_TESTS: the
     base runs only the tests of its files (the tool tests and the lint, the driver's
@@ -975,8 +1013,9 @@ def check(src, scratch, check_args, jobs, base_tree_tests=False):
     test = f"make -j{jobs} && make check" + (f" CHECK_ARGS='{check_args}'" if check_args else "")
     # A patch's build leaves out the tests of the tree's tools (`tool` in testsuite/driver.py):
     # they pass or fail the same in every build, and the base has run them.
+    # (Its closing quote is added by the loop, after --exclude.)
     patch_test = (f"make -j{jobs} && make check CHECK_ARGS='--skip-tool-tests"
-                  + (f" {check_args}'" if check_args else "'"))
+                  + (f" {check_args}" if check_args else ""))
     base = os.path.join(scratch, "base")
     write_base(src, base)
     if base_tree_tests:
@@ -991,8 +1030,14 @@ def check(src, scratch, check_args, jobs, base_tree_tests=False):
         pf = os.path.join(pdir, p.file_name)
         print(f"check-patches: {p.name}: applies alone to the base", flush=True)
         apply_alone(base, pf, tree)
-        run_logged(f"{AUTOGEN} && ./configure --enable-{p.name} CFLAGS='-O2 -g -Werror' >/dev/null && {patch_test}",
-                   tree, log, f"{p.name}: builds with -Werror and passes make check")
+        build, own, whole = testing_commands(pf, p.name)
+        run_logged(f"CFLAGS='-O2 -g -Werror' {build}", tree, log,
+                   f"{p.name}: the message's build, with -Werror: {build}")
+        run_logged(own, tree, log, f"{p.name}: the message's tests of the patch: {own}")
+        print(f"check-patches: {p.name}: its own tests: {summary_of(log)}", flush=True)
+        run_logged(patch_test + f" --exclude patches/{p.name}/'", tree, log,
+                   f"{p.name}: the message's `{whole}`, less its tests (run above) and the "
+                   f"tools' tests (the base ran them)")
         print(f"check-patches: {p.name}: {summary_of(log)}", flush=True)
         shutil.rmtree(tree)
     print("check-patches: the whole series applies in order", flush=True)

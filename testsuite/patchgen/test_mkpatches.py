@@ -330,6 +330,17 @@ def main():
         ok(testing and "autoreconf -fi && ./configure --enable-beta && make" in testing.group(0)
            and "make check CHECK_ARGS='--filter patches/beta/'" in testing.group(0),
            f"the Testing: paragraph gives the commands: {testing and testing.group(0)}")
+        # check-patches runs the commands it reads back (Note [The message's commands are run])
+        beta_file = os.path.join(out, "0002-beta.patch")
+        cmds = mkpatches.testing_commands(beta_file, "beta")
+        ok(cmds == ["autoreconf -fi && ./configure --enable-beta && make -j2",
+                    "make check CHECK_ARGS='--filter patches/beta/'", "make check"],
+           f"testing_commands reads the three commands back: {cmds}")
+        broken = os.path.join(work, "broken.patch")
+        with open(broken, "w", encoding="utf-8") as f:
+            f.write(text.replace("  make check CHECK_ARGS='--filter patches/beta/'", "  make"))
+        expect_error(lambda: mkpatches.testing_commands(broken, "beta"), "three commands",
+                     "a Testing: paragraph without the patch's tests")
         ok(mkpatches.lint(out) == [], f"the queue passes every rule of the mail lint: "
            f"{mkpatches.lint(out)}")
         lint_cases(work, out)
