@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The cgroup fixture trees of testsuite/patches/cpu-quota/TESTS, made at test time, and the
-exact output test_cpu_quota must print on each (NAME.stdout beside TESTS).
+exact output test_cpu_quota must print on each.
 
 Each fixture is a directory laid out like the root of a Linux machine, holding only what
 runtime/os/cpu_quota.c reads: proc/self/mountinfo (where the cgroup hierarchies are mounted),
@@ -12,7 +12,9 @@ test writes its tree in a scratch directory and runs the reader on it.
 
     make_fixtures.py --run NAME PROGRAM [ARG...]   # PROGRAM ARG... DIR, DIR holding NAME's tree
     make_fixtures.py --out DIR                     # every tree, as DIR/NAME, to look at
-    make_fixtures.py                               # rewrites the NAME.stdout files
+
+--run passes PROGRAM's output on, and fails (exit 1, both outputs on stderr) unless it is
+exactly the output expected of the case.
 
 Every case names its expected result: the hierarchy, quota, period and file that hold, or
 None (no limit). The expected outputs are derived from that here, not from a run of the
@@ -24,7 +26,6 @@ import subprocess
 import sys
 import tempfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 
 # mountinfo lines every machine has: the root file system, /proc, /sys and the tmpfs that a
 # v1 or hybrid host mounts its controllers under.
@@ -285,18 +286,23 @@ def main(argv):
         with tempfile.TemporaryDirectory(prefix=f"cpu-quota-{name}.") as tmp:
             root = os.path.join(tmp, name)
             write_case(root, name)
-            return subprocess.run(cmd + [root]).returncode
+            p = subprocess.run(cmd + [root], stdout=subprocess.PIPE, text=True)
+        sys.stdout.write(p.stdout)
+        if p.returncode:
+            return p.returncode
+        want = expected_stdout(CASES[name][4])
+        if p.stdout != want:
+            sys.stderr.write(f"make_fixtures.py: {name}: the output is not the expected\n"
+                             f"expected:\n{want}got:\n{p.stdout}")
+            return 1
+        return 0
     if argv[:1] == ["--out"] and len(argv) == 2:
         if os.path.isdir(argv[1]):
             shutil.rmtree(argv[1])
         for name in CASES:
             write_case(os.path.join(argv[1], name), name)
         return 0
-    if argv:
-        sys.exit(__doc__)
-    for name, case in CASES.items():
-        write(os.path.join(HERE, name + ".stdout"), expected_stdout(case[4]))
-    return 0
+    sys.exit(__doc__)
 
 
 if __name__ == "__main__":
