@@ -64,8 +64,8 @@
  * exactly one arrival wake (the patch's statistics test counts them; with members left out,
  * rtslab's tests of pairs do, testsuite/pairs/arrivals_*, in a build with the patch that
  * leaves idle members out: without this count-down its leader hangs). The count cannot
- * reach 0 before that, since the members left out are still in it. It is 32 bits, never above the number of capabilities, reset by each
- * sync (Note [Counters that wrap]). */
+ * reach 0 before that, since the members left out are still in it. It is 32 bits, never
+ * above the number of capabilities, reset by each sync (Note [Counters that wrap]). */
 #endif
 
 typedef enum { SYNC_NONE = 0, SYNC_GC = 1, SYNC_EXIT = 2 } SyncKind;
