@@ -15,7 +15,8 @@ This check fails when the tree has, and the block does not name:
   - a directory of tests, testsuite/X/ (named as `X/` in the testsuite/ entry);
 and when an entry's path does not exist, except the ones a tree may lack and still be whole:
 `.ci/run` (not in a release), `patches/` and `docs/patches/` (the base, every patch
-stripped, has no patch queue and no patch pages). Exit status 1 on a problem, each printed as "readme_layout: what is wrong".
+stripped, has no patch queue and no patch pages). Exit status 1 on a problem, each printed
+as "readme_layout: what is wrong".
 """
 import argparse
 import fnmatch
