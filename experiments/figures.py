@@ -145,8 +145,8 @@ def aging5(n, get):
 
 
 def eventlog(part, a, b, program=None):
-    rel = {"on": "eventlog/results/on/20261127-133403-norm/runs.json",
-           "off": "eventlog/results/off/20261127-134027-norm/runs.json"}[part]
+    rel = {"on": "eventlog/results/on/20261127-133403-norm/runs.json.gz",
+           "off": "eventlog/results/off/20261127-134027-norm/runs.json.gz"}[part]
     d = load(rel)
     labels = [c["label"] for c in d["configs"]]
     a, b = labels[a], labels[b]
@@ -538,8 +538,10 @@ FIGURES += [
 
 # cpu-quota
 def cpu_quota(quota, m):
-    path = {"1.00": "cpu-quota/results/20261127-145952-quota-1.00/20261127-150058-norm/runs.json",
-            "0.50": "cpu-quota/results/20261127-145952-quota-0.50/20261127-150311-norm/runs.json"}
+    path = {"1.00": "cpu-quota/results/20261127-145952-quota-1.00/"
+                    "20261127-150058-norm/runs.json.gz",
+            "0.50": "cpu-quota/results/20261127-145952-quota-0.50/"
+                    "20261127-150311-norm/runs.json.gz"}
     d = load(path[quota])
     ci, n = bench_geomean(d, "baseline -N", "cpu-quota -N", metric(m))
     return ci, bench_design(d, ["baseline -N", "cpu-quota -N"]), n

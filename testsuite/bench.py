@@ -6,7 +6,7 @@ prints a nofib-analyse-style comparison (testsuite/benchlib.py says how to read 
     python3 testsuite/bench.py [-c VARIANT[:RTSOPT,...]]... [--size quick|norm|slow]
                                [--runs R] [--layouts K] [-p REGEX]... [--metrics LIST]
                                [--out DIR] [--plan HALFWIDTH] [--perf | --no-perf]
-    python3 testsuite/bench.py --report _bench/latest/runs.json [--metrics LIST]
+    python3 testsuite/bench.py --report _bench/latest/runs.json [--metrics LIST]   # or .json.gz
 
 With --layouts K every variant is linked K ways (tools/layout.py, Note [Code layout as a
 factor]) and each program runs R times on each layout, so that where the code lands is a
@@ -557,7 +557,8 @@ def main():
                     help="seconds before a run is killed (default by size: "
                          + ", ".join(f"{k} {v:.0f}" for k, v in TIMEOUT.items()) + ")")
     ap.add_argument("--list", action="store_true", help="list the programs and their sizes")
-    ap.add_argument("--report", metavar="RUNS.json", help="print the table of saved runs")
+    ap.add_argument("--report", metavar="RUNS.json",
+                    help="print the table of saved runs (runs.json or runs.json.gz)")
     args = ap.parse_args()
     src = os.path.abspath(args.src)
     patterns = [p for spec in (args.programs or []) for p in spec.split(",") if p]
@@ -582,9 +583,9 @@ def main():
 
     if args.report:
         try:
-            with open(args.report, encoding="utf-8") as f:
+            with benchlib.open_text(args.report) as f:          # runs.json or runs.json.gz
                 data = json.load(f)
-        except OSError as e:
+        except (OSError, EOFError) as e:
             usage_error(f"--report {args.report}: {e.strerror or e}")
         except (ValueError, UnicodeDecodeError) as e:      # json.JSONDecodeError is a ValueError
             usage_error(f"--report {args.report}: not JSON ({e})")

@@ -18,7 +18,7 @@ second instead, where the worst row is the lowest ratio.
 
     python3 testsuite/bench_patches.py [--size norm] [--layouts 5] [-k 1] [-N 2,4] [-p REGEX]
                                        [--out DIR]
-    python3 testsuite/bench_patches.py --summary RUNS.json
+    python3 testsuite/bench_patches.py --summary RUNS.json     # or RUNS.json.gz
 
 A patch is written once testsuite/patches/NAME/ exists (the others have no code, so their
 variants would be the baseline); with one written patch, "all but it" is the baseline.
@@ -201,7 +201,8 @@ def main():
     ap.add_argument("-p", "--programs", action="append", default=[])
     ap.add_argument("--out", default=None)
     ap.add_argument("--summary", metavar="RUNS.json",
-                    help="summarize saved runs of an earlier bench_patches run")
+                    help="summarize saved runs of an earlier bench_patches run (runs.json "
+                         "or runs.json.gz)")
     args = ap.parse_args()
     src = os.path.abspath(args.src)
     ns = [int(x) for x in args.ns.split(",") if x]
@@ -223,7 +224,7 @@ def main():
         runs_json = os.path.join(out, "latest", "runs.json")
         if r.returncode:
             print("bench-patches: bench.py failed (see above); summarizing what ran")
-    with open(runs_json, encoding="utf-8") as f:
+    with benchlib.open_text(runs_json) as f:       # runs.json or runs.json.gz
         data = json.load(f)
     rows = summarize(data, labels, ws, ns)
     lines = summary_lines(rows, data)

@@ -41,6 +41,7 @@ mean of the ratios, with its interval). Work balance is already a ratio, so ever
 it is absolute.
 """
 
+import gzip
 import math
 import os
 import re
@@ -651,3 +652,12 @@ def patch_names(src):
     with open(os.path.join(src, "configure.ac"), encoding="utf-8") as f:
         text = f.read()
     return re.findall(r"^RTSLAB_PATCH\(\[([a-z0-9-]+)\],\s*\[RTS_PATCH_", text, re.M)
+
+
+def open_text(path):
+    """PATH opened for reading text, gunzipped on the way when its name ends in .gz: the
+    experiments keep their raw runs compressed (experiments/*/results/.../runs.json.gz), and
+    every reader of a runs.json takes either."""
+    if path.endswith(".gz"):
+        return gzip.open(path, "rt", encoding="utf-8")
+    return open(path, encoding="utf-8")

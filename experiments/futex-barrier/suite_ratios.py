@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""Pairwise patch/baseline ratios from one bench.py run (runs.json) of the configurations
-baseline:-N2, futex-barrier:-N2, baseline:-N4, futex-barrier:-N4:
+"""Pairwise patch/baseline ratios from one bench.py run (runs.json or runs.json.gz) of the
+configurations baseline:-N2, futex-barrier:-N2, baseline:-N4, futex-barrier:-N4:
 
     python3 experiments/futex-barrier/suite_ratios.py _bench/DATE-norm/runs.json > suite.md
 
 The header names every configuration's exact revision and configure flags (bench.py's
 `VARIANT@REV` builds one from a git revision). Per program and N: the median elapsed (bench.py's own wall clock) and user CPU of each build,
 and patch/baseline for both; then the geometric means. Runs that failed are left out."""
+import gzip
 import json
 import math
 import statistics
@@ -14,7 +15,10 @@ import sys
 
 
 def main():
-    d = json.load(open(sys.argv[1]))
+    path = sys.argv[1]                             # runs.json or runs.json.gz
+    with (gzip.open(path, "rt", encoding="utf-8") if path.endswith(".gz")
+          else open(path, encoding="utf-8")) as f:
+        d = json.load(f)
     runs = [r for r in d["runs"] if r.get("ok")]
     progs = sorted({r["program"] for r in runs})
     out = ["Suite (`bench.py`, size %s, %s run(s) per configuration, %s; %s)\n"

@@ -7,7 +7,7 @@ B=$1; A=$2; OUT=$3; mkdir -p "$OUT"
 for i in 1 2 3 4 5; do
   for v in before after; do
     d=$B; [ $v = after ] && d=$A
-    "$d/bench/micro/skewed_live" +RTS -N2 -s"$OUT/skewed-$v-$i.s" --machine-readable -RTS > "$OUT/skewed-$v-$i.out"
+    "$d/bench/micro/skewed_live" +RTS -N2 -s"$OUT/skewed-$v-$i.stats" --machine-readable -RTS > "$OUT/skewed-$v-$i.out"
   done
 done
 python3 testsuite/bench.py --use-build before="$B" --use-build after="$A" -c before=:-N2 -c after=:-N2 \

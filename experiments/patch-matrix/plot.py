@@ -32,7 +32,7 @@ def time_per_request(stats):
 
 def main():
     runs_json, out = sys.argv[1], sys.argv[2]
-    with open(runs_json, encoding="utf-8") as f:
+    with benchlib.open_text(runs_json) as f:       # runs.json or runs.json.gz
         data = json.load(f)
     runs = data["runs"]
     programs = []

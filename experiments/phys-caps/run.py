@@ -63,6 +63,7 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 import variant  # noqa: E402  (tools/variant.py: builds named by directory or VARIANT@REV)
 sys.path.insert(0, os.path.join(ROOT, "testsuite"))
 import benchstats  # noqa: E402  (testsuite/benchstats.py: intervals over layouts and runs)
+import benchlib  # noqa: E402  (open_text: runs.json, or runs.json.gz as results/ keeps it)
 BUILDS = {}                                 # bench.py's variant name -> build directory
 
 failed = False
@@ -74,7 +75,10 @@ def bench(args, out, env=None, reuse=False):
     for v, d in BUILDS.items():
         cmd += ["--use-build", f"{v}={d}"]
     if reuse:                                   # --reuse: analyse the saved runs again
-        with open(os.path.join(out, "latest", "runs.json")) as f:
+        saved = os.path.join(out, "latest", "runs.json")
+        if not os.path.exists(saved) and os.path.exists(saved + ".gz"):
+            saved += ".gz"                      # as results/ keeps them
+        with benchlib.open_text(saved) as f:
             return json.load(f), cmd
     print("+", " ".join(cmd), flush=True)
     e = dict(os.environ)
@@ -318,7 +322,8 @@ def main():
                     help="bench.py -p REGEX for the sim part (default: %(default)s)")
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
     ap.add_argument("--reuse", action="store_true",
-                    help="sim, suite: analyse OUT/<part>/latest/runs.json again, run nothing")
+                    help="sim, suite: analyse OUT/<part>/latest/runs.json (or runs.json.gz) "
+                         "again, run nothing")
     ap.add_argument("--baseline", default="baseline", metavar="BUILD",
                     help="the baseline: " + variant.SPEC_HELP + " (default: baseline)")
     ap.add_argument("--patch", default="phys-caps", metavar="BUILD",

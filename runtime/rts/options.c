@@ -639,7 +639,7 @@ int rts_options_parse_word(RtsOptions *o, const char *w, char *err, size_t errle
             o->machine_readable = true;
             return 0;
         }
-        if (strcmp(w, "--stats-keys") == 0) {  /* Note [Patch statistics] in rts/patch.h */
+        if (strcmp(w, "--stats-keys") == 0) {  /* Note [Patch statistics] in trace/stats.h */
             o->show_stats_keys = true;
             return 0;
         }

@@ -4,9 +4,9 @@
  *
  * Note [VM frames]
  * A Scheme procedure runs in a frame on its thread's runtime stack (Note [Stack layout] in
- * sched/thread.h; rts/vm_api.h): a frame of fs slots, then the trailer [vm_run, fs]. So the
- * GC sees every Value the VM holds at a safe point, and the stack is always well formed for
- * the runtime:
+ * include/rtslab_object.h; rts/vm_api.h): a frame of fs slots, then the trailer [vm_run,
+ * fs]. So the GC sees every Value the VM holds at a safe point, and the stack is always well
+ * formed for the runtime:
  *     slot 0     the closure being run (its Proto gives the code and constants)
  *     slot 1     the saved pc (a fixnum address, below)
  *     slot 2..   the arguments (a rest list in one slot), then locals and temporaries

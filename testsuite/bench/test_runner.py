@@ -15,6 +15,7 @@
 
 import argparse
 import csv
+import gzip
 import json
 import os
 import re
@@ -343,6 +344,14 @@ def test_runner(build):
                              os.path.join(latest, "runs.json")], capture_output=True,
                             text=True, timeout=60)
         check(r2.returncode == 0 and "t/good" in r2.stdout, "--report reprints the table")
+        # ... from runs.json.gz too, as experiments/*/results/ keeps the raw runs
+        gz = os.path.join(tmp, "runs.json.gz")
+        with open(os.path.join(latest, "runs.json"), "rb") as f, gzip.open(gz, "wb") as g:
+            g.write(f.read())
+        r2gz = subprocess.run([sys.executable, os.path.join(TESTSUITE, "bench.py"), "--report",
+                               gz], capture_output=True, text=True, timeout=60)
+        check(r2gz.returncode == 0 and r2gz.stdout == r2.stdout,
+              f"--report of runs.json.gz prints the same table: {r2gz.stderr[-300:]!r}")
         # a bad configuration is a clear error
         r3 = subprocess.run([sys.executable, os.path.join(TESTSUITE, "bench.py"), "--src", tmp,
                              "-c", "nosuch:-N1"], capture_output=True, text=True, timeout=60)

@@ -41,8 +41,8 @@ import shutil
 import subprocess
 import sys
 
-# The layers of the runtime, bottom (rank 0) to top. runtime/README.md describes them in
-# prose: keep the two in step. Each entry is (rank, module, paths), paths relative to
+# The layers of the runtime, bottom (rank 0) to top. runtime/README.md's table shows them,
+# with a line of prose each (layer_table.py checks that its rows are these). Each entry is (rank, module, paths), paths relative to
 # runtime/: "dir/" is every file under that directory that no file entry names; "dir/x.c"
 # is that one file. Several modules may share a rank; each is still a module of its own.
 LAYERS = [

@@ -14,9 +14,8 @@ checks and exits 1.
 --floor KEY>=N is a check on something the test wants to see happen but cannot force: that a
 rejoin found a GC in progress and waited it out (WAKING) needs a capability's wake-up to land
 inside a GC, which is a matter of timing. Its count may add up over up to --runs runs (default
-3); every run must pass every --check. The same rule as gen0-steal's (Note [Floors under load]
-in check_steals.py): on a loaded machine one run may see none, but the count is 0 in every run
-of a build whose rejoins never wait."""
+3); every run must pass every --check: on a loaded machine one run may see none, but the
+count is 0 in every run of a build whose rejoins never wait."""
 import ast
 import re
 import subprocess
