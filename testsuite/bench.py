@@ -521,7 +521,8 @@ def print_report(data, metrics, pool_nodes=False):
                              data.get("runs_per_layout") or data["runs_per_config"])
     head = [f"rtslab nofib-style suite: size {data['size']}, {data['runs_per_config']} "
             f"run(s) per configuration ({how}), {data['date']}",
-            f"machine: {data['machine'].get('cpu', '?')}, {data['machine'].get('cpus')} CPUs; "
+            f"{'submitted from' if data.get('slurm') else 'machine'}: "
+            f"{data['machine'].get('cpu', '?')}, {data['machine'].get('cpus')} CPUs; "
             f"commit {data.get('commit') or '?'}"]
     if data.get("state") in ("running", "interrupted"):
         head.append(f"{data['state'].upper()}: {len(data['runs'])} of "

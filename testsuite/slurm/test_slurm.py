@@ -266,6 +266,23 @@ def test_bad_input(build, tmp, env, cluster):
                           f"baseline={build}"] + MATRIX, env=dict(env, SLURM_CONF=dead))
     check(rc == 2 and "the Slurm controller does not answer" in err and "scontrol ping" in err,
           f"a controller that does not answer (rc {rc}): {err[-1500:]}")
+    # ... and one that stops answering while bench.py waits (benchslurm.wait, its patience
+    # cut from 60 s to 1 s)
+    sys.path.insert(0, TESTSUITE)
+    import benchslurm
+    patience = benchslurm.CONTROLLER_PATIENCE, benchslurm.POLL_SECONDS
+    benchslurm.CONTROLLER_PATIENCE, benchslurm.POLL_SECONDS = 1.0, 0.2
+    try:
+        benchslurm.wait(os.path.join(tmp, "gone"), ["7"], 1, lambda m: None,
+                        dict(env, SLURM_CONF=dead))
+        why = "returned"
+    except benchslurm.SlurmError as e:
+        why = str(e)
+    finally:
+        benchslurm.CONTROLLER_PATIENCE, benchslurm.POLL_SECONDS = patience
+    check("the Slurm controller has not answered for 1 s" in why and "may still run" in why
+          and f"--collect {tmp}/gone" in why,
+          f"a controller silent while bench.py waits: what to do: {why}")
     # a row beyond the node's cores
     n = cluster.cpus + 2
     rc, out, err = bench(["--slurm", "--shared", os.path.join(tmp, "cores"), "--use-build",
