@@ -408,6 +408,7 @@ def merge(shared, plan, sub):
                          "attempts": (sub or {}).get("attempts", {}).get(str(t))}
         if s is None:
             missing += ids
+            tasks[str(t)]["why"] = task_why(shared, sub or {}, t)
             continue
         nodes[s["node"]["name"]] = s["node"]
         tasks[str(t)]["node"] = s["node"]["name"]

@@ -44,7 +44,7 @@ def sbin(name):
 
 
 class Cluster:
-    def __init__(self, nodes=1, cpus=None, name="rtslab"):
+    def __init__(self, nodes=1, cpus=None, name="rtslab", hide=None):
         self.nodes = nodes
         self.cpus = cpus or os.cpu_count() or 1
         self.dir = tempfile.mkdtemp(prefix="rtslab-slurm-")
@@ -54,6 +54,9 @@ class Cluster:
         self.netns = []
         self.veths = []
         self.env = dict(os.environ, SLURM_CONF=os.path.join(self.dir, "slurm.conf"))
+        # a directory the nodes cannot see: slurmd in a mount namespace of its own with an
+        # empty tmpfs over it (a shared directory that is not shared)
+        self.hide = hide
 
     # -- setup ---------------------------------------------------------------------------
     def _netns(self):
@@ -142,6 +145,9 @@ PartitionName=bench Nodes={','.join(self.names)} Default=YES MaxTime=INFINITE St
                                    os.path.join(d, "slurm.conf")])
         for i, n in enumerate(self.names):
             cmd = [sbin("slurmd"), "-D", "-N", n, "-f", os.path.join(d, "slurm.conf")]
+            if self.hide:
+                cmd = ["unshare", "-m", "--propagation", "private", "sh", "-c",
+                       'mount -t tmpfs rtslab-hidden "$0" && exec "$@"', self.hide] + cmd
             if self.netns:
                 # nsenter, not `ip netns exec`: that one remounts /sys, where slurmd then
                 # finds no /sys/fs/cgroup and refuses to start

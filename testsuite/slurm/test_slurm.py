@@ -22,6 +22,9 @@ two: two slurmd in two network namespaces: the shards spread over both nodes, ea
   job array of empty tasks) and printed.
 readme: testsuite/bench/README.md's "On a cluster" commands run as given, from scratch,
   against the test's Slurm.
+hidden: slurmd in a mount namespace where the shared directory is an empty tmpfs (the
+  nodes cannot see it): the task fails, is resubmitted once, and bench.py says what to
+  check; the program is missing in runs.json.
 """
 
 import argparse
@@ -398,6 +401,26 @@ def test_two_nodes(build, tmp, env, cluster):
     check(job.isdigit() and per < 30, f"the empty tasks ran ({r.stderr})")
 
 
+# -- a shared directory that is not shared ------------------------------------------------
+
+def test_hidden(build, tmp, env, hidden):
+    shared = os.path.join(hidden, "shared")
+    rc, out, err = bench(["--slurm", "--shared", shared, "--use-build", f"baseline={build}",
+                          "-c", "baseline:-N1", "-k", "1", "-p", "^imaginary/tak$",
+                          "--metrics", "elapsed", "--out", os.path.join(tmp, "hidden-out")],
+                         env=env)
+    data = runs_json(out)
+    # said at the end, under what is missing (not only when the task is resubmitted)
+    check(rc == 1 and re.search(r"^bench: INCOMPLETE: no finished shard for imaginary/tak;.*\n"
+                                r"  task 0 wrote no shard and no log: can the nodes read and "
+                                rf"write {re.escape(shared)}\?$", out, re.M) is not None,
+          f"a shared directory the node cannot see: said, with what to check (rc {rc}):\n"
+          f"{out[-2000:]}\n{err[-1000:]}")
+    check(data is not None and data["missing"] == ["imaginary/tak"]
+          and len(data["slurm"]["jobs"]) == 2,
+          "the task was resubmitted once, and runs.json says what is missing")
+
+
 # -- the README -----------------------------------------------------------------------------
 
 def readme_commands():
@@ -462,7 +485,7 @@ def test_readme(build, tmp, env):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", required=True)
-    ap.add_argument("--part", choices=("one", "two", "readme"), default="one")
+    ap.add_argument("--part", choices=("one", "two", "readme", "hidden"), default="one")
     args = ap.parse_args()
     build = os.path.abspath(args.build)
     why = slurmtest.missing()
@@ -474,7 +497,10 @@ def main():
     try:
         if args.part == "one":
             test_no_sbatch(build, tmp)
-        with slurmtest.Cluster(nodes=2 if args.part == "two" else 1) as cluster:
+        hidden = os.path.join(tmp, "hidden")
+        os.makedirs(hidden)
+        with slurmtest.Cluster(nodes=2 if args.part == "two" else 1,
+                               hide=hidden if args.part == "hidden" else None) as cluster:
             print(f"  Slurm up in {time.monotonic() - t0:.1f} s ({cluster.dir})")
             env = cluster.env
             if args.part == "one":
@@ -485,6 +511,8 @@ def main():
                 test_collect_and_interrupt(build, tmp, env)
             elif args.part == "two":
                 test_two_nodes(build, tmp, env, cluster)
+            elif args.part == "hidden":
+                test_hidden(build, tmp, env, hidden)
             else:
                 test_readme(build, tmp, env)
     finally:
