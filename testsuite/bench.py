@@ -659,10 +659,10 @@ def main():
             return 2
     if args.slurm and not args.shared:
         usage_error("--slurm wants --shared DIR: a directory every node can read and write")
-    if (args.no_wait or args.partition or args.time or args.nodes_max or args.sbatch_arg) \
-            and not args.slurm:
-        usage_error("--no-wait, --partition, --time, --nodes-max and --sbatch-arg go with "
-                    "--slurm")
+    if (args.no_wait or args.shared or args.partition or args.time or args.nodes_max
+            or args.sbatch_arg) and not args.slurm:
+        usage_error("--shared, --no-wait, --partition, --time, --nodes-max and --sbatch-arg "
+                    "go with --slurm")
     if args.nodes_max is not None and args.nodes_max < 1:
         usage_error("--nodes-max must be at least 1")
     if args.slurm:

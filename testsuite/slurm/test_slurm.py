@@ -335,6 +335,15 @@ def test_collect_and_interrupt(build, tmp, env):
           and "--collect" in err,
           f"Ctrl-C while waiting: exit 130, the job named, what to do (rc {p.returncode}): "
           f"{err[-1500:]}")
+    kept = re.search(r"runs finished so far are in (\S+)/runs\.json", err)
+    state = None
+    if kept:
+        with open(os.path.join(kept.group(1), "runs.json")) as f:
+            state = json.load(f).get("state")
+    check(state == "interrupted", f"Ctrl-C while waiting: what finished is kept in a "
+          f"runs.json, state interrupted ({state}): {err[-800:]}")
+    rc, out, err = bench(["--shared", os.path.join(tmp, "x"), "-p", "^imaginary/tak$"])
+    check(rc == 2 and "go with --slurm" in err, f"--shared without --slurm: refused: {err}")
     # wait for those jobs to go, and collect the finished submission
     for _ in range(120):
         if not subprocess.run(["squeue", "-h"], env=env, capture_output=True,
