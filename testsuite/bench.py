@@ -57,6 +57,16 @@ wrk measured. A run fails if wrk saw a socket error or a non-2xx answer. Without
 the servers are left out, and the runner says so. (The child's user and system CPU come from
 RUSAGE_CHILDREN deltas; its memory, from the runtime's own max_mem_in_use_bytes.)
 
+On a Slurm cluster, `--slurm --shared DIR` builds here into DIR (which every node must
+read and write), submits one job array whose tasks are the programs (each runs every
+configuration of its program interleaved, on one node given to it whole), waits (or
+--no-wait, then --collect DIR), resubmits a failed or timed-out task once and merges the
+tasks' runs into the usual runs.json; --partition, --time, --nodes-max and --sbatch-arg
+pass to sbatch (testsuite/benchslurm.py; testsuite/bench/README.md, "On a cluster"). Every
+run records its node (name, CPU model, cores, kernel, lscpu's topology: "nodes" in
+runs.json) and the cores it had; a node is a block (each program on one node), and the
+report refuses runs of nodes with different CPU models unless --pool-nodes.
+
 runs.json is written as the runs go (after each program, and every SAVE_EVERY seconds
 within one), each time to a temporary file renamed over it, with "state": "running". Ctrl-C
 (SIGINT) or SIGTERM stops the runner cleanly: the run in progress is killed and dropped,
@@ -78,6 +88,7 @@ import random
 import re
 import resource
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -86,6 +97,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchlib  # noqa: E402
+import benchslurm  # noqa: E402
 import benchstats  # noqa: E402
 import oscounters  # noqa: E402
 import serverload  # noqa: E402
@@ -446,7 +458,58 @@ def write_outputs(outdir, data, table_lines):
                  lambda f: f.write("\n".join(table_lines) + "\n"))
 
 
-def print_report(data, metrics):
+class NodesError(Exception):
+    """Runs the report will not pool (Note [The node as a block] in benchslurm.py)."""
+
+
+def node_lines(data, pool_nodes):
+    """The report's lines on the nodes: which node ran which programs, with its CPU model
+    and cores. NodesError for nodes of different CPU models (unless POOL_NODES), or a
+    program whose configurations ran on different nodes (its comparisons would not be
+    within one node)."""
+    nodes = data.get("nodes") or {}
+    ran = {}
+    for r in data["runs"]:
+        if r.get("node"):
+            ran.setdefault(r["node"], [])
+            if r["program"] not in ran[r["node"]]:
+                ran[r["node"]].append(r["program"])
+    if not ran:
+        return []
+    models = {}
+    for n in ran:
+        models.setdefault(nodes.get(n, {}).get("cpu", "?"), []).append(n)
+    split = {}
+    for n, progs in ran.items():
+        for p in progs:
+            split.setdefault(p, []).append(n)
+    split = {p: ns for p, ns in split.items() if len(ns) > 1}
+    out = []
+    if len(ran) > 1 or data.get("slurm"):
+        for n in sorted(ran):
+            info = nodes.get(n, {})
+            out.append(f"node {n}: {info.get('cpu', '?')}, {info.get('cores_available', '?')} "
+                       f"cores, kernel {info.get('kernel', '?')}: {len(ran[n])} program(s): "
+                       f"{', '.join(ran[n])}")
+    problems = []
+    if len(models) > 1:
+        problems.append("the runs come from nodes of different CPU models ("
+                        + "; ".join(f"{m}: {', '.join(sorted(ns))}" for m, ns in models.items())
+                        + ")")
+    if split:
+        problems.append("program(s) ran on more than one node ("
+                        + "; ".join(f"{p}: {', '.join(ns)}" for p, ns in split.items()) + ")")
+    if problems and not pool_nodes:
+        raise NodesError(" and ".join(problems) + ": a comparison is made within one node "
+                         "and the geometric mean pools one machine; run on nodes of one model "
+                         "(--partition), or give --pool-nodes to pool them anyway")
+    if problems:
+        out.append("POOLED (--pool-nodes): " + " and ".join(problems) + "; the figures mix "
+                   "machines")
+    return out
+
+
+def print_report(data, metrics, pool_nodes=False):
     progs = []
     for r in data["runs"]:
         if r["program"] not in progs:
@@ -458,11 +521,15 @@ def print_report(data, metrics):
                              data.get("runs_per_layout") or data["runs_per_config"])
     head = [f"rtslab nofib-style suite: size {data['size']}, {data['runs_per_config']} "
             f"run(s) per configuration ({how}), {data['date']}",
-            f"machine: {data['machine'].get('cpu', '?')}, {data['machine'].get('cpus')} CPUs; "
+            f"{'submitted from' if data.get('slurm') else 'machine'}: "
+            f"{data['machine'].get('cpu', '?')}, {data['machine'].get('cpus')} CPUs; "
             f"commit {data.get('commit') or '?'}"]
     if data.get("state") in ("running", "interrupted"):
         head.append(f"{data['state'].upper()}: {len(data['runs'])} of "
                     f"{data.get('runs_planned', '?')} runs finished")
+    if data.get("missing"):
+        head.append(f"INCOMPLETE: no finished shard for {', '.join(data['missing'])}")
+    head += node_lines(data, pool_nodes)
     if note:
         head.append(f"design: {note}")
     if data.get("os_counters_tool"):
@@ -559,7 +626,52 @@ def main():
     ap.add_argument("--list", action="store_true", help="list the programs and their sizes")
     ap.add_argument("--report", metavar="RUNS.json",
                     help="print the table of saved runs (runs.json or runs.json.gz)")
+    ap.add_argument("--pool-nodes", action="store_true",
+                    help="pool runs from nodes of different CPU models in the report (refused "
+                         "without it; the report then says so)")
+    sl = ap.add_argument_group("on a Slurm cluster (testsuite/bench/README.md, On a cluster)")
+    sl.add_argument("--slurm", action="store_true",
+                    help="build here into --shared DIR, run the programs as one sbatch job "
+                         "array (a task per program, every configuration on one node), wait, "
+                         "resubmit failed tasks once, merge the shards into runs.json")
+    sl.add_argument("--shared", metavar="DIR",
+                    help="with --slurm: a new directory every node can read and write")
+    sl.add_argument("--no-wait", action="store_true",
+                    help="with --slurm: submit and return; --collect DIR merges later")
+    sl.add_argument("--collect", metavar="DIR",
+                    help="merge the shards of the submission in DIR (--shared) and report")
+    sl.add_argument("--partition", help="sbatch --partition")
+    sl.add_argument("--time", help="sbatch --time, per task (e.g. 30:00)")
+    sl.add_argument("--nodes-max", type=int, default=None, metavar="N",
+                    help="at most N tasks (so nodes) at a time (sbatch --array=...%%N)")
+    sl.add_argument("--sbatch-arg", action="append", default=[], metavar="ARG",
+                    help="one more argument for sbatch (repeat), e.g. --sbatch-arg=--qos=long")
+    sl.add_argument("--shard", metavar="DIR", help=argparse.SUPPRESS)
+    sl.add_argument("--task", type=int, help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.shard:
+        if args.task is None:
+            usage_error("--shard wants --task N (a task runs it: $SLURM_ARRAY_TASK_ID)")
+        try:
+            return benchslurm.run_shard(os.path.abspath(args.shard), args.task,
+                                        sys.modules[__name__])
+        except benchslurm.SlurmError as e:
+            print(f"bench: {e}", file=sys.stderr)
+            return 2
+    if args.slurm and not args.shared:
+        usage_error("--slurm wants --shared DIR: a directory every node can read and write")
+    if (args.no_wait or args.shared or args.partition or args.time or args.nodes_max
+            or args.sbatch_arg) and not args.slurm:
+        usage_error("--shared, --no-wait, --partition, --time, --nodes-max and --sbatch-arg "
+                    "go with --slurm")
+    if args.nodes_max is not None and args.nodes_max < 1:
+        usage_error("--nodes-max must be at least 1")
+    if args.slurm:
+        try:
+            benchslurm.need("sbatch")
+            benchslurm.need("squeue")
+        except benchslurm.SlurmError as e:
+            usage_error(str(e))
     src = os.path.abspath(args.src)
     patterns = [p for spec in (args.programs or []) for p in spec.split(",") if p]
     for p in patterns:
@@ -594,13 +706,17 @@ def main():
             usage_error(f"--report {args.report}: not a runs.json of bench.py (no list of "
                         f"runs and configurations)")
         try:
-            lines = print_report(data, metrics)
+            lines = print_report(data, metrics, args.pool_nodes)
+        except NodesError as e:
+            usage_error(f"--report {args.report}: {e}")
         except (KeyError, TypeError, AttributeError, IndexError, ValueError) as e:
             usage_error(f"--report {args.report}: a runs.json of bench.py that cannot be read "
                         f"({type(e).__name__}: {e})")
         print("\n".join(lines))
         return 0
 
+    if args.collect:
+        return collect(os.path.abspath(args.collect), args, src, metrics)
     try:
         progs = [row for p in benchlib.discover(src) for row in benchlib.per_route(p)]
     except benchlib.HeaderError as e:
@@ -715,12 +831,19 @@ def main():
     }
     # The runs are saved as they go (an hour of runs must survive a report that fails, a
     # Ctrl-C, a crash; bench.py --report rereads them).
-    out = args.out or os.path.join(src, "_bench")
-    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-    outdir = os.path.join(out, f"{stamp}-{args.size}")
+    outdir = out_dir(args, src)
+    if args.slurm:
+        return slurm(args, src, progs, configs, seeds, binaries, timeout, data, metrics,
+                     outdir, start)
+    node = benchslurm.node_info()
+    data["nodes"] = {node["name"]: node}
+    short = benchslurm.cores_check(configs, node["cores_available"])
+    if short:
+        log(f"  bench: note: {short.replace('this node', 'this machine', 1)} (runs beyond "
+            f"the cores are recorded as such: cores_available in runs.json)")
     try:
         run_all(progs, configs, args, seeds, binaries, timeout, probe, runs, failures,
-                lambda: save_runs(outdir, data))
+                lambda: save_runs(outdir, data), node=node)
     except Interrupted as e:
         data["state"] = "interrupted"
         write_outputs(outdir, data, [f"(interrupted by {e}: {len(runs)} of "
@@ -732,8 +855,25 @@ def main():
         return 128 + e.signum
     elapsed = time.time() - start
     data["state"] = "finished"
+    return finish(data, outdir, metrics, args, failures, elapsed, link_seconds)
+
+
+def out_dir(args, src):
+    out = args.out or os.path.join(src, "_bench")
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    return os.path.join(out, f"{stamp}-{args.size}")
+
+
+def finish(data, outdir, metrics, args, failures, elapsed, link_seconds=1.0):
+    """runs.json, runs.csv and table.txt written, the table printed, the failed runs listed;
+    the exit status."""
+    runs = data["runs"]
     write_outputs(outdir, data, ["(the report was not made)"])
-    table_lines = print_report(data, metrics)
+    try:
+        table_lines = print_report(data, metrics, args.pool_nodes)
+    except NodesError as e:
+        print(f"bench: {e}; the runs are in {outdir}/runs.json", file=sys.stderr)
+        return 2
     if args.plan is not None:
         table_lines += plan_report(data, args.plan, link_seconds)
     print()
@@ -741,6 +881,15 @@ def main():
     write_outputs(outdir, data, table_lines)
     print(f"bench: {len(runs)} runs in {elapsed:.0f} s; raw runs in {outdir}/runs.json and "
           f"runs.csv, the table in table.txt")
+    status = 0
+    if data.get("missing"):
+        print(f"bench: INCOMPLETE: no finished shard for {', '.join(data['missing'])}; "
+              f"runs.json keeps the runs that finished and lists what is missing")
+        for t, info in sorted(data.get("slurm", {}).get("tasks", {}).items(),
+                              key=lambda kv: int(kv[0])):
+            if info.get("why"):
+                print(f"  {info['why']}")
+        status = 1
     if failures:
         print(f"bench: {len(failures)} run(s) FAILED:")
         for r in failures:
@@ -749,12 +898,79 @@ def main():
             for l in r["stderr_tail"]:
                 print(f"    | {l}")
         return 1
-    return 0
+    return status
 
 
-def run_all(progs, configs, args, seeds, binaries, timeout, probe, runs, failures, save):
+def slurm(args, src, progs, configs, seeds, binaries, timeout, data, metrics, outdir, start):
+    """--slurm: the shared directory filled, the job array submitted, waited for (a failed
+    task resubmitted once), the shards merged and reported (testsuite/benchslurm.py)."""
+    def log(msg):
+        print(msg, flush=True)
+    shared = os.path.abspath(args.shared)
+    data = dict(data, runs=[])
+    plan = None
+    try:
+        plan = benchslurm.prepare(shared, src, progs, configs, seeds, binaries, data,
+                                  args.size, args.runs, args.layouts, timeout, args.no_perf)
+        log(f"  slurm: the matrix is in {shared} (plan.json, bin/, src/, job.sh)")
+        sub = benchslurm.submit_and_wait(shared, plan, args, log)
+    except benchslurm.SlurmError as e:
+        print(f"bench: {e}", file=sys.stderr)
+        return 2
+    except Interrupted as e:
+        sub = benchslurm.read_json(os.path.join(shared, "submission.json")) or {}
+        jobs = ",".join(sub.get("jobs", [])) or "(none)"
+        print(f"\nbench: interrupted ({e}) while waiting: the job(s) {jobs} keep running on "
+              f"the cluster (`scancel {jobs}` stops them); `bench.py --collect {shared}` "
+              f"merges what they write", file=sys.stderr, flush=True)
+        if sub and plan:
+            merged = benchslurm.merge(shared, plan, sub)
+            merged["state"] = "interrupted"
+            write_outputs(outdir, merged, ["(interrupted while waiting for Slurm)"])
+            print(f"bench: the {len(merged['runs'])} runs finished so far are in "
+                  f"{outdir}/runs.json", file=sys.stderr)
+        return 128 + e.signum
+    if args.no_wait:
+        print(f"bench: submitted; `bench.py --collect {shared}` merges the runs once the "
+              f"job(s) {','.join(sub['jobs'])} are done (squeue -j {','.join(sub['jobs'])})")
+        return 0
+    merged = benchslurm.merge(shared, plan, sub)
+    failures = [r for r in merged["runs"] if not r["ok"]]
+    return finish(merged, outdir, metrics, args, failures, time.time() - start)
+
+
+def collect(shared, args, src, metrics):
+    """--collect DIR: the shards of a submission merged and reported; a submission still
+    queued or running is merged as far as it got (runs.json says what is missing)."""
+    try:
+        plan = benchslurm.load_plan(shared)
+    except benchslurm.SlurmError as e:
+        usage_error(str(e))
+    sub = benchslurm.read_json(os.path.join(shared, "submission.json")) or {}
+    args.size = plan["size"]
+    still = None
+    if sub.get("jobs") and shutil.which("squeue"):
+        q, why = benchslurm.queued(sub["jobs"])
+        if q is None:
+            print(f"bench: squeue does not answer ({why}); merging what is there")
+        elif q:
+            still = len(q)
+    merged = benchslurm.merge(shared, plan, sub)
+    if still:
+        merged["state"] = "incomplete"
+        print(f"bench: {still} task(s) of job(s) {','.join(sub['jobs'])} are still queued or "
+              f"running: this is a partial merge; --collect {shared} again once squeue -j "
+              f"{','.join(sub['jobs'])} is empty")
+    failures = [r for r in merged["runs"] if not r["ok"]]
+    status = finish(merged, out_dir(args, src), metrics, args, failures, 0.0)
+    return status or (1 if still else 0)
+
+
+def run_all(progs, configs, args, seeds, binaries, timeout, probe, runs, failures, save,
+            node=None):
     """Every run, interleaved, appended to RUNS (and the failed to FAILURES) as it ends;
-    SAVE() after each program and at most every SAVE_EVERY seconds within one."""
+    SAVE() after each program and at most every SAVE_EVERY seconds within one. Each run
+    records NODE's name (benchslurm.node_info()) and the cores the runner had there."""
     nlayouts = max(args.layouts, 1)
     saved = time.monotonic()
     for i, prog in enumerate(progs, 1):
@@ -772,6 +988,8 @@ def run_all(progs, configs, args, seeds, binaries, timeout, probe, runs, failure
                              probe)
                 r.update(program=prog.id, config=label, variant=variant, rts=opts, run=k,
                          layout=seed, env_pad=pad)
+                if node:
+                    r.update(node=node["name"], cores_available=node["cores_available"])
                 runs.append(r)
                 if r["ok"]:
                     per_config[label].append(r["stats"]["load_requests_per_second"]

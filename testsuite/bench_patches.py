@@ -20,6 +20,11 @@ second instead, where the worst row is the lowest ratio.
                                        [--out DIR]
     python3 testsuite/bench_patches.py --summary RUNS.json     # or RUNS.json.gz
 
+On a Slurm cluster, --slurm --shared DIR (and --partition, --time, --nodes-max,
+--sbatch-arg, --pool-nodes) pass to bench.py: the matrix runs as one job array
+(testsuite/bench/README.md, "On a cluster"); `make bench-patches
+BENCH_PATCHES_ARGS='--size norm --layouts 5 -k 1 -N 2,4 --slurm --shared DIR'`.
+
 A patch is written once testsuite/patches/NAME/ exists (the others have no code, so their
 variants would be the baseline); with one written patch, "all but it" is the baseline.
 The per-program tables of bench.py are printed too; the raw runs go to OUT/.../runs.json,
@@ -203,6 +208,15 @@ def main():
     ap.add_argument("--summary", metavar="RUNS.json",
                     help="summarize saved runs of an earlier bench_patches run (runs.json "
                          "or runs.json.gz)")
+    sl = ap.add_argument_group("on a Slurm cluster: passed to bench.py (its --help; "
+                               "testsuite/bench/README.md, On a cluster)")
+    sl.add_argument("--slurm", action="store_true")
+    sl.add_argument("--shared", metavar="DIR")
+    sl.add_argument("--partition")
+    sl.add_argument("--time")
+    sl.add_argument("--nodes-max", metavar="N")
+    sl.add_argument("--sbatch-arg", action="append", default=[], metavar="ARG")
+    sl.add_argument("--pool-nodes", action="store_true")
     args = ap.parse_args()
     src = os.path.abspath(args.src)
     ns = [int(x) for x in args.ns.split(",") if x]
@@ -219,10 +233,18 @@ def main():
                "--metrics", ",".join(METRICS + SERVER_METRICS)]
         cmd += [a for s in specs for a in ("-c", s)]
         cmd += [a for p in args.programs for a in ("-p", p)]
+        cmd += (["--slurm"] if args.slurm else []) + (["--pool-nodes"] if args.pool_nodes else [])
+        cmd += [f"--{k.replace('_', '-')}={v}" for k in ("shared", "partition", "time",
+                                                         "nodes_max")
+                for v in [getattr(args, k)] if v is not None]
+        cmd += [f"--sbatch-arg={a}" for a in args.sbatch_arg]
         print("bench-patches: " + " ".join(cmd), flush=True)
         r = subprocess.run(cmd)
         runs_json = os.path.join(out, "latest", "runs.json")
         if r.returncode:
+            if not os.path.exists(runs_json):
+                print("bench-patches: bench.py failed (see above) before any run")
+                return r.returncode
             print("bench-patches: bench.py failed (see above); summarizing what ran")
     with benchlib.open_text(runs_json) as f:       # runs.json or runs.json.gz
         data = json.load(f)

@@ -58,7 +58,10 @@ needs=F       the test is for builds that have F; needs=!F: for builds without i
               events here: testsuite/oscounters.py's probe), or mountns (`unshare -m` may
               make a mount namespace and bind a file over /etc/hosts in it: a test's own
               host names), or ghc-events (GHC and its ghc-events library are installed: a
-              test reads the eventlog with the real library), or sanitizer (the build has
+              test reads the eventlog with the real library), or slurm (Slurm's daemons
+              and commands are installed and the tests run as root: testsuite/slurm/
+              starts a Slurm of its own), or netns (`ip netns add` may make a network
+              namespace: a second Slurm node), or sanitizer (the build has
               ASan or TSan: --info's "Sanitizer"); any other name is a manifest error. May
               be repeated: all must hold.
               What the build has is read from its `rtslab +RTS --info -RTS` ("Patch F" and
@@ -180,10 +183,33 @@ def have_mountns():
         return False
 
 
+def have_slurm():
+    """Whether Slurm's daemons and commands are installed and this is root (the feature
+    slurm: Debian 12's slurm-wlm; testsuite/slurm/slurmtest.py starts a Slurm of its own)."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "slurm"))
+    import slurmtest
+    return slurmtest.missing() is None
+
+
+def have_netns():
+    """Whether a network namespace can be made here (`ip netns add`; the feature netns)."""
+    import subprocess
+    name = f"rtslab-probe-{os.getpid()}"
+    try:
+        ok = subprocess.run(["ip", "netns", "add", name], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, timeout=30).returncode == 0
+        if ok:
+            subprocess.run(["ip", "netns", "del", name], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, timeout=30)
+        return ok
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
 HOST_FEATURES = {"ipv6": have_ipv6_loopback, "wrk": have_command("wrk"),
                  "nginx": have_command("nginx"), "strace": have_strace, "perf": have_perf,
                  "mountns": have_mountns, "unifdef": have_command("unifdef"),
-                 "ghc-events": have_ghc_events}
+                 "ghc-events": have_ghc_events, "slurm": have_slurm, "netns": have_netns}
 # Programs of the build that print its --info, the first one found is asked.
 INFO_PROGRAMS = ("rtslab", "tests/gc/err_stack")
 INFO_TIMEOUT = 60.0
