@@ -1,10 +1,9 @@
 # rtslab_patches.m4 -- the machinery behind configure.ac's patch lines.
 #
 # configure.ac calls RTSLAB_PATCHES_BEGIN, then RTSLAB_PATCH once per patch, then
-# RTSLAB_PATCHES_END. OPTIONS, the fifth argument, names the RTS options that only the patch
-# gives meaning to (prefixes, e.g. -kc); RTSLAB_PATCH_OPTIONS collects them as NAME:OPTION
-# words, so that a build without the patch can say which configure flag an option needs
-# without its sources naming the patch (Note [Options that need a patch], options.c). Each patch gets an --enable-NAME switch (--enable-NAME[=ARG] when ARG is
+# RTSLAB_PATCHES_END. (A patch's RTS options are rows of its own file, which a build without
+# the patch does not know: Note [The option table] in runtime/rts/options.c.) Each patch gets
+# an --enable-NAME switch (--enable-NAME[=ARG] when ARG is
 # given: any value other than yes/no also turns the patch on, and configure.ac validates it),
 # whose default is the value of --enable-all-patches. MACRO is always defined in
 # rtslab_config.h, as 1 when the patch is on and 0 when it is off, so the code tests it with
@@ -27,12 +26,11 @@ AC_DEFUN([RTSLAB_PATCHES_BEGIN],
   [enable_all_patches=no])
 rtslab_patches=
 rtslab_known=
-rtslab_patch_options=
 rtslab_patch_regs=
 ])
 
-# RTSLAB_PATCH(NAME, MACRO, HELP, [ARG], [OPTIONS])
-# --------------------------------------
+# RTSLAB_PATCH(NAME, MACRO, HELP, [ARG])
+# ---------------------------------------
 AC_DEFUN([RTSLAB_PATCH],
 [AC_ARG_ENABLE([$1],
   [AS_HELP_STRING([--enable-$1]m4_ifnblank([$4], [[@<:@=$4@:>@]]), [$3])],
@@ -46,8 +44,6 @@ AS_CASE([$AS_TR_SH([enable_$1])],
      [rtslab_patch_on=1])])
 AC_DEFINE_UNQUOTED([$2], [$rtslab_patch_on], [Patch $1 (--enable-$1): $3])
 AS_VAR_APPEND([rtslab_known], [" $1"])
-m4_foreach_w([rtslab_opt], [$5], [AS_VAR_APPEND([rtslab_patch_options], [" $1:]rtslab_opt["])
-])dnl
 AS_IF([test $rtslab_patch_on = 1], [AS_VAR_APPEND([rtslab_patches], [" $1"])
   AS_VAR_APPEND([rtslab_patch_regs], [" RTSLAB_PATCH_REG(]m4_translit([$1], [-], [_])[)"])])
 ])
@@ -65,9 +61,6 @@ AC_DEFINE_UNQUOTED([RTSLAB_PATCHES], ["$rtslab_patches"],
   [The patches compiled in, separated by spaces, or "none".])
 AC_DEFINE_UNQUOTED([RTSLAB_PATCHES_KNOWN], ["$rtslab_known"],
   [Every patch this tree has (on or off), separated by spaces, or "none".])
-rtslab_patch_options=${rtslab_patch_options# }
-AC_DEFINE_UNQUOTED([RTSLAB_PATCH_OPTIONS], ["$rtslab_patch_options"],
-  [The RTS options only a patch gives meaning to, as NAME:OPTION words (e.g. "x:-kc").])
 rtslab_patch_regs=${rtslab_patch_regs# }
 AC_DEFINE_UNQUOTED([RTSLAB_PATCH_REGS], [$rtslab_patch_regs],
   [The patches that are on, as RTSLAB_PATCH_REG(name) each, name with _ for -

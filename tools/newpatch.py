@@ -318,17 +318,28 @@ def registration_c(name, desc, macro, ident):
 /* The {name} patch's registration (Note [Patch registration] in rts/patch.h): {desc}.
  *
  * Made by tools/newpatch.py with no options and no counters. To give the patch
- *   - an RTS option: an RtsPatchOption entry below (its field in RtsOptions: one of the
- *     reserved words of runtime/include/rtslab_options.h) and its syntax and range in
- *     options.c's patch_option_specs[] (Note [Options that need a patch]), the option's
- *     prefix in configure.ac's RTSLAB_PATCH line (its fifth argument), a test in
- *     testsuite/patches/{name}/TESTS and one in testsuite/errors/TESTS for a build without it;
+ *   - an RTS option: a row in options[] below (the commented one is a start), with its own
+ *     variable here, and .options = options in the registration (Note [The option table]
+ *     in rts/options.c; docs/new-option.md); its tests in testsuite/patches/{name}/TESTS;
  *   - --info lines: an info function (.info, after the base line .info_after names);
  *   - counters: an RtsStatsSection (Note [Patch statistics] in trace/stats.h), its keys in
  *     docs/stats.md inside this patch's markers (stats/doc_keys checks them).
  * docs/new-patch.md has the rules. */
 #include <stddef.h>
 #include "rts/patch.h"
+
+/* Its RTS options, one row each (rts/patch.h's RtsOption), e.g. a count -xy<n>:
+ *
+ * static unsigned xy = 1;           // the option's variable: the patch's own
+ *
+ * static const RtsOption options[] = {{
+ *     {{ .name = "-xy", .syntax = "-xy<n>", .kind = RTS_OPT_NUMBER, .type = RTS_T_UNSIGNED,
+ *       .var = &xy, .max = 100, .dflt = 1, .noun = "the xy count",
+ *       .what = "what -xy<n> does, in one line", .section = RTS_USAGE_GC,
+ *       .help = "  -xy<n>        what it does (0..{{max}}; default {{default}})\\n" }},
+ *     {{ .name = NULL }},
+ * }};
+ */
 
 const RtsPatch rts_patch_{ident} = {{
     .name = "{name}",

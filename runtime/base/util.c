@@ -59,6 +59,10 @@ void rts_die(int status, const char *fmt, ...)
 }
 
 const RtsOptions *rts_options(void) { return &rts_opts; }
+#if RTS_PATCH_SPIN_YIELD
+/* -qy<n> (Note [Spin-wait yields] in sync/spinwait.h): here, below every spin-wait */
+unsigned spin_yield_every = RTS_SPIN_YIELD_SPINS;
+#endif
 
 void rts_set_exit_handler(void (*handler)(int status) __attribute__((noreturn)))
 {

@@ -18,14 +18,21 @@ extern RtsOptions rts_opts;
  * and --info, which show it), into *rts_cfg, which no module writes. Every module reads the
  * resolved value from there instead of working it out again: before, the -N rule ("-N<n>,
  * or what -N means here") was written out in rts.c, in --info's NUMA line and in a patch's
- * --info, and rts.c wrote the clamped -qn back into rts_opts. A module still keeps its own
- * copy of the capability count where it needs one on a hot path (cap_count, sm_n_caps, the
- * stop-the-world member count), set from rts_cfg->n_caps by its init. */
+ * --info, and rts.c wrote the clamped -qn back into rts_opts; a patch's -qb default was
+ * worked out again at every GC from a ~0u sentinel. A patch decides what its own options
+ * come to, and what it changes of the base's (-qb's default), in its RtsPatch.resolve
+ * (Note [Patch registration] in rts/patch.h), called by rts_config_resolve. A module
+ * still keeps its own copy of the capability count where it needs one on a hot path
+ * (cap_count, sm_n_caps, the stop-the-world member count), set from rts_cfg->n_caps by its
+ * init. */
 typedef struct RtsConfig {
     unsigned n_caps;            /* the capabilities: -N<n>, or -N's default
                                    (affinity_default_caps() in os/affinity.h) */
     unsigned gc_threads;        /* -qn<n>, at most n_caps; 0: every capability */
     bool gc_threads_clamped;    /* -qn<n> was above n_caps (rts_init warns, as GHC does) */
+    bool balance;               /* parallel GCs balance load (no -qb alone) */
+    unsigned balance_gen;       /* ... those of generations >= this (-qb<gen>, or its default
+                                   as resolved: a patch may decide it from other options) */
     bool resolved;              /* false until rts_init has resolved it */
 } RtsConfig;
 extern const RtsConfig *const rts_cfg;

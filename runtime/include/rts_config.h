@@ -15,21 +15,8 @@
 /* Room above -K for the handler of a stack overflow (Note [Stack overflow] in sched/stack.h) */
 #define RTS_STACK_HEADROOM         ((size_t)64 << 10)
 #define RTS_DEFAULT_INITIAL_STACK  ((size_t)1 << 10)     /* -ki1k */
-#if RTS_PATCH_STACK_CHUNKS
-#define RTS_DEFAULT_STACK_CHUNK    ((size_t)32 << 10)    /* -kc32k */
-#define RTS_DEFAULT_STACK_BUFFER   ((size_t)1 << 10)     /* -kb1k: carried into a new chunk */
-#endif
 #define RTS_DEFAULT_PAR_GC_GEN     0                     /* -qg0: parallel GC in every generation */
-#if RTS_PATCH_GEN0_STEAL
-/* No -qb<gen>: -qb0 (minor GCs steal work too) when the allocation area is at least
- * RTS_BALANCE_YOUNG_MIN_AREA, else -qb1, as GHC decides (Note [Minor GC stealing]) */
-#define RTS_DEFAULT_BALANCE_GEN    (~0u)
-#define RTS_DEFAULT_BALANCE_TEXT   "0 with -A of 32m or more, else 1"
-#define RTS_BALANCE_YOUNG_MIN_AREA ((size_t)32 << 20)    /* -A32m */
-#else
 #define RTS_DEFAULT_BALANCE_GEN    1                     /* -qb1: major GCs only */
-#define RTS_DEFAULT_BALANCE_TEXT   "1"
-#endif
 #define RTS_MIN_OLD_GEN_LIMIT      ((size_t)4 << 20)     /* -O4m: no major GC while the old gen is below this */
 #if RTS_PATCH_FUTEX_BARRIER
 #define RTS_DEFAULT_WAIT_SPINS     1000                  /* -qw1000: spins before a barrier wait sleeps */
@@ -43,9 +30,6 @@
  * [Sanity checking cost] in sm/sanity.c). */
 #define RTS_SANITY_FULL_FLOOR      RTS_MIN_OLD_GEN_LIMIT
 #define RTS_SANITY_FULL_BUDGET     4
-#if RTS_PATCH_SPIN_YIELD
-#define RTS_DEFAULT_SPIN_YIELD     RTS_SPIN_YIELD_SPINS  /* -qy: configure's --enable-spin-yield=N */
-#endif
 
 /* The unit of false sharing: per-capability and per-GC-thread state is aligned to it and
  * split by writer (Note [Cache lines] in sched/capability.h). 128 on aarch64, whose big
@@ -59,8 +43,5 @@
 /* An object of at least this many bytes is large: it gets a block group of its own and is
  * linked, never copied (GHC: 8/10 of a block). */
 #define RTS_LARGE_OBJECT_BYTES     (BLOCK_SIZE * 8 / 10)
-#if RTS_PATCH_IDLE_OPTOUT
-#define RTS_DEFAULT_IDLE_OPTOUT    1                     /* -qi1: opt out after one GC idle */
-#endif
 
 #endif

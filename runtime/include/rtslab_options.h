@@ -1,7 +1,8 @@
 /* RTS options: GHC's conventions (BRIEF §4). Given between +RTS and -RTS on the command line
  * (--RTS ends option processing: what follows belongs to the program), or in the RTSLAB_RTS
  * environment variable, which is read first so that the command line wins.
- * Defaults live in rts_config.h; rts_options_defaults() applies them. */
+ * Each option is a row of the option table (Note [The option table] in runtime/rts/options.c),
+ * with its default (the constants are rts_config.h's); rts_options_defaults() applies them. */
 #ifndef RTSLAB_OPTIONS_H
 #define RTSLAB_OPTIONS_H
 
@@ -21,19 +22,19 @@ typedef struct RtsOptions {
     size_t   min_old_gen;     /* -O<size>: no major GC while the old gen is below this (GHC's -O) */
     size_t   max_stack;       /* -K<size> */
     size_t   initial_stack;   /* -ki<size> */
-    size_t   stack_chunk;     /* -kc<size> */
-    size_t   stack_buffer;    /* -kb<size> */
+    size_t   unused_56[2];    /* Note [A fixed layout] */
     bool     par_gc;          /* false after -qg alone: sequential GC */
     unsigned par_gc_gen;      /* -qg<gen>: parallel GC only in generations >= gen */
     bool     balance;         /* false after -qb alone: no load balancing */
+    bool     balance_gen_given; /* -qb<gen> given (in the padding) */
     unsigned balance_gen;     /* -qb<gen>: balance in generations >= gen */
     unsigned gc_threads;      /* -qn<n>: 0 = one per capability */
-    unsigned wait_spins;      /* -qw<n>: spins before a barrier wait sleeps */
-    bool     wait_spins_auto; /* no -qw: rts.c picks the default from capabilities and CPUs */
+    unsigned unused_92;       /* Note [A fixed layout] */
+    bool     show_option_table; /* --print-option-table (docs, tests) */
     bool     pin_caps;        /* -qa */
     bool     aging;           /* --aging=1 (default): promote after two minor GCs, not one
-                               * (in the padding before spin_yield: Note [A fixed layout]) */
-    unsigned spin_yield;      /* -qy<n>: spin-waits yield every n spins */
+                               * (in the padding: Note [A fixed layout]) */
+    unsigned unused_100;      /* Note [A fixed layout] */
     RtsStatsMode stats;       /* -s / -S */
     char    *stats_file;      /* -s<file> / -S<file>; NULL = stderr */
     bool     machine_readable;/* --machine-readable */
@@ -46,7 +47,7 @@ typedef struct RtsOptions {
     char    *profile_stem;    /* -po<stem>: to <stem>.prof instead; NULL = <prog> */
     bool     sanity;          /* -DS: sanity-check the heap before and after every GC */
     unsigned gc_stress;       /* -DG<n>: a minor GC every n allocations; 0 = off */
-    unsigned idle_optout;     /* -qi<n>: idle capabilities opt out after n GCs; 0 = never */
+    unsigned unused_176;      /* Note [A fixed layout] */
     int      io_manager;      /* --io-manager=auto|uring|epoll: 0, 1, 2 (io/iomgr.h's IoChoice) */
     bool     show_info;       /* --info */
     bool     show_help;       /* -? */
@@ -60,10 +61,12 @@ typedef struct RtsOptions {
 } RtsOptions;
 
 /* Note [A fixed layout]
- * The struct is the same in every build: the fields of an option only a patch gives meaning
- * to are there (at their defaults, unused) in a build without the patch, and a new patch's
- * options take the place of reserved words, so a program compiled against the installed
- * header works with any build of the library. RTS_OPTIONS_SIZE is its size on LP64 (x86-64,
+ * The struct is the same in every build and holds the base's options only: a patch's options
+ * are rows of its own file with its own variables (Note [The option table] in
+ * runtime/rts/options.c). The unused_N words held options of patches before they moved
+ * there; they stay so that every field keeps its offset, and a new base option takes one of
+ * them or a reserved word, so a program compiled against the installed header works with
+ * any build of the library. RTS_OPTIONS_SIZE is its size on LP64 (x86-64,
  * AArch64), which testsuite/unit/test_options.c asserts in every build. */
 #define RTS_OPTIONS_SIZE 256
 
@@ -83,6 +86,7 @@ int rts_parse_size(const char *s, size_t *out);
 
 void rts_options_usage(void *file);     /* FILE *: the -? text */
 void rts_options_info(void *file);      /* FILE *: the --info text */
+void rts_options_print_table(void *file); /* FILE *: --print-option-table (docs/rts-options.md) */
 void rts_options_free(RtsOptions *o);
 
 #endif

@@ -11,26 +11,30 @@
  *
  * Sizes are digits with an optional fraction and an optional k/m/g suffix (either case,
  * powers of 1024): -A1.5m is 1572864 bytes. Heap sizes (-A, -M, -O) are rounded up to a multiple
- * of RTS_OPT_HEAP_GRAIN (one block); stack sizes (-K, -ki, -kc, -kb) to a multiple of a word.
+ * of RTS_OPT_HEAP_GRAIN (one block); stack sizes (-K, -ki) to a multiple of a word.
  *
  * Every error message starts with "rtslab: " and fits on one line; the caller prints it and
  * exits 1.
  *
- * Note [Options that need a patch]
- * An option that only a patch gives meaning to is an error in a build without the patch
- * (never accepted and ignored). Its value is parsed first in every build, as
- * patch_option_specs[] says (one table: the syntax, the range, the message out of range and
- * the one without the patch), so a malformed value is reported as such; then the patch that
- * registered the option takes it (Note [Patch registration] in rts/patch.h: its default,
- * where it goes and its -? lines are in the patch's own file), and without one it needs the
- * patch (needs_patch). The message names the configure flag, which needs_patch finds in
- * RTSLAB_PATCH_OPTIONS (configure.ac's RTSLAB_PATCH lines), so these sources name no patch
- * and the base, with every patch stripped (`make patches`), says only that the option is not
- * in this build. An option whose meaning depends on others (-qb0 against a later -qb<gen>)
- * is judged once all the options are parsed, as the command line overrides RTSLAB_RTS
- * (check_patch_options; a patch's own checks are its RtsPatch.check). The -? text lists a
- * patch's options in builds with it, and the options of the patches a build lacks at its
- * end; --info lists every patch of the tree, on or off, and the registered patches' lines.
+ * Note [The option table]
+ * Every RTS option is one row (RtsOption, rts/patch.h): its name and syntax, how its value is
+ * read (a flag, a number or a size in a range, or a parser of its own), its default, its
+ * -? lines, what it does in one line (the docs' table), and where it goes. The base's rows
+ * are the X-macro table RTS_BASE_OPTIONS (rts/options_table.h), in -?'s order; a patch's
+ * are its RtsPatch's `options`, in its own file, with its own variables (Note [Patch
+ * registration] in rts/patch.h). Parsing (rts_options_parse_word), the defaults
+ * (rts_options_defaults), -? (rts_options_usage) and the docs' table
+ * (--print-option-table, which testsuite/errors/option_table.py compares with
+ * docs/rts-options.md) all read the rows; no code names an option but its row and its
+ * parser. A build without a patch does not know the patch's options: "unknown RTS option",
+ * as for any other word. A value of a base option that only a patch gives meaning to
+ * (-qb0) is refused in a build where no patch claims it (RTS_OPT_CLAIM), once all the
+ * options are parsed, as the command line overrides RTSLAB_RTS (check_final; a patch's own
+ * checks are its RtsPatch.check). What the options come to on this machine (-N alone, -qn
+ * above -N, -qb's default under a patch, a patch's settings) is decided once, by
+ * rts_config_resolve (Note [Options, resolved once] in base/util.h). How to add an option:
+ * docs/new-option.md. --info lists every patch of the tree, on or off, and the registered
+ * patches' lines.
  */
 #include "rtslab_options.h"
 #include "rts_config.h"
@@ -48,11 +52,13 @@
 #include "rts/patch.h"          /* Note [Patch registration] */
 #include "rts/rts.h"            /* rts_config_resolve */
 
+#include <stddef.h>
+
 #define RTS_OPT_MAX_CAPS   4096u          /* -N<n>, -qn<n> */
 #define RTS_OPT_MAX_GC_STRESS 1000000000u /* -DG<n> */
 #define RTS_OPT_MAX_GEN    255u           /* -qg<gen>, -qb<gen> */
 #define RTS_OPT_HEAP_GRAIN ((size_t)4096) /* -A, -M, -O round up to this */
-#define RTS_OPT_MIN_STACK  ((size_t)1024) /* -K, -ki, -kc: at least 1k */
+#define RTS_OPT_MIN_STACK  ((size_t)1024) /* -K, -ki: at least 1k */
 
 /* Note [Patch registration]: the patches compiled in, from configure's RTSLAB_PATCH_REGS. */
 #define RTSLAB_PATCH_REG(n) extern const RtsPatch rts_patch_##n;
@@ -61,32 +67,6 @@ RTSLAB_PATCH_REGS
 #define RTSLAB_PATCH_REG(n) &rts_patch_##n,
 const RtsPatch *const rts_patches[] = { RTSLAB_PATCH_REGS NULL };
 #undef RTSLAB_PATCH_REG
-
-/* How the options only a patch gives meaning to are parsed, in every build (Note [Options
- * that need a patch]): a number (an unsigned) or a size (a size_t; a stack size has a
- * minimum and is rounded up to a word, as -K), from min to max (0: no maximum), `noun` in
- * the message when it is out of range; `what` is the subject and verb of the message in a
- * build without a patch that registers it (Note [Patch registration] in rts/patch.h). A
- * claim is a value of a base option that only a patch gives meaning to, judged once all the
- * options are parsed (check_patch_options). */
-typedef enum { OPT_NUMBER, OPT_STACK_SIZE, OPT_SIZE, OPT_CLAIM } OptKind;
-typedef struct {
-    const char *name;
-    OptKind kind;
-    unsigned long long min, max;
-    const char *noun, *what;
-} OptSpec;
-
-static const OptSpec patch_option_specs[] = {
-    { "-kc", OPT_STACK_SIZE, RTS_OPT_MIN_STACK, 0, "the stack chunk size", "stack chunks need" },
-    { "-kb", OPT_SIZE, 0, 0, NULL, "stack chunks need" },
-    { "-qy", OPT_NUMBER, 1, 1000000000u, "the spins between yields", "yielding spin-waits need" },
-    { "-qw", OPT_NUMBER, 0, 1000000000u, "the spin count", "futex barriers need" },
-    { "-qi", OPT_NUMBER, 0, 1000000u, "the number of GCs",
-      "idle capabilities opting out of GC need" },
-    { "-qb0", OPT_CLAIM, 0, 0, NULL, "work stealing in minor GCs needs" },
-};
-#define N_PATCH_OPTIONS (sizeof patch_option_specs / sizeof patch_option_specs[0])
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -107,9 +87,9 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 
 static bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
-/* The space-separated lists configure makes (RTSLAB_PATCHES, RTSLAB_PATCHES_KNOWN,
- * RTSLAB_PATCH_OPTIONS): next_word sets *w and *n to the next word of *p and advances it,
- * false at the end; in_list says whether the n bytes at w are a word of list. */
+/* The space-separated lists configure makes (RTSLAB_PATCHES, RTSLAB_PATCHES_KNOWN):
+ * next_word sets *w and *n to the next word of *p and advances it, false at the end;
+ * in_list says whether the n bytes at w are a word of list. */
 static bool next_word(const char **p, const char **w, size_t *n)
 {
     while (**p == ' ') (*p)++;
@@ -129,136 +109,7 @@ static bool in_list(const char *list, const char *w, size_t n)
     return false;
 }
 
-/* The patch of configure.ac's RTSLAB_PATCH lines that gives meaning to the option word `w`
- * (the longest of its options that begins w), copied into name; false when none does. */
-static bool patch_of_option(const char *w, char *name, size_t len)
-{
-    const char *p = RTSLAB_PATCH_OPTIONS, *x;  /* "NAME:OPTION NAME:OPTION ..." */
-    size_t xn, best = 0;
-    while (next_word(&p, &x, &xn)) {
-        const char *colon = memchr(x, ':', xn);
-        if (!colon) continue;
-        size_t olen = xn - (size_t)(colon + 1 - x);
-        if (olen > best && strncmp(w, colon + 1, olen) == 0) {
-            best = olen;
-            snprintf(name, len, "%.*s", (int)(colon - x), x);
-        }
-    }
-    return best > 0;
-}
-
-/* Note [Options that need a patch]: `what` is the sentence's subject and verb, e.g.
- * "stack chunks need". */
-static int needs_patch(char *err, size_t errlen, const char *w, const char *what)
-{
-    char name[64];
-    if (patch_of_option(w, name, sizeof name))
-        return fail(err, errlen, "%s: %s a build with --enable-%s", w, what, name);
-    return fail(err, errlen, "%s: %s a patch this build does not have", w, what);
-}
-
-/* The spec of the option word w (the longest name that begins it; claims are no words). */
-static const OptSpec *spec_of_word(const char *w)
-{
-    const OptSpec *best = NULL;
-    for (size_t i = 0; i < N_PATCH_OPTIONS; i++) {
-        const OptSpec *sp = &patch_option_specs[i];
-        size_t n = strlen(sp->name);
-        if (sp->kind != OPT_CLAIM && strncmp(w, sp->name, n) == 0
-            && (!best || n > strlen(best->name)))
-            best = sp;
-    }
-    return best;
-}
-
-static const OptSpec *spec_named(const char *name)
-{
-    for (size_t i = 0; i < N_PATCH_OPTIONS; i++)
-        if (strcmp(patch_option_specs[i].name, name) == 0) return &patch_option_specs[i];
-    return NULL;
-}
-
-/* The entry of a registered patch for the option `name`; NULL when no patch in the build
- * registers it. */
-static const RtsPatchOption *registered_option(const char *name)
-{
-    for (const RtsPatch *const *p = rts_patches; *p; p++)
-        for (const RtsPatchOption *e = (*p)->options; e && e->name; e++)
-            if (strcmp(e->name, name) == 0) return e;
-    return NULL;
-}
-
-static void set_field(RtsOptions *o, const OptSpec *sp, int field, unsigned long long v)
-{
-    char *at = (char *)o + field;
-    if (sp->kind == OPT_NUMBER) {
-        unsigned u = (unsigned)v;
-        memcpy(at, &u, sizeof u);
-    } else {
-        size_t z = (size_t)v;
-        memcpy(at, &z, sizeof z);
-    }
-}
-
-static void set_bool(RtsOptions *o, int field, bool v)
-{
-    memcpy((char *)o + field, &v, sizeof v);
-}
-
-void rts_options_defaults(RtsOptions *o)
-{
-    memset(o, 0, sizeof *o);
-    o->n_caps = 1;
-    o->n_caps_auto = false;
-    o->n_caps_given = false;
-    o->alloc_area = RTS_DEFAULT_ALLOC_AREA;
-    o->max_heap = 0;
-    o->old_gen_factor = RTS_DEFAULT_OLD_GEN_FACTOR;
-    o->min_old_gen = RTS_MIN_OLD_GEN_LIMIT;
-    o->aging = true;
-    o->sync_defer = RTS_DEFAULT_SYNC_DEFER;
-    o->max_stack = RTS_DEFAULT_MAX_STACK;
-    o->initial_stack = RTS_DEFAULT_INITIAL_STACK;
-    o->par_gc = true;
-    o->par_gc_gen = RTS_DEFAULT_PAR_GC_GEN;
-    o->balance = true;
-    o->balance_gen = RTS_DEFAULT_BALANCE_GEN;
-    o->gc_threads = 0;
-    o->pin_caps = false;
-    o->stats = RTS_STATS_NONE;
-    o->stats_file = NULL;
-    o->machine_readable = false;
-    o->numa = false;
-    o->numa_mask = 0;
-    o->eventlog = false;
-    o->eventlog_file = NULL;
-    o->profile = false;
-    o->profile_stem = NULL;
-    o->eventlog_format = 0;
-    o->sanity = false;
-    o->gc_stress = 0;
-    o->io_manager = IO_CHOOSE_AUTO;
-    o->show_info = false;
-    o->show_help = false;
-    /* the registered patches' options (Note [Patch registration]) */
-    for (const RtsPatch *const *p = rts_patches; *p; p++)
-        for (const RtsPatchOption *e = (*p)->options; e && e->name; e++) {
-            const OptSpec *sp = spec_named(e->name);
-            if (sp && e->field != RTS_NO_FIELD) set_field(o, sp, e->field, e->dflt);
-            if (e->auto_field != RTS_NO_FIELD) set_bool(o, e->auto_field, true);
-        }
-}
-
-void rts_options_free(RtsOptions *o)
-{
-    if (!o) return;
-    free(o->stats_file);
-    o->stats_file = NULL;
-    free(o->eventlog_file);
-    o->eventlog_file = NULL;
-    free(o->profile_stem);
-    o->profile_stem = NULL;
-}
+static const char *fmt_size(char *buf, size_t len, size_t v);
 
 int rts_parse_size(const char *s, size_t *out)
 {
@@ -359,67 +210,239 @@ static int set_file(char **slot, const char *name, char *err, size_t errlen)
     return 0;
 }
 
-/* -K, -ki, -kc */
-static int stack_size(const char *word, const char *arg, const char *what, size_t *out,
-                      char *err, size_t errlen)
+/* --- the variables the rows set ---------------------------------------------------------- */
+
+/* Where row r keeps its value: a field of *o (a base row) or the patch's own variable. */
+static void *row_var(const RtsOption *r, RtsOptions *o)
+{
+    if (r->var) return r->var;
+    if (r->field == RTS_NO_FIELD) return NULL;
+    return (char *)o + r->field;
+}
+
+static void put_value(const RtsOption *r, RtsOptions *o, unsigned long long v, double d)
+{
+    void *at = row_var(r, o);
+    if (!at) return;
+    switch (r->type) {
+    case RTS_T_BOOL: { bool b = v != 0; memcpy(at, &b, sizeof b); break; }
+    case RTS_T_UNSIGNED: { unsigned u = (unsigned)v; memcpy(at, &u, sizeof u); break; }
+    case RTS_T_SIZE: { size_t z = (size_t)v; memcpy(at, &z, sizeof z); break; }
+    case RTS_T_DOUBLE: memcpy(at, &d, sizeof d); break;
+    case RTS_T_INT: { int i = (int)v; memcpy(at, &i, sizeof i); break; }
+    case RTS_T_NONE: break;
+    }
+}
+
+static void put_given(const RtsOption *r, RtsOptions *o, bool given)
+{
+    if (r->given) *r->given = given;
+    if (r->given_field) {
+        bool b = given;
+        memcpy((char *)o + r->given_field, &b, sizeof b);
+    }
+}
+
+/* --- the parsers the rows name (RtsOption.parse; rts/options_table.h) --------------------- */
+
+/* A number of row r, from r->min to r->max. */
+static int read_number(const RtsOption *r, const char *w, const char *arg, unsigned *out,
+                       char *err, size_t errlen)
+{
+    unsigned n;
+    if (parse_uint(arg, (unsigned)r->max, &n) != 0)
+        return fail(err, errlen, "bad number in RTS option %s", w);
+    if (r->from_to && (n < r->min || n > r->max))
+        return fail(err, errlen, "%s: %s must be from %llu to %llu", w, r->noun, r->min, r->max);
+    if (n < r->min)
+        return fail(err, errlen, "%s: %s must be at least %llu", w, r->noun, r->min);
+    if (n > r->max)
+        return fail(err, errlen, "%s: %s must be at most %llu", w, r->noun, r->max);
+    *out = n;
+    return 0;
+}
+
+/* A size of row r: at least r->min as given, then rounded up to r->grain. */
+static int read_size(const RtsOption *r, const char *w, const char *arg, size_t *out,
+                     char *err, size_t errlen)
 {
     size_t v;
     if (rts_parse_size(arg, &v) != 0)
-        return fail(err, errlen, "bad size in RTS option %s", word);
-    if (v < RTS_OPT_MIN_STACK)
-        return fail(err, errlen, "%s: the %s must be at least 1k", word, what);
-    if (round_up(&v, sizeof(void *)) != 0)
-        return fail(err, errlen, "bad size in RTS option %s", word);
-    *out = v;
-    return 0;
-}
-
-/* -A, -M: the minimum applies to the size as given, then it is rounded up to a block. */
-static int heap_size(const char *word, bool zero_ok, size_t *out, char *err, size_t errlen)
-{
-    size_t v;
-    if (rts_parse_size(word + 2, &v) != 0)
-        return fail(err, errlen, "bad size in RTS option %s", word);
-    if (v < RTS_MIN_ALLOC_AREA && !(zero_ok && v == 0)) {
-        if (zero_ok)
-            return fail(err, errlen,
-                        "%s: the maximum heap size must be 0 (unlimited) or at least %zuk", word,
-                        RTS_MIN_ALLOC_AREA >> 10);
-        return fail(err, errlen, "%s: the allocation area must be at least %zuk", word,
-                    RTS_MIN_ALLOC_AREA >> 10);
+        return fail(err, errlen, "bad size in RTS option %s", w);
+    if (v < r->min) {
+        char m[32];
+        return fail(err, errlen, "%s: %s must be at least %s", w, r->noun,
+                    fmt_size(m, sizeof m, (size_t)r->min));
     }
-    if (round_up(&v, RTS_OPT_HEAP_GRAIN) != 0)
-        return fail(err, errlen, "bad size in RTS option %s", word);
+    if (round_up(&v, r->grain ? r->grain : 1) != 0)
+        return fail(err, errlen, "bad size in RTS option %s", w);
     *out = v;
     return 0;
 }
 
-/* -qg / -qg<gen>, -qb / -qb<gen> */
-static int gen_option(const char *word, const char *arg, bool *flag, unsigned *gen,
-                      char *err, size_t errlen)
+/* -N alone */
+static int opt_caps_auto(const RtsOption *r, RtsOptions *o, const char *w, const char *arg,
+                         char *err, size_t errlen)
 {
+    (void)r; (void)w; (void)arg; (void)err; (void)errlen;
+    o->n_caps_auto = true;
+    o->n_caps_given = false;
+    return 0;
+}
+
+/* -N<n> */
+static int opt_caps(const RtsOption *r, RtsOptions *o, const char *w, const char *arg,
+                    char *err, size_t errlen)
+{
+    unsigned n;
+    if (read_number(r, w, arg, &n, err, errlen) != 0) return -1;
+    o->n_caps = n;
+    o->n_caps_auto = false;
+    o->n_caps_given = true;
+    return 0;
+}
+
+/* -qg / -qg<gen>, -qb / -qb<gen>: the word alone turns the feature off; a generation below
+ * the row's min is judged once all options are parsed (check_final), since a later word may
+ * override it and a patch may give it a meaning (RTS_OPT_CLAIM). */
+static int opt_gen(const RtsOption *r, RtsOptions *o, const char *w, const char *arg,
+                   char *err, size_t errlen)
+{
+    bool *on = strcmp(r->name, "-qg") == 0 ? &o->par_gc : &o->balance;
     if (*arg == '\0') {
-        *flag = false;
+        *on = false;
         return 0;
     }
     unsigned g;
-    if (parse_uint(arg, RTS_OPT_MAX_GEN, &g) != 0)
-        return fail(err, errlen, "bad generation in RTS option %s", word);
-    if (g > RTS_OPT_MAX_GEN)
-        return fail(err, errlen, "%s: the generation must be at most %u", word, RTS_OPT_MAX_GEN);
-    *flag = true;
-    *gen = g;
+    if (parse_uint(arg, (unsigned)r->max, &g) != 0)
+        return fail(err, errlen, "bad generation in RTS option %s", w);
+    if (g > r->max)
+        return fail(err, errlen, "%s: the generation must be at most %llu", w, r->max);
+    *on = true;
+    put_value(r, o, g, 0);
+    put_given(r, o, true);
+    return 0;
+}
+
+/* -M: 0 (unlimited) or at least min; rounded up to a block. */
+static int opt_max_heap(const RtsOption *r, RtsOptions *o, const char *w, const char *arg,
+                        char *err, size_t errlen)
+{
+    size_t v;
+    if (rts_parse_size(arg, &v) != 0)
+        return fail(err, errlen, "bad size in RTS option %s", w);
+    if (v != 0 && v < r->min) {
+        char m[32];
+        return fail(err, errlen, "%s: the maximum heap size must be 0 (unlimited) or at "
+                    "least %s", w, fmt_size(m, sizeof m, (size_t)r->min));
+    }
+    if (round_up(&v, r->grain) != 0)
+        return fail(err, errlen, "bad size in RTS option %s", w);
+    o->max_heap = v;
+    return 0;
+}
+
+/* -F<n> */
+static int opt_factor(const RtsOption *r, RtsOptions *o, const char *w, const char *arg,
+                      char *err, size_t errlen)
+{
+    double f;
+    if (parse_factor(arg, &f) != 0)
+        return fail(err, errlen, "bad number in RTS option %s", w);
+    if (!(f > 0))
+        return fail(err, errlen, "%s: %s must be greater than 0", w, r->noun);
+    o->old_gen_factor = f;
+    return 0;
+}
+
+/* --aging=1|0 (Note [Aging] in sm/storage.h) */
+static int opt_aging(const RtsOption *r, RtsOptions *o, const char *w, const char *arg,
+                     char *err, size_t errlen)
+{
+    (void)r;
+    if (strcmp(arg, "1") == 0) o->aging = true;
+    else if (strcmp(arg, "0") == 0) o->aging = false;
+    else return fail(err, errlen, "%s: --aging= takes 1 or 0", w);
+    return 0;
+}
+
+/* -s[<file>], -S[<file>] */
+static int opt_stats(const RtsOption *r, RtsOptions *o, const char *w, const char *arg,
+                     char *err, size_t errlen)
+{
+    const char *file = *arg != '\0' && strcmp(arg, "stderr") != 0 ? arg : NULL;
+    if (set_file(&o->stats_file, file, err, errlen) != 0) return -1;
+    o->stats = r->name[1] == 's' ? RTS_STATS_SUMMARY : RTS_STATS_VERBOSE;
+    (void)w;
+    return 0;
+}
+
+/* -l[<file>] */
+static int opt_eventlog(const RtsOption *r, RtsOptions *o, const char *w, const char *arg,
+                        char *err, size_t errlen)
+{
+    (void)r; (void)w;
+    if (set_file(&o->eventlog_file, *arg != '\0' ? arg : NULL, err, errlen) != 0) return -1;
+    o->eventlog = true;
+    return 0;
+}
+
+/* --eventlog-format=ghc|chrome (Note [Eventlog]) */
+static int opt_eventlog_format(const RtsOption *r, RtsOptions *o, const char *w,
+                               const char *arg, char *err, size_t errlen)
+{
+    (void)r;
+    if (strcmp(arg, "ghc") == 0) o->eventlog_format = 0;
+    else if (strcmp(arg, "chrome") == 0) o->eventlog_format = 1;
+    else return fail(err, errlen, "%s: --eventlog-format= takes ghc or chrome", w);
+    return 0;
+}
+
+/* -po<stem>: GHC's (Note [Time profile] in sched/profile.h) */
+static int opt_profile(const RtsOption *r, RtsOptions *o, const char *w, const char *arg,
+                       char *err, size_t errlen)
+{
+    (void)r;
+    if (*arg == '\0')
+        return fail(err, errlen, "%s: -po<stem> needs a file name stem", w);
+    if (set_file(&o->profile_stem, arg, err, errlen) != 0) return -1;
+    o->profile = true;
+    return 0;
+}
+
+/* -DG<n>: one message for a malformed and an out-of-range count */
+static int opt_gc_stress(const RtsOption *r, RtsOptions *o, const char *w, const char *arg,
+                         char *err, size_t errlen)
+{
+    unsigned n;
+    if (parse_uint(arg, (unsigned)r->max, &n) != 0 || n < r->min || n > r->max)
+        return fail(err, errlen, "%s: -DG<n> needs a number of allocations from %llu to %llu",
+                    w, r->min, r->max);
+    o->gc_stress = n;
+    return 0;
+}
+
+/* --io-manager=auto|uring|epoll (Note [IO manager] in io/iomgr.h) */
+static int opt_io_manager(const RtsOption *r, RtsOptions *o, const char *w, const char *arg,
+                          char *err, size_t errlen)
+{
+    (void)r;
+    if (strcmp(arg, "auto") == 0) o->io_manager = IO_CHOOSE_AUTO;
+    else if (strcmp(arg, "uring") == 0) o->io_manager = IO_CHOOSE_URING;
+    else if (strcmp(arg, "epoll") == 0) o->io_manager = IO_CHOOSE_EPOLL;
+    else return fail(err, errlen, "%s: --io-manager= takes auto, uring or epoll", w);
     return 0;
 }
 
 /* --numa, --numa=<mask> (Note [NUMA-local heap] in os/numa.h): the mask in decimal, as
  * GHC reads it, or in hex after 0x; bit i is node i. Which nodes exist is known only at
  * start-up (numa_init says when the mask names none of them). */
-static int numa_option(RtsOptions *o, const char *w, char *err, size_t errlen)
+static int opt_numa(const RtsOption *r, RtsOptions *o, const char *w, const char *arg,
+                    char *err, size_t errlen)
 {
     unsigned long long mask = ~0ull;
-    if (w[6] == '=') {
-        const char *s = w + 7;
+    if (!r->exact) {
+        const char *s = arg;
         unsigned base = 10;
         if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
             base = 16;
@@ -457,226 +480,128 @@ static int numa_option(RtsOptions *o, const char *w, char *err, size_t errlen)
 #endif
 }
 
-static const char *fmt_size(char *buf, size_t len, size_t v);
+/* --- the table ----------------------------------------------------------------------------- */
 
-/* An option of patch_option_specs: its value is parsed and range-checked in every build, then
- * goes where the registered patch says, or is refused (Note [Options that need a patch]). */
-static int patch_option(RtsOptions *o, const char *w, const OptSpec *sp, char *err, size_t errlen)
+#include "rts/options_table.h"
+
+#define RTS_OPTION_ROW(...) { __VA_ARGS__ },
+static const RtsOption base_options[] = {
+    RTS_BASE_OPTIONS(RTS_OPTION_ROW)
+    { .name = NULL }
+};
+#undef RTS_OPTION_ROW
+
+/* Every row, the base's and then each registered patch's: calls fn(row, owner) until it
+ * returns a row; owner is NULL for the base's. */
+typedef const RtsOption *(*RowFn)(const RtsOption *r, const RtsPatch *owner, void *arg);
+
+static const RtsOption *each_row(RowFn fn, void *arg)
 {
-    const char *arg = w + strlen(sp->name);
-    unsigned long long v;
-    if (sp->kind == OPT_NUMBER) {
-        unsigned n;
-        if (parse_uint(arg, (unsigned)sp->max, &n) != 0)
-            return fail(err, errlen, "bad number in RTS option %s", w);
-        if (n < sp->min || n > sp->max) {
-            if (sp->min == 0)
-                return fail(err, errlen, "%s: %s must be at most %llu", w, sp->noun, sp->max);
-            return fail(err, errlen, "%s: %s must be from %llu to %llu", w, sp->noun, sp->min,
-                        sp->max);
-        }
-        v = n;
-    } else {
-        size_t z;
-        if (rts_parse_size(arg, &z) != 0)
-            return fail(err, errlen, "bad size in RTS option %s", w);
-        if (z < sp->min) {
-            char m[32];
-            return fail(err, errlen, "%s: %s must be at least %s", w, sp->noun,
-                        fmt_size(m, sizeof m, (size_t)sp->min));
-        }
-        if (round_up(&z, sizeof(void *)) != 0)
-            return fail(err, errlen, "bad size in RTS option %s", w);
-        v = z;
+    const RtsOption *hit;
+    for (const RtsOption *r = base_options; r->name; r++)
+        if ((hit = fn(r, NULL, arg))) return hit;
+    for (const RtsPatch *const *p = rts_patches; *p; p++)
+        for (const RtsOption *r = (*p)->options; r && r->name; r++)
+            if ((hit = fn(r, *p, arg))) return hit;
+    return NULL;
+}
+
+/* The row of the word w: the row whose name it is, else the one with the longest name it
+ * begins with (a value follows); claims are no words. */
+struct word_match {
+    const char *w;
+    const RtsOption *best;
+    size_t best_n;
+};
+
+static const RtsOption *match_row(const RtsOption *r, const RtsPatch *owner, void *arg)
+{
+    struct word_match *m = arg;
+    size_t n = strlen(r->name);
+    (void)owner;
+    if (r->kind == RTS_OPT_CLAIM) return NULL;
+    if (r->exact) return strcmp(m->w, r->name) == 0 ? r : NULL;
+    if (strncmp(m->w, r->name, n) == 0 && n > m->best_n) {
+        m->best = r;
+        m->best_n = n;
     }
-    const RtsPatchOption *e = registered_option(sp->name);
-    if (!e || e->field == RTS_NO_FIELD)
-        return needs_patch(err, errlen, w, sp->what);
-    set_field(o, sp, e->field, v);
-    if (e->auto_field != RTS_NO_FIELD) set_bool(o, e->auto_field, false);
-    return 0;
+    return NULL;
+}
+
+static const RtsOption *row_of_word(const char *w)
+{
+    struct word_match m = { w, NULL, 0 };
+    const RtsOption *exact = each_row(match_row, &m);
+    return exact ? exact : m.best;
+}
+
+/* Whether a registered patch claims the value `word` of a base option (RTS_OPT_CLAIM). */
+static bool claimed(const char *word)
+{
+    for (const RtsPatch *const *p = rts_patches; *p; p++)
+        for (const RtsOption *r = (*p)->options; r && r->name; r++)
+            if (r->kind == RTS_OPT_CLAIM && strcmp(r->name, word) == 0) return true;
+    return false;
+}
+
+static const RtsOption *set_default(const RtsOption *r, const RtsPatch *owner, void *arg)
+{
+    (void)owner;
+    if (r->kind == RTS_OPT_CLAIM) return NULL;
+    put_value(r, arg, r->dflt, r->dflt_f);
+    put_given(r, arg, false);
+    return NULL;
+}
+
+void rts_options_defaults(RtsOptions *o)
+{
+    memset(o, 0, sizeof *o);
+    o->par_gc = true;              /* -qg and -qb alone turn them off (opt_gen) */
+    o->balance = true;
+    each_row(set_default, o);      /* every other default is its row's */
+}
+
+void rts_options_free(RtsOptions *o)
+{
+    if (!o) return;
+    free(o->stats_file);
+    o->stats_file = NULL;
+    free(o->eventlog_file);
+    o->eventlog_file = NULL;
+    free(o->profile_stem);
+    o->profile_stem = NULL;
 }
 
 int rts_options_parse_word(RtsOptions *o, const char *w, char *err, size_t errlen)
 {
     if (w[0] != '-') return fail(err, errlen, "unexpected RTS argument: %s", w);
-    const OptSpec *sp = spec_of_word(w);
-    if (sp) return patch_option(o, w, sp, err, errlen);
-
-    switch (w[1]) {
-    case 'N': {
-        if (w[2] == '\0') {
-            o->n_caps_auto = true;
-            o->n_caps_given = false;
-            return 0;
-        }
+    const RtsOption *r = row_of_word(w);
+    if (!r) return fail(err, errlen, "unknown RTS option: %s", w);
+    const char *arg = w + strlen(r->name);
+    switch (r->kind) {
+    case RTS_OPT_FLAG:
+        put_value(r, o, 1, 0);
+        break;
+    case RTS_OPT_NUMBER: {
         unsigned n;
-        if (parse_uint(w + 2, RTS_OPT_MAX_CAPS, &n) != 0)
-            return fail(err, errlen, "bad number in RTS option %s", w);
-        if (n < 1)
-            return fail(err, errlen, "%s: the number of capabilities must be at least 1", w);
-        if (n > RTS_OPT_MAX_CAPS)
-            return fail(err, errlen, "%s: the number of capabilities must be at most %u", w,
-                        RTS_OPT_MAX_CAPS);
-        o->n_caps = n;
-        o->n_caps_auto = false;
-        o->n_caps_given = true;
-        return 0;
-    }
-    case 'A':
-        return heap_size(w, false, &o->alloc_area, err, errlen);
-    case 'M':
-        return heap_size(w, true, &o->max_heap, err, errlen);
-    case 'F': {
-        double f;
-        if (parse_factor(w + 2, &f) != 0)
-            return fail(err, errlen, "bad number in RTS option %s", w);
-        if (!(f > 0))
-            return fail(err, errlen, "%s: the old generation factor must be greater than 0", w);
-        o->old_gen_factor = f;
-        return 0;
-    }
-    case 'O': {
-        /* GHC's -O<size> (its default is 1m; ours 4m, rts_config.h): the least the old
-         * generation grows to before its first major GC, and the least it is let grow to
-         * after one. */
-        size_t v;
-        if (rts_parse_size(w + 2, &v) != 0)
-            return fail(err, errlen, "bad size in RTS option %s", w);
-        if (v < RTS_OPT_HEAP_GRAIN)
-            return fail(err, errlen, "%s: the minimum old generation size must be at least %zuk",
-                        w, RTS_OPT_HEAP_GRAIN >> 10);
-        if (round_up(&v, RTS_OPT_HEAP_GRAIN) != 0)
-            return fail(err, errlen, "bad size in RTS option %s", w);
-        o->min_old_gen = v;
-        return 0;
-    }
-    case 'K':
-        return stack_size(w, w + 2, "maximum stack size", &o->max_stack, err, errlen);
-    case 'k':
-        if (w[2] == 'i')
-            return stack_size(w, w + 3, "initial stack size", &o->initial_stack, err, errlen);
-        break;
-    case 'q':
-        switch (w[2]) {
-        case 'g':
-            return gen_option(w, w + 3, &o->par_gc, &o->par_gc_gen, err, errlen);
-        case 'b':
-            return gen_option(w, w + 3, &o->balance, &o->balance_gen, err, errlen);
-        case 'n': {
-            unsigned n;
-            if (parse_uint(w + 3, RTS_OPT_MAX_CAPS, &n) != 0)
-                return fail(err, errlen, "bad number in RTS option %s", w);
-            if (n < 1)
-                return fail(err, errlen, "%s: the number of GC threads must be at least 1", w);
-            if (n > RTS_OPT_MAX_CAPS)
-                return fail(err, errlen, "%s: the number of GC threads must be at most %u", w,
-                            RTS_OPT_MAX_CAPS);
-            o->gc_threads = n;
-            return 0;
-        }
-        case 'a':
-            if (w[3] != '\0') break;
-            o->pin_caps = true;
-            return 0;
-        default:
-            break;
-        }
-        break;
-    case 's':
-    case 'S': {
-        const char *file = w[2] != '\0' && strcmp(w + 2, "stderr") != 0 ? w + 2 : NULL;
-        if (set_file(&o->stats_file, file, err, errlen) != 0) return -1;
-        o->stats = w[1] == 's' ? RTS_STATS_SUMMARY : RTS_STATS_VERBOSE;
-        return 0;
-    }
-    case 'l':
-        if (set_file(&o->eventlog_file, w[2] != '\0' ? w + 2 : NULL, err, errlen) != 0)
-            return -1;
-        o->eventlog = true;
-        return 0;
-    case 'p':
-        /* GHC's -p and -po<stem>: Note [Time profile] in sched/profile.h */
-        if (w[2] == '\0') {
-            o->profile = true;
-            return 0;
-        }
-        if (w[2] == 'o') {
-            if (w[3] == '\0')
-                return fail(err, errlen, "%s: -po<stem> needs a file name stem", w);
-            if (set_file(&o->profile_stem, w + 3, err, errlen) != 0)
-                return -1;
-            o->profile = true;
-            return 0;
-        }
-        break;
-    case 'D':
-        if (strcmp(w, "-DS") == 0) {
-            o->sanity = true;
-            return 0;
-        }
-        if (w[2] == 'G') {
-            unsigned n;
-            if (parse_uint(w + 3, RTS_OPT_MAX_GC_STRESS, &n) != 0 || n < 1)
-                return fail(err, errlen, "%s: -DG<n> needs a number of allocations from 1 to %u",
-                            w, RTS_OPT_MAX_GC_STRESS);
-            o->gc_stress = n;
-            return 0;
-        }
-        break;
-    case '?':
-        if (w[2] != '\0') break;
-        o->show_help = true;
-        return 0;
-    case '-':
-        if (strcmp(w, "--info") == 0) {
-            o->show_info = true;
-            return 0;
-        }
-        if (strcmp(w, "--numa") == 0 || strncmp(w, "--numa=", 7) == 0)
-            return numa_option(o, w, err, errlen);
-        if (strcmp(w, "--machine-readable") == 0) {
-            o->machine_readable = true;
-            return 0;
-        }
-        if (strcmp(w, "--stats-keys") == 0) {  /* Note [Patch statistics] in trace/stats.h */
-            o->show_stats_keys = true;
-            return 0;
-        }
-        if (strncmp(w, "--io-manager=", 13) == 0) {   /* Note [IO manager] in io/iomgr.h */
-            const char *v = w + 13;
-            if (strcmp(v, "auto") == 0) o->io_manager = IO_CHOOSE_AUTO;
-            else if (strcmp(v, "uring") == 0) o->io_manager = IO_CHOOSE_URING;
-            else if (strcmp(v, "epoll") == 0) o->io_manager = IO_CHOOSE_EPOLL;
-            else return fail(err, errlen, "%s: --io-manager= takes auto, uring or epoll", w);
-            return 0;
-        }
-        if (strncmp(w, "--aging=", 8) == 0) {   /* Note [Aging] in sm/storage.h */
-            const char *v = w + 8;
-            if (strcmp(v, "1") == 0) o->aging = true;
-            else if (strcmp(v, "0") == 0) o->aging = false;
-            else return fail(err, errlen, "%s: --aging= takes 1 or 0", w);
-            return 0;
-        }
-        if (strncmp(w, "--sync-defer=", 13) == 0) {   /* Note [Deferred GC requests] in sm/gc.h */
-            size_t v;
-            if (rts_parse_size(w + 13, &v) != 0 || round_up(&v, RTS_OPT_HEAP_GRAIN) != 0)
-                return fail(err, errlen, "bad size in RTS option %s", w);
-            o->sync_defer = v;
-            return 0;
-        }
-        if (strncmp(w, "--eventlog-format=", 18) == 0) {   /* Note [Eventlog] */
-            const char *v = w + 18;
-            if (strcmp(v, "ghc") == 0) o->eventlog_format = 0;
-            else if (strcmp(v, "chrome") == 0) o->eventlog_format = 1;
-            else return fail(err, errlen, "%s: --eventlog-format= takes ghc or chrome", w);
-            return 0;
-        }
-        break;
-    default:
+        if (read_number(r, w, arg, &n, err, errlen) != 0) return -1;
+        put_value(r, o, n, 0);
         break;
     }
-    return fail(err, errlen, "unknown RTS option: %s", w);
+    case RTS_OPT_SIZE: {
+        size_t z = 0;
+        if (read_size(r, w, arg, &z, err, errlen) != 0) return -1;
+        put_value(r, o, z, 0);
+        break;
+    }
+    case RTS_OPT_CUSTOM:
+        if (r->parse(r, o, w, arg, err, errlen) != 0) return -1;
+        break;
+    case RTS_OPT_CLAIM:
+        return fail(err, errlen, "unknown RTS option: %s", w);
+    }
+    put_given(r, o, true);
+    return 0;
 }
 
 static bool is_space(char c)
@@ -712,11 +637,21 @@ static int parse_env(RtsOptions *o, const char *env, char *err, size_t errlen)
     return rc;
 }
 
-/* Note [Options that need a patch]: the options still in force once all are parsed. */
-static int check_patch_options(const RtsOptions *o, char *err, size_t errlen)
+/* A generation below its row's min (-qb0 in the base), judged once all options are parsed:
+ * an error unless a registered patch claims the value (Note [The option table]). */
+static int check_gens(const RtsOptions *o, char *err, size_t errlen)
 {
-    if (o->balance && o->balance_gen == 0 && !registered_option("-qb0"))
-        return needs_patch(err, errlen, "-qb0", spec_named("-qb0")->what);
+    for (const RtsOption *r = base_options; r->name; r++) {
+        if (r->parse != opt_gen || r->min == 0) continue;
+        bool on = strcmp(r->name, "-qg") == 0 ? o->par_gc : o->balance;
+        unsigned g;
+        memcpy(&g, (const char *)o + r->field, sizeof g);
+        char word[32];
+        snprintf(word, sizeof word, "%s%u", r->name, g);
+        if (on && g < r->min && !claimed(word))
+            return fail(err, errlen, "%s: the generation must be at least %llu in this build",
+                        word, r->min);
+    }
     return 0;
 }
 
@@ -747,7 +682,7 @@ static int check_final(const RtsOptions *o, char *err, size_t errlen)
     if (o->stats_file && o->eventlog_file && same_file(o->stats_file, o->eventlog_file))
         return fail(err, errlen, "-s%s and -l%s name the same file: the statistics would "
                     "overwrite the eventlog", o->stats_file, o->eventlog_file);
-    return check_patch_options(o, err, errlen);
+    return check_gens(o, err, errlen);
 }
 
 int rts_options_parse(RtsOptions *o, int *argc, char **argv, const char *env,
@@ -801,66 +736,69 @@ const char *rts_fmt_size(char *buf, size_t len, size_t v)
     return fmt_size(buf, len, v);
 }
 
-/* The base's -? lines that a patch may word differently (RtsPatch.usage_lines). */
-static void usage_line(FILE *f, const char *name, const char *text)
+/* The base's -? lines that a patch may word differently (RtsPatch.usage_lines), by syntax. */
+static const char *usage_text(const RtsOption *r)
 {
     for (const RtsPatch *const *p = rts_patches; *p; p++)
         for (const RtsUsageLine *l = (*p)->usage_lines; l && l->name; l++)
-            if (strcmp(l->name, name) == 0) {
-                fputs(l->text, f);
-                return;
-            }
-    fputs(text, f);
+            if (strcmp(l->name, r->syntax) == 0) return l->text;
+    return r->help;
 }
 
-/* The -? lines of the registered patches' options of one section, "%s" their default. */
+/* A value of row r as -? and the docs write it: its default, min or max. */
+static const char *fmt_value(char *buf, size_t len, const RtsOption *r, unsigned long long v)
+{
+    if (r->type == RTS_T_SIZE) return fmt_size(buf, len, (size_t)v);
+    snprintf(buf, len, "%llu", v);
+    return buf;
+}
+
+static const char *fmt_default(char *buf, size_t len, const RtsOption *r)
+{
+    if (r->type == RTS_T_DOUBLE) {
+        snprintf(buf, len, "%g", r->dflt_f);
+        return buf;
+    }
+    return fmt_value(buf, len, r, r->dflt);
+}
+
+/* Prints text with "{default}", "{min}" and "{max}" replaced by row r's. */
+static void put_help(FILE *f, const RtsOption *r, const char *text)
+{
+    static const char *const keys[] = { "{default}", "{min}", "{max}" };
+    while (*text) {
+        const char *brace = strchr(text, '{');
+        if (!brace) {
+            fputs(text, f);
+            return;
+        }
+        fwrite(text, 1, (size_t)(brace - text), f);
+        text = brace;
+        int k;
+        for (k = 0; k < 3; k++)
+            if (strncmp(text, keys[k], strlen(keys[k])) == 0) break;
+        if (k == 3) {
+            fputc(*text++, f);
+            continue;
+        }
+        char v[32];
+        fputs(k == 0 ? fmt_default(v, sizeof v, r)
+              : fmt_value(v, sizeof v, r, k == 1 ? r->min : r->max), f);
+        text += strlen(keys[k]);
+    }
+}
+
+/* The -? lines of the registered patches' rows of one section. */
 static void usage_patches(FILE *f, RtsUsageSection section)
 {
     for (const RtsPatch *const *p = rts_patches; *p; p++)
-        for (const RtsPatchOption *e = (*p)->options; e && e->name; e++) {
-            if (!e->usage || e->section != section) continue;
-            const char *at = strstr(e->usage, "%s");
-            if (!at) {
-                fputs(e->usage, f);
-                continue;
-            }
-            char d[32];
-            const OptSpec *sp = spec_named(e->name);
-            if (sp && sp->kind == OPT_NUMBER)
-                snprintf(d, sizeof d, "%llu", e->dflt);
-            else
-                fmt_size(d, sizeof d, (size_t)e->dflt);
-            fprintf(f, "%.*s%s%s", (int)(at - e->usage), e->usage, d, at + 2);
-        }
-}
-
-/* The options of the patches this build lacks (Note [Options that need a patch]). */
-static void usage_missing_patches(FILE *f)
-{
-    const char *p = RTSLAB_PATCH_OPTIONS, *x;
-    size_t xn;
-    bool any = false;
-    while (next_word(&p, &x, &xn)) {
-        const char *colon = memchr(x, ':', xn);
-        if (!colon || in_list(RTSLAB_PATCHES, x, (size_t)(colon - x))) continue;
-        if (!any) fputs("\nOptions of patches not in this build (an error here):\n", f);
-        any = true;
-        fprintf(f, "  %-13.*s needs configure --enable-%.*s\n", (int)(xn - (size_t)(colon + 1 - x)),
-                colon + 1, (int)(colon - x), x);
-    }
+        for (const RtsOption *r = (*p)->options; r && r->name; r++)
+            if (r->help && r->section == section) put_help(f, r, r->help);
 }
 
 void rts_options_usage(void *file)
 {
     FILE *f = file;
-    char a[32], ki[32], kk[32], amin[32], omin[32], sd[32];
-    fmt_size(a, sizeof a, RTS_DEFAULT_ALLOC_AREA);
-    fmt_size(sd, sizeof sd, RTS_DEFAULT_SYNC_DEFER);
-    fmt_size(amin, sizeof amin, RTS_MIN_ALLOC_AREA);
-    fmt_size(omin, sizeof omin, RTS_MIN_OLD_GEN_LIMIT);
-    fmt_size(kk, sizeof kk, RTS_DEFAULT_MAX_STACK);
-    fmt_size(ki, sizeof ki, RTS_DEFAULT_INITIAL_STACK);
-
     fputs(
         "Usage: <prog> <args> [+RTS <rtsopts> | -RTS <args>] ... --RTS <args>\n"
         "\n"
@@ -871,66 +809,66 @@ void rts_options_usage(void *file)
         "RTS options are also read from the RTSLAB_RTS environment variable (whitespace-\n"
         "separated, before the command line). Sizes take a k, m or g suffix (powers of 1024)\n"
         "and may have a fraction, e.g. -A1.5m.\n"
-        "\n"
-        "  -?            print this message and exit\n"
-        "  --info        print information about the RTS (version, patches) and exit\n"
         "\n", f);
-    usage_line(f, "-N", "  -N            use as many capabilities as the machine has\n");
-    fprintf(f,
-        "  -N<n>         use <n> capabilities (1..%u; default 1)\n"
-        "  -qg           use sequential GC\n"
-        "  -qg<gen>      use parallel GC only for generations >= <gen> (default %d)\n"
-        "  -qb           no load balancing in parallel GC\n"
-        "  -qb<gen>      load-balance in parallel GC only for generations >= <gen>\n"
-        "                (default %s)\n"
-        "  -qn<n>        use <n> GC threads (default: one per capability; at most\n"
-        "                one per capability)\n",
-        RTS_OPT_MAX_CAPS, RTS_DEFAULT_PAR_GC_GEN, RTS_DEFAULT_BALANCE_TEXT);
-    usage_line(f, "-qa", "  -qa           pin each capability's OS thread to a CPU\n");
-    usage_patches(f, RTS_USAGE_QA);
-    usage_patches(f, RTS_USAGE_GC);
-    fprintf(f,
-        "\n"
-        "  -A<size>      nursery (allocation area) size per capability (default %s, min %s)\n"
-        "  -M<size>      maximum heap size; 0 = unlimited (default 0)\n"
-        "  -F<n>         collect the old generation when it exceeds <n> x its live data\n"
-        "                at the last major GC (default %g)\n"
-        "  -O<size>      no major GC while the old generation is smaller than <size>\n"
-        "                (default %s)\n"
-        "  --aging=<0|1> 1 (default): a minor GC keeps the nursery's survivors young for\n"
-        "                one more minor GC before promoting them, as GHC does; 0: it\n"
-        "                promotes them at once\n"
-        "  --sync-defer=<size>  while the GC a capability asked for waits for the others\n"
-        "                to stop, it runs on in up to <size> more nursery (default %s;\n"
-        "                0: it waits)\n"
-        "  -K<size>      maximum stack size of a thread (default %s)\n"
-        "  -ki<size>     initial stack size of a thread (default %s; at most -K)\n",
-        a, amin, RTS_DEFAULT_OLD_GEN_FACTOR, omin, sd, kk, ki);
-    usage_patches(f, RTS_USAGE_STACK);
-    fputs(
-        "\n"
-        "  -s[<file>]    print a GC summary at exit to <file> (default stderr; -sstderr\n"
-        "                is stderr too)\n"
-        "  -S[<file>]    like -s, plus one line per GC\n"
-        "  --machine-readable  print -s statistics as key/value pairs for tools\n"
-        "  --numa        each capability's nursery and GC to-space on its NUMA node (with\n"
-        "                -qa, the node of its CPU; else nodes round-robin, the thread bound\n"
-        "                to its node); nothing to do on one node. Needs libnuma\n"
-        "  --numa=<mask> the same, on the nodes of <mask> only (bit i: node i; decimal or 0x)\n"
-        "  --io-manager=<m>  the IO manager's back end: uring (io_uring, liburing), epoll,\n"
-        "                or auto (default: io_uring when the kernel allows it, else epoll)\n"
-        "  -l[<file>]    write an eventlog to <file> (default <prog>.eventlog, <prog> the\n"
-        "                script run or else the executable), in GHC's binary format:\n"
-        "                ThreadScope and ghc-events read it\n"
-        "  --eventlog-format=<f>  the eventlog's format: ghc (the default) or chrome\n"
-        "                (Chrome trace JSON, which Perfetto opens; default file\n"
-        "                <prog>.eventlog.json)\n"
-        "  -p            write a time profile by procedure to <prog>.prof, from samples\n"
-        "                of the running threads every 1 ms\n"
-        "  -po<stem>     the same, to <stem>.prof\n"
-        "  -DS           sanity-check the heap before and after every GC (slow)\n"
-        "  -DG<n>        collector stress: a minor GC every n allocations (slow)\n", f);
-    usage_missing_patches(f);
+    for (const RtsOption *r = base_options; r->name; r++) {
+        if (r->help) put_help(f, r, usage_text(r));
+        for (int s = RTS_USAGE_QA; s <= RTS_USAGE_STACK; s++)
+            if (r->then & RTS_USAGE_AFTER(s)) usage_patches(f, (RtsUsageSection)s);
+    }
+}
+
+/* A cell of a Markdown table: '|' escaped, and outside code '<' as an entity (so that
+ * "<n>" is not taken for HTML). */
+static void put_cell(FILE *f, const char *s, bool code)
+{
+    for (; *s; s++) {
+        if (*s == '|') fputs("\\|", f);
+        else if (*s == '<' && !code) fputs("&lt;", f);
+        else fputc(*s, f);
+    }
+}
+
+/* Note [The option table]: one line per row, "OWNER\t| `SYNTAX` | DEFAULT | VALUES | WHAT |",
+ * OWNER "base" or the patch's name; docs/rts-options.md holds the base's rows (checked by
+ * testsuite/errors/option_table.py). */
+static const RtsOption *print_row(const RtsOption *r, const RtsPatch *owner, void *arg)
+{
+    FILE *f = arg;
+    char d[64], lo[32], hi[32], range[96];
+    if (r->kind == RTS_OPT_CLAIM || !r->what) return NULL;
+    const char *dflt = r->dflt_text ? r->dflt_text
+                     : r->exact ? "off" : fmt_default(d, sizeof d, r);
+    const char *values = r->range_text;
+    if (!values) {
+        if (r->exact) {
+            values = "-";               /* the word alone */
+        } else if (r->type == RTS_T_SIZE && r->min == 0) {
+            values = "a size";
+        } else if (r->type == RTS_T_SIZE) {
+            snprintf(range, sizeof range, "a size, at least %s", fmt_value(lo, sizeof lo, r,
+                                                                          r->min));
+            values = range;
+        } else {
+            snprintf(range, sizeof range, "%s..%s", fmt_value(lo, sizeof lo, r, r->min),
+                     fmt_value(hi, sizeof hi, r, r->max));
+            values = range;
+        }
+    }
+    fprintf(f, "%s\t| `", owner ? owner->name : "base");
+    put_cell(f, r->syntax, true);
+    fputs("` | ", f);
+    put_cell(f, dflt, false);
+    fputs(" | ", f);
+    put_cell(f, values, false);
+    fputs(" | ", f);
+    put_cell(f, r->what, false);
+    fputs(" |\n", f);
+    return NULL;
+}
+
+void rts_options_print_table(void *file)
+{
+    each_row(print_row, file);
 }
 
 /* Haskell-show-like string: quotes and backslashes escaped. */
@@ -1019,6 +957,10 @@ void rts_config_resolve(void)
         c.gc_threads = c.n_caps;
         c.gc_threads_clamped = true;
     }
+    c.balance = rts_opts.balance;
+    c.balance_gen = rts_opts.balance_gen;
+    for (const RtsPatch *const *p = rts_patches; *p; p++)   /* Note [Patch registration] */
+        if ((*p)->resolve) (*p)->resolve(&rts_opts, &c);
     rts_config_set(&c);
 }
 

@@ -8,25 +8,43 @@
 #include "rts/patch.h"
 #include "base/util.h"
 #include "sync/wait.h"
+#include "os/topology.h"
 
-static const RtsPatchOption options[] = {
-    { "-qw", offsetof(RtsOptions, wait_spins), RTS_DEFAULT_WAIT_SPINS,
-      offsetof(RtsOptions, wait_spins_auto), RTS_USAGE_GC,
-      "  -qw<n>        spin <n> times in a stop-the-world wait before sleeping in a futex\n"
-      "                (0..1000000000; default 1000, or 30 with more capabilities than\n"
-      "                allowed CPUs; futex-barrier patch)\n" },
-    { NULL, 0, 0, 0, 0, NULL },
+/* -qw<n>, as given (Note [The option table] in rts/options.c), and what it comes to here. */
+static unsigned wait_spins;
+static bool wait_spins_given;
+
+static const RtsOption options[] = {
+    { .name = "-qw", .syntax = "-qw<n>", .kind = RTS_OPT_NUMBER, .type = RTS_T_UNSIGNED,
+      .var = &wait_spins, .given = &wait_spins_given, .max = 1000000000u,
+      .dflt = RTS_DEFAULT_WAIT_SPINS, .noun = "the spin count",
+      .dflt_text = "1000, or 30 with more capabilities than allowed CPUs",
+      .what = "spins in a stop-the-world wait before sleeping in a futex",
+      .section = RTS_USAGE_GC,
+      .help = "  -qw<n>        spin <n> times in a stop-the-world wait before sleeping in a futex\n"
+              "                (0..1000000000; default 1000, or 30 with more capabilities than\n"
+              "                allowed CPUs; futex-barrier patch)\n" },
+    { .name = NULL },
 };
+
+/* Note [Spinning when oversubscribed] in sync/wait_futex_barrier.c: decided once, set before
+ * any wait. */
+static void resolve(const RtsOptions *o, RtsConfig *c)
+{
+    (void)o;
+    sync_set_spins(!wait_spins_given && c->n_caps > (unsigned)topo_get()->n_logical
+                   ? RTS_OVERSUB_WAIT_SPINS : wait_spins);
+}
 
 static void info(FILE *f, RtsInfoPut put)
 {
     char futex[128];
-    if (rts_opts.wait_spins_auto)
+    if (!wait_spins_given)
         snprintf(futex, sizeof futex, "%u spins (%u with more capabilities than CPUs), then a "
                  "futex wait (-qw<n>)", (unsigned)RTS_DEFAULT_WAIT_SPINS,
                  (unsigned)RTS_OVERSUB_WAIT_SPINS);
     else
-        snprintf(futex, sizeof futex, "%u spins, then a futex wait (-qw<n>)", rts_opts.wait_spins);
+        snprintf(futex, sizeof futex, "%u spins, then a futex wait (-qw<n>)", wait_spins);
     put(f, "Stop-the-world waits", futex);
 }
 
@@ -95,6 +113,7 @@ const RtsPatch rts_patch_futex_barrier = {
     .options = options,
     .info_after = "perf",
     .info = info,
+    .resolve = resolve,
     .stats = &stats,
     .name = "futex-barrier",
 };

@@ -7,19 +7,38 @@
 #include "rts/patch.h"
 #include "base/util.h"
 #include <string.h>
-#include "sm/gc.h"              /* gc_balance_gen */
 
-static const RtsPatchOption options[] = {
-    { "-qb0", RTS_NO_FIELD, 0, RTS_NO_FIELD, RTS_USAGE_GC, NULL },
-    { NULL, 0, 0, 0, 0, NULL },
+/* No -qb<gen>: -qb0 (minor GCs steal work too) when the allocation area is at least this,
+ * else -qb1, as GHC decides (Note [Minor GC stealing] in sm/gc.h) */
+#define BALANCE_YOUNG_MIN_AREA ((size_t)32 << 20)    /* -A32m */
+
+/* -qb0 is the base's -qb<gen> with a generation only this patch gives meaning to (Note [The
+ * option table] in rts/options.c); -qb's -? lines say what its default is here. */
+static const RtsOption options[] = {
+    { .name = "-qb0", .kind = RTS_OPT_CLAIM },
+    { .name = NULL },
 };
+
+static const RtsUsageLine usage_lines[] = {
+    { "-qb[<gen>]", "  -qb           no load balancing in parallel GC\n"
+                    "  -qb<gen>      load-balance in parallel GC only for generations >= <gen>\n"
+                    "                (default 0 with -A of 32m or more, else 1)\n" },
+    { NULL, NULL },
+};
+
+/* Decided once (Note [Options, resolved once] in base/util.h): -qb's default from -A. */
+static void resolve(const RtsOptions *o, RtsConfig *c)
+{
+    if (!o->balance_gen_given)
+        c->balance_gen = o->alloc_area >= BALANCE_YOUNG_MIN_AREA ? 0 : 1;
+}
 
 static void info(FILE *f, RtsInfoPut put)
 {
     char steal[160];
-    if (rts_opts.balance)
+    if (rts_cfg->balance)
         snprintf(steal, sizeof steal, "generations >= %u (without -qb<gen>: 0 with -A of 32m "
-                 "or more, else 1)", gc_balance_gen());
+                 "or more, else 1)", rts_cfg->balance_gen);
     else
         snprintf(steal, sizeof steal, "off (-qb)");
     put(f, "GC work stealing", steal);
@@ -61,20 +80,20 @@ static void section_summarise(void)
     for (int g = 0; g < 2; g++)
         sum.kind_balance[g] = st.kind_max_copied[g]
             ? st.kind_balance_num[g] / (double)st.kind_max_copied[g] : -1;
-    sum.balance_gen = rts_opts.balance ? gc_balance_gen() : 255;
+    sum.balance_gen = rts_cfg->balance ? rts_cfg->balance_gen : 255;
     sum.minor_balance = sum.kind_balance[0] > 0 ? sum.kind_balance[0] : 0.0;
     sum.major_balance = sum.kind_balance[1] > 0 ? sum.kind_balance[1] : 0.0;
 }
 
 static void section_lines(FILE *f)
 {
-    if (!rts_opts.balance)
+    unsigned g = rts_cfg->balance_gen;
+    if (!rts_cfg->balance)
         fprintf(f, "  GC work stealing: off (-qb)\n");
     else
-        fprintf(f, "  GC work stealing: generations >= %u (-qb%u%s)\n", gc_balance_gen(),
-                gc_balance_gen(), rts_opts.balance_gen != RTS_DEFAULT_BALANCE_GEN ? ""
-                : gc_balance_gen() == 0 ? ", the default from -A32m up"
-                : ", the default below -A32m");
+        fprintf(f, "  GC work stealing: generations >= %u (-qb%u%s)\n", g, g,
+                rts_options()->balance_gen_given ? ""
+                : g == 0 ? ", the default from -A32m up" : ", the default below -A32m");
     fprintf(f, "  GC work balance by kind: minor %.2f%%, major %.2f%%; steals: minor %llu of %llu tries,"
                " major %llu of %llu\n",
             100 * sum.minor_balance, 100 * sum.major_balance,
@@ -105,6 +124,8 @@ static const RtsStatsSection stats = {
 
 const RtsPatch rts_patch_gen0_steal = {
     .options = options,
+    .usage_lines = usage_lines,
+    .resolve = resolve,
     .info_after = "libnuma",
     .info = info,
     .stats = &stats,

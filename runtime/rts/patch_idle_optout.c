@@ -8,19 +8,24 @@
 #include "base/util.h"
 #include "sync/stw.h"
 
-static const RtsPatchOption options[] = {
-    { "-qi", offsetof(RtsOptions, idle_optout), RTS_DEFAULT_IDLE_OPTOUT, RTS_NO_FIELD,
-      RTS_USAGE_QA,
-      "  -qi<n>        an idle capability opts out of GCs once it took part in <n> since\n"
-      "                it went idle (0..1000000; default 1; 0: never)\n" },
-    { NULL, 0, 0, 0, 0, NULL },
+/* -qi<n> (Note [The option table] in rts/options.c): stw_idle_optout_gcs (Note [Idle
+ * opt-out] in sync/stw.h) */
+static const RtsOption options[] = {
+    { .name = "-qi", .syntax = "-qi<n>", .kind = RTS_OPT_NUMBER, .type = RTS_T_UNSIGNED,
+      .var = &stw_idle_optout_gcs, .max = 1000000u, .dflt = 1, .noun = "the number of GCs",
+      .what = "an idle capability opts out of GCs once it took part in <n> (0: never)",
+      .section = RTS_USAGE_QA,
+      .help = "  -qi<n>        an idle capability opts out of GCs once it took part in <n> since\n"
+              "                it went idle (0..{max}; default {default}; 0: never)\n" },
+    { .name = NULL },
 };
 
 static void info(FILE *f, RtsInfoPut put)
 {
     char optout[80];
-    if (rts_opts.idle_optout)
-        snprintf(optout, sizeof optout, "after %u GC(s) idle (-qi<n>; 0: never)", rts_opts.idle_optout);
+    if (stw_idle_optout_gcs)
+        snprintf(optout, sizeof optout, "after %u GC(s) idle (-qi<n>; 0: never)",
+                 stw_idle_optout_gcs);
     else
         snprintf(optout, sizeof optout, "never (-qi0)");
     put(f, "Idle capabilities opt out of GC", optout);
@@ -45,7 +50,7 @@ static void section_summarise(void)
 static void section_lines(FILE *f)
 {
     fprintf(f, "  Idle opt-out (-qi%u): %llu GCs left out %llu capabilities; %llu opt-outs, "
-               "%llu rejoins (%llu waited for a GC)\n", rts_opts.idle_optout,
+               "%llu rejoins (%llu waited for a GC)\n", stw_idle_optout_gcs,
             (unsigned long long)sum.optout_syncs, (unsigned long long)sum.opted_out,
             (unsigned long long)sum.opt_outs, (unsigned long long)sum.rejoins,
             (unsigned long long)sum.rejoin_waits);

@@ -5,20 +5,27 @@
 #include "rts_config.h"
 #include "rts/patch.h"
 #include "base/util.h"
+#include "sync/spinwait.h"
 
-static const RtsPatchOption options[] = {
-    { "-qy", offsetof(RtsOptions, spin_yield), RTS_DEFAULT_SPIN_YIELD, RTS_NO_FIELD,
-      RTS_USAGE_GC,
-      "  -qy<n>        spin-waits (spinlocks, the GC's look-for-work loop) yield the CPU\n"
-      "                every <n> spins (default %s)\n" },
-    { NULL, 0, 0, 0, 0, NULL },
+/* -qy<n> (Note [The option table] in rts/options.c): spin_yield_every, which spin-waits
+ * read (Note [Spin-wait yields] in sync/spinwait.h), the default until the options are
+ * parsed. */
+
+static const RtsOption options[] = {
+    { .name = "-qy", .syntax = "-qy<n>", .kind = RTS_OPT_NUMBER, .type = RTS_T_UNSIGNED,
+      .var = &spin_yield_every, .min = 1, .max = 1000000000u, .from_to = true,
+      .dflt = RTS_SPIN_YIELD_SPINS, .noun = "the spins between yields",
+      .what = "spin-waits yield the CPU every <n> spins", .section = RTS_USAGE_GC,
+      .help = "  -qy<n>        spin-waits (spinlocks, the GC's look-for-work loop) yield the CPU\n"
+              "                every <n> spins (default {default})\n" },
+    { .name = NULL },
 };
 
 static void info(FILE *f, RtsInfoPut put)
 {
     char spin[64];
-    snprintf(spin, sizeof spin, "every %u spins (-qy<n>; configure's default %d)",
-             rts_opts.spin_yield, (int)RTS_SPIN_YIELD_SPINS);
+    snprintf(spin, sizeof spin, "every %u spins (-qy<n>; configure's default %d)", spin_yield_every,
+             (int)RTS_SPIN_YIELD_SPINS);
     put(f, "Spin-wait yield", spin);
 }
 

@@ -9,14 +9,21 @@
 #include <string.h>
 #include "sched/stack.h"
 
-static const RtsPatchOption options[] = {
-    { "-kc", offsetof(RtsOptions, stack_chunk), RTS_DEFAULT_STACK_CHUNK, RTS_NO_FIELD,
-      RTS_USAGE_STACK, "  -kc<size>     stack chunk size (default %s, min 1k)\n" },
-    { "-kb", offsetof(RtsOptions, stack_buffer), RTS_DEFAULT_STACK_BUFFER, RTS_NO_FIELD,
-      RTS_USAGE_STACK,
-      "  -kb<size>     of a full chunk's top frames, up to <size> bytes move into the\n"
-      "                next chunk (default %s)\n" },
-    { NULL, 0, 0, 0, 0, NULL },
+/* -kc<size>, -kb<size> (Note [The option table] in rts/options.c): stack_chunk_bytes and
+ * stack_chunk_carry (sched/stack.h; Note [Stack chunks]) */
+static const RtsOption options[] = {
+    { .name = "-kc", .syntax = "-kc<size>", .kind = RTS_OPT_SIZE, .type = RTS_T_SIZE,
+      .var = &stack_chunk_bytes, .min = 1024, .dflt = STACK_CHUNK_DEFAULT,
+      .grain = sizeof(void *),
+      .noun = "the stack chunk size", .what = "stack chunk size", .section = RTS_USAGE_STACK,
+      .help = "  -kc<size>     stack chunk size (default {default}, min {min})\n" },
+    { .name = "-kb", .syntax = "-kb<size>", .kind = RTS_OPT_SIZE, .type = RTS_T_SIZE,
+      .var = &stack_chunk_carry, .dflt = STACK_CARRY_DEFAULT, .grain = sizeof(void *),
+      .what = "of a full chunk's top frames, up to <size> bytes move into the next chunk",
+      .section = RTS_USAGE_STACK,
+      .help = "  -kb<size>     of a full chunk's top frames, up to <size> bytes move into the\n"
+              "                next chunk (default {default})\n" },
+    { .name = NULL },
 };
 
 /* GHC's rule (RtsFlags.c): -kb at most half of -kc. The message leads with the option the
@@ -24,14 +31,15 @@ static const RtsPatchOption options[] = {
  * -kb1k, which the user had not given), and says which value is the default. */
 static int check(const RtsOptions *o, char *err, size_t errlen)
 {
-    if (o->stack_buffer > o->stack_chunk / 2) {
+    (void)o;
+    if (stack_chunk_carry > stack_chunk_bytes / 2) {
         char kb[32], kc[32];
-        rts_fmt_size(kb, sizeof kb, o->stack_buffer);
-        rts_fmt_size(kc, sizeof kc, o->stack_chunk);
-        if (o->stack_chunk != RTS_DEFAULT_STACK_CHUNK)
+        rts_fmt_size(kb, sizeof kb, stack_chunk_carry);
+        rts_fmt_size(kc, sizeof kc, stack_chunk_bytes);
+        if (stack_chunk_bytes != STACK_CHUNK_DEFAULT)
             snprintf(err, errlen, "rtslab: -kc%s: the stack chunk size must be at least twice "
                      "the stack chunk buffer (-kb%s%s)", kc, kb,
-                     o->stack_buffer == RTS_DEFAULT_STACK_BUFFER ? ", the default" : "");
+                     stack_chunk_carry == STACK_CARRY_DEFAULT ? ", the default" : "");
         else
             snprintf(err, errlen, "rtslab: -kb%s: the stack chunk buffer must be at most half "
                      "the stack chunk size (-kc%s, the default)", kb, kc);
@@ -43,8 +51,8 @@ static int check(const RtsOptions *o, char *err, size_t errlen)
 static void info(FILE *f, RtsInfoPut put)
 {
     char chunks[128], kc[32], kb[32];
-    rts_fmt_size(kc, sizeof kc, rts_opts.stack_chunk);
-    rts_fmt_size(kb, sizeof kb, rts_opts.stack_buffer);
+    rts_fmt_size(kc, sizeof kc, stack_chunk_bytes);
+    rts_fmt_size(kb, sizeof kb, stack_chunk_carry);
     snprintf(chunks, sizeof chunks, "chunks of %s (-kc), %s carried over (-kb)", kc, kb);
     put(f, "Stack chunks", chunks);
 }

@@ -13,10 +13,6 @@
 #include "os/numa.h"
 #include "os/affinity.h"
 #include "sync/stw.h"
-#if RTS_PATCH_FUTEX_BARRIER
-#include "os/topology.h"
-#include "sync/wait.h"
-#endif
 #include "sm/gc.h"
 #include "sched/thread.h"
 #include "sched/schedule.h"
@@ -204,8 +200,13 @@ void rts_init(int *argc, char ***argv)
      * errno, and the help of a build with every patch passed stdio's 4 KiB buffer (it
      * said "Input/output error" for a full disk). */
     static char print_buf[1 << 16];
-    if (rts_opts.show_help || rts_opts.show_info || rts_opts.show_stats_keys)
+    if (rts_opts.show_help || rts_opts.show_info || rts_opts.show_stats_keys
+        || rts_opts.show_option_table)
         setvbuf(stdout, print_buf, _IOFBF, sizeof print_buf);
+    if (rts_opts.show_option_table) {      /* Note [The option table] in rts/options.c */
+        rts_options_print_table(stdout);
+        exit_after_printing();
+    }
     if (rts_opts.show_help) {
         rts_options_usage(stdout);
         exit_after_printing();
@@ -248,11 +249,6 @@ void rts_init(int *argc, char ***argv)
     gc_on_done(stats_gc_done);
     rts_set_exit_handler(rts_shutdown);
     sched_set_before_first_run(open_outputs);   /* Note [Output files] */
-#if RTS_PATCH_FUTEX_BARRIER
-    /* Note [Spinning when oversubscribed] in sync/wait_futex_barrier.c */
-    sync_set_spins(rts_opts.wait_spins_auto && n > (unsigned)topo_get()->n_logical
-                   ? RTS_OVERSUB_WAIT_SPINS : rts_opts.wait_spins);
-#endif
     char io_why[256];             /* Note [IO manager] in io/iomgr.h */
     if (io_choose((IoChoice)rts_opts.io_manager, io_why, sizeof io_why) != 0)
         rts_die(1, "%s", io_why);

@@ -630,12 +630,12 @@ static void idle_wait(Capability *cap, uint64_t next_wake)
         if (__atomic_load_n(&cap->inbox_n, __ATOMIC_ACQUIRE))
             break;
         if (!out && stw_pending()) {
-            if (!rts_opts.idle_optout)
+            if (!stw_idle_optout_gcs)
                 break;                          /* -qi0: follow it as the baseline does */
             pthread_mutex_unlock(&cap->idle_mu);
             trace_end(SPAN_IDLE);
             trace_wake(WAKE_FOR_GC);
-            stw_follow_idle(me, ++gcs >= rts_opts.idle_optout);
+            stw_follow_idle(me, ++gcs >= stw_idle_optout_gcs);
             trace_begin(SPAN_IDLE, 0);
             pthread_mutex_lock(&cap->idle_mu);
             /* forget that sync's interrupt, however late it came (work shows in the inbox),

@@ -116,6 +116,12 @@ Value *stack_find(Capability *cap, Value stack, size_t off, size_t nslots, Stack
 void stack_cut(Capability *cap, StackPlace at, size_t nslots);
 
 #if RTS_PATCH_STACK_CHUNKS
+/* -kc<size> and -kb<size>: the full chunk, and what of a full chunk's top frames moves into
+ * the next (set by their rows in rts/patch_stack_chunks.c while the options are parsed;
+ * read-only after). */
+#define STACK_CHUNK_DEFAULT ((size_t)32 << 10)      /* -kc32k */
+#define STACK_CARRY_DEFAULT ((size_t)1 << 10)       /* -kb1k */
+extern size_t stack_chunk_bytes, stack_chunk_carry;
 /* A killed thread's chunks (all but its first) are freed. */
 void stack_thread_done(Capability *cap, Value t);
 /* Counters, summed over the capabilities (read with the world stopped, or approximately). */

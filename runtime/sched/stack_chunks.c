@@ -47,9 +47,11 @@ void stack_pools_init(unsigned n)
     memset(pools, 0, n * sizeof *pools);
 }
 
+size_t stack_chunk_bytes = STACK_CHUNK_DEFAULT, stack_chunk_carry = STACK_CARRY_DEFAULT;
+
 static size_t chunk_slots(void)
 {
-    size_t slots = rts_opts.stack_chunk / sizeof(Value);
+    size_t slots = stack_chunk_bytes / sizeof(Value);
     return slots > STACK_SLOTS + 1 + UF_TOP + 2 ? slots - STACK_SLOTS - 1 : UF_TOP + 2;
 }
 
@@ -94,9 +96,9 @@ bool stack_reserve(Capability *cap, size_t need)
     size_t want = chunk_slots(), twice = 2 * stk_bytes(stack_capacity(s)) / sizeof(Value);
     if (twice > STACK_SLOTS + 1 && twice - STACK_SLOTS - 1 < want)
         want = twice - STACK_SLOTS - 1;
-    size_t kb = rts_opts.stack_buffer / sizeof(Value);
+    size_t kb = stack_chunk_carry / sizeof(Value);
     if (kb > want / 2)           /* a smaller, growing chunk keeps room to grow into (-kb is */
-        kb = want / 2;           /* at most half of -kc, the full size: check_final, options.c) */
+        kb = want / 2;           /* at most half of -kc, the full size: rts/patch_stack_chunks.c) */
     if (sp > bottom) {
         from = stack_frame_base(s, sp);
         while (from > bottom) {

@@ -187,20 +187,18 @@ static unsigned gc_thread_count(bool major)
  * in gc.h). */
 unsigned gc_balance_gen(void)
 {
-    if (rts_opts.balance_gen != RTS_DEFAULT_BALANCE_GEN)
-        return rts_opts.balance_gen;
-    return rts_opts.alloc_area >= RTS_BALANCE_YOUNG_MIN_AREA ? 0 : 1;
+    return rts_cfg->balance_gen;        /* decided once, by rts/patch_gen0_steal.c's resolve */
 }
 
 #endif
 static bool gc_steals(bool major, unsigned threads)
 {
-    if (threads < 2 || !rts_opts.balance)
+    if (threads < 2 || !rts_cfg->balance)
         return false;
 #if RTS_PATCH_GEN0_STEAL
     return (major ? 1u : 0u) >= gc_balance_gen();
 #else
-    return major && rts_opts.balance_gen <= 1;
+    return major && rts_cfg->balance_gen <= 1;
 #endif
 }
 

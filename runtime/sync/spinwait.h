@@ -47,7 +47,7 @@ typedef struct SpinWait {
 
 #if RTS_PATCH_SPIN_YIELD
 /* Note [Spin-wait yields]
- * The spin-yield patch (seed 003, GHC 6.12.2): every rts_opts.spin_yield turns (-qy<n>;
+ * The spin-yield patch (seed 003, GHC 6.12.2): every *spin_yield_every turns (-qy<n>;
  * the default is configure's --enable-spin-yield=N, 1000 as in GHC) the waiter calls
  * sched_yield(). When the thread it waits for (a lock's holder, a GC thread still copying,
  * the GC threads that still have work) has been descheduled, which is the rule when there
@@ -59,13 +59,15 @@ typedef struct SpinWait {
  * the runtime, GHC's ACQUIRE_SPIN_LOCK's (yieldThread() every 1000 spins), the GC's
  * look-for-work loop included. GHC's own look-for-work loop (any_work in rts/sm/GC.c)
  * differs: it yields after every failed poll. The count is per wait: a new wait starts
- * counting from 0. A spin before the options are parsed (rts_opts.spin_yield still 0;
- * -qy<n> takes n >= 1) counts to the default, not to 0, which would yield on every turn. */
+ * counting from 0. A spin before the options are parsed counts to the default. */
+/* -qy<n>, in base/util.c (set by its row in rts/patch_spin_yield.c while the options are
+ * parsed; read-only after) */
+extern unsigned spin_yield_every;
 static inline void spin_wait(SpinWait *w)
 {
     cpu_relax();
     w->spins++;
-    unsigned every = rts_opts.spin_yield ? rts_opts.spin_yield : RTS_DEFAULT_SPIN_YIELD;
+    unsigned every = spin_yield_every;
     if (__builtin_expect(++w->since_yield >= every, 0)) {
         w->since_yield = 0;
         w->yields++;

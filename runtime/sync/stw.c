@@ -80,13 +80,15 @@ void stw_set_state(unsigned no, uint32_t state)
 }
 
 #if RTS_PATCH_IDLE_OPTOUT
+unsigned stw_idle_optout_gcs = 1;             /* -qi1 (stw.h) */
+
 /* Note [Idle opt-out] in stw.h: the leader of GC sync `epoch` leaves member `no` out when it
  * finds it opted out (a CAS, against the owner's in stw_rejoin). */
 static uint32_t optout_epoch;    /* the last sync that left a member out: leaders only */
 
 static bool leave_out(unsigned no, uint32_t epoch)
 {
-    if (!rts_opts.idle_optout || (load(&stw_sync.word) & 3) != SYNC_GC)
+    if (!stw_idle_optout_gcs || (load(&stw_sync.word) & 3) != SYNC_GC)
         return false;                           /* -qi0, or an exit: everyone takes part */
     uint32_t s = load(&members[no].state);
     for (;;) {

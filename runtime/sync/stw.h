@@ -174,6 +174,9 @@ typedef struct StwMember {
 enum { STW_RUNNING = 0, STW_IDLE = 1 };
 #define STW_STATE(w) ((w) & 3u)
 #if RTS_PATCH_IDLE_OPTOUT
+/* -qi<n>: the GCs an idle capability takes part in before it opts out; 0: never (set by its
+ * row in rts/patch_idle_optout.c while the options are parsed; read-only after). */
+extern unsigned stw_idle_optout_gcs;
 
 /* Note [Idle opt-out]
  * (Seed 001: every OCaml 5 minor GC wakes and waits for every domain, busy or idle, and an

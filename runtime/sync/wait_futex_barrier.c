@@ -118,7 +118,8 @@ int sync_futex_failed(void) { return __atomic_load_n(&futex_failed, __ATOMIC_REL
 /* Note [Spinning when oversubscribed]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
  * A waiter spins in the hope that what it waits for happens within the spins, on another
- * CPU. With more capabilities than the CPUs the process may use (rts.c compares -N with the
+ * CPU. With more capabilities than the CPUs the process may use (the patch's resolve, in
+ * rts/patch_futex_barrier.c, compares -N with the
  * allowed CPUs of os/topology), what it waits for is usually a capability that has no CPU at
  * that moment, possibly the very one the spinner holds: spinning then only delays it. So
  * without -qw the default is RTS_DEFAULT_WAIT_SPINS (1000) when every capability can have a

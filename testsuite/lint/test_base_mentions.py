@@ -26,9 +26,13 @@ RTSLAB_PATCH([big-pages], [RTS_PATCH_BIG_PAGES], [bigger pages])
 """
 PATCH_C = """#include "rtslab_config.h"
 #if RTS_PATCH_SLOW_LANE
-static const RtsPatchOption options[] = {
-    { "-xq", offsetof(RtsOptions, slow_lane), 1, RTS_NO_FIELD, 0, "  -xq<n>\\n" },
-    { NULL, 0, 0, 0, 0, NULL },
+static unsigned slow_lane;
+/* a row in a comment is no option: { .name = "-zz", ... } */
+static const RtsOption options[] = {
+    { .name = "-xq", .syntax = "-xq<n>", .kind = RTS_OPT_NUMBER, .var = &slow_lane,
+      .help = "  -xq<n>\\n" },
+    { .name = "-qz0", .kind = RTS_OPT_CLAIM },
+    { .name = NULL },
 };
 static const RtsStatsKey keys[] = {
     { "rtslab_slow_lanes", &sum.taken, NULL },
@@ -43,7 +47,8 @@ CLEAN = {
     # islands and blocks are the patch's: not mentions
     "runtime/a.c": ("int a;\n#if RTS_PATCH_SLOW_LANE\n/* slow lane, -xq1 */\n"
                     "int slow_lane;\n#endif\nint b;\n"),
-    "docs/a.md": ("Base text about slow capabilities, -qa and -N, quiet, a\n"
+    # a claim (a value of a base option) and a row in a comment are not the patch's options
+    "docs/a.md": ("Base text about slow capabilities, -qa and -N, -qz0, -zz2, quiet, a\n"
                   "big, paged lane of chunk-sized buffers, rtslab_slow_gc_wakeups.\n"
                   "<!-- {{patch:slow-lane -->\nThe slow lane patch: -xq1, "
                   "rtslab_slow_lanes.\n<!-- }}patch:slow-lane -->\n"),

@@ -39,28 +39,6 @@ static void bad(const char *w, const char *msg)
     CHECK_STR(err, msg);
 }
 
-/* err begins with prefix: the rest of an option's "needs a patch" message names the flag
- * configure gives (Note [Options that need a patch]), which errors/TESTS checks. */
-#define CHECK_PREFIX(a, prefix)                                                         \
-    do {                                                                                \
-        if (strncmp((a), (prefix), strlen(prefix)) != 0) {                              \
-            fprintf(stderr, "%s:%d: \"%s\" does not begin with \"%s\"\n", __FILE__,     \
-                    __LINE__, (a), (prefix));                                           \
-            CHECK(0);                                                                   \
-        }                                                                               \
-    } while (0)
-
-/* Fresh defaults, then one word that must fail with a message beginning with `prefix`. */
-__attribute__((unused))  /* a build with every patch that has options needs no such error */
-static void bad_prefix(const char *w, const char *prefix)
-{
-    rts_options_free(&o);
-    rts_options_defaults(&o);
-    err[0] = '\0';
-    CHECK_EQ_INT(rts_options_parse_word(&o, w, err, sizeof err), -1);
-    CHECK_PREFIX(err, prefix);
-}
-
 static size_t size_of(const char *s)
 {
     size_t v = (size_t)-1;
@@ -106,23 +84,14 @@ static void test_defaults(void)
     CHECK_EQ_INT((long long)o.sync_defer, (long long)RTS_DEFAULT_SYNC_DEFER);
     CHECK(o.max_stack == 512 * MB);
     CHECK(o.initial_stack == KB);
-#if RTS_PATCH_STACK_CHUNKS
-    CHECK(o.stack_chunk == 32 * KB);
-#endif
     CHECK(o.par_gc);
     CHECK_EQ_INT(o.par_gc_gen, 0);
     CHECK(o.balance);
     CHECK_EQ_INT(o.balance_gen, RTS_DEFAULT_BALANCE_GEN);
-#if RTS_PATCH_GEN0_STEAL
-    CHECK(o.balance_gen > 255);          /* no generation: decided by -A (gc_balance_gen) */
-#else
-    CHECK_EQ_INT(o.balance_gen, 1);
-#endif
+    CHECK_EQ_INT(o.balance_gen, 1);      /* a patch may resolve it otherwise (rts_cfg) */
+    CHECK(!o.balance_gen_given);
     CHECK_EQ_INT(o.gc_threads, 0);
     CHECK(!o.pin_caps);
-#if RTS_PATCH_SPIN_YIELD
-    CHECK_EQ_INT(o.spin_yield, RTS_SPIN_YIELD_SPINS);
-#endif
     CHECK_EQ_INT(o.stats, RTS_STATS_NONE);
     CHECK(o.stats_file == NULL);
     CHECK(!o.machine_readable);
@@ -233,28 +202,6 @@ static void test_good_words(void)
     CHECK(o.initial_stack == 4 * KB);
     CHECK_EQ_INT(word("-ki1025"), 0); /* rounded up to a word */
     CHECK(o.initial_stack == KB + sizeof(void *));
-#if RTS_PATCH_STACK_CHUNKS
-    CHECK_EQ_INT(word("-kc64k"), 0);
-    CHECK(o.stack_chunk == 64 * KB);
-    CHECK_EQ_INT(word("-kc1k"), 0);
-    CHECK(o.stack_chunk == KB);
-    CHECK_EQ_INT(word("-kc1025"), 0); /* rounded up to a word */
-    CHECK(o.stack_chunk == KB + sizeof(void *));
-    CHECK(o.stack_buffer == RTS_DEFAULT_STACK_BUFFER);
-    CHECK_EQ_INT(word("-kb0"), 0);
-    CHECK(o.stack_buffer == 0);
-    CHECK_EQ_INT(word("-kb4k"), 0);
-    CHECK(o.stack_buffer == 4 * KB);
-    CHECK_EQ_INT(word("-kb100"), 0); /* rounded up to a word */
-    CHECK(o.stack_buffer == 104);
-#else
-    /* Without the patch a well-formed -kc is an error (test_bad_words has the malformed);
-     * the flag it names comes from configure (errors/TESTS checks it). */
-    bad_prefix("-kc64k", "rtslab: -kc64k: stack chunks need a ");
-    bad_prefix("-kc1k", "rtslab: -kc1k: stack chunks need a ");
-    bad_prefix("-kb1k", "rtslab: -kb1k: stack chunks need a ");
-    bad_prefix("-kb0", "rtslab: -kb0: stack chunks need a ");
-#endif
 
     CHECK_EQ_INT(word("-qg"), 0);
     CHECK(!o.par_gc);
@@ -275,48 +222,6 @@ static void test_good_words(void)
     CHECK_EQ_INT(o.gc_threads, 3);
     CHECK_EQ_INT(word("-qa"), 0);
     CHECK(o.pin_caps);
-#if RTS_PATCH_SPIN_YIELD
-    CHECK_EQ_INT(word("-qy1"), 0);
-    CHECK_EQ_INT(o.spin_yield, 1);
-    CHECK_EQ_INT(word("-qy250"), 0);
-    CHECK_EQ_INT(o.spin_yield, 250);
-    CHECK_EQ_INT(word("-qy1000000000"), 0);
-    CHECK_EQ_INT(o.spin_yield, 1000000000);
-#else
-    /* Without the patch a well-formed -qy is an error (test_bad_words has the malformed). */
-    bad_prefix("-qy250", "rtslab: -qy250: yielding spin-waits need a ");
-#endif
-    /* -qw<n>: spins before a stop-the-world wait sleeps */
-#if RTS_PATCH_FUTEX_BARRIER
-    CHECK_EQ_INT(o.wait_spins, RTS_DEFAULT_WAIT_SPINS);
-    CHECK_EQ_INT(word("-qw0"), 0);
-    CHECK_EQ_INT(o.wait_spins, 0);
-    CHECK_EQ_INT(word("-qw250"), 0);
-    CHECK_EQ_INT(o.wait_spins, 250);
-    CHECK_EQ_INT(word("-qw1000000000"), 0);
-    CHECK_EQ_INT(o.wait_spins, 1000000000u);
-    bad("-qw", "rtslab: bad number in RTS option -qw");
-    bad("-qwx", "rtslab: bad number in RTS option -qwx");
-    bad("-qw-1", "rtslab: bad number in RTS option -qw-1");
-    bad("-qw1000000001", "rtslab: -qw1000000001: the spin count must be at most 1000000000");
-#else
-    /* Without the patch a well-formed -qw is an error, a malformed one a malformed option. */
-    bad_prefix("-qw100", "rtslab: -qw100: futex barriers need a ");
-    bad("-qwx", "rtslab: bad number in RTS option -qwx");
-#endif
-    /* -qi<n>: GCs an idle capability takes part in before it opts out; malformed in every build */
-    bad("-qi", "rtslab: bad number in RTS option -qi");
-    bad("-qix", "rtslab: bad number in RTS option -qix");
-    bad("-qi1000001", "rtslab: -qi1000001: the number of GCs must be at most 1000000");
-#if RTS_PATCH_IDLE_OPTOUT
-    CHECK_EQ_INT(o.idle_optout, RTS_DEFAULT_IDLE_OPTOUT);
-    CHECK_EQ_INT(word("-qi0"), 0);
-    CHECK_EQ_INT(o.idle_optout, 0);
-    CHECK_EQ_INT(word("-qi1000000"), 0);
-    CHECK_EQ_INT(o.idle_optout, 1000000);
-#else
-    bad_prefix("-qi1", "rtslab: -qi1: idle capabilities opting out of GC need a ");
-#endif
 
     CHECK_EQ_INT(word("-s"), 0);
     CHECK_EQ_INT(o.stats, RTS_STATS_SUMMARY);
@@ -446,30 +351,22 @@ static void test_bad_words(void)
     bad("-K512", "rtslab: -K512: the maximum stack size must be at least 1k");
     bad("-ki100", "rtslab: -ki100: the initial stack size must be at least 1k");
     bad("-ki", "rtslab: bad size in RTS option -ki");
-    /* in every build: a malformed -kc is reported as such, with or without stack chunks */
-    bad("-kc512", "rtslab: -kc512: the stack chunk size must be at least 1k");
-    bad("-kc1z", "rtslab: bad size in RTS option -kc1z");
-    bad("-kc12q", "rtslab: bad size in RTS option -kc12q");
-    bad("-kc", "rtslab: bad size in RTS option -kc");
-    /* likewise -kb (which may be 0) */
-    bad("-kb", "rtslab: bad size in RTS option -kb");
-    bad("-kbx", "rtslab: bad size in RTS option -kbx");
-    bad("-kb1q", "rtslab: bad size in RTS option -kb1q");
     bad("-qgx", "rtslab: bad generation in RTS option -qgx");
     bad("-qb-1", "rtslab: bad generation in RTS option -qb-1");
     bad("-qg256", "rtslab: -qg256: the generation must be at most 255");
     bad("-qn", "rtslab: bad number in RTS option -qn");
-    /* in every build: a malformed -qy is reported as such, with or without the patch */
-    bad("-qy", "rtslab: bad number in RTS option -qy");
-    bad("-qy0", "rtslab: -qy0: the spins between yields must be from 1 to 1000000000");
-    bad("-qy1000000001",
-        "rtslab: -qy1000000001: the spins between yields must be from 1 to 1000000000");
-    bad("-qy99999999999999999999",
-        "rtslab: -qy99999999999999999999: the spins between yields must be from 1 to 1000000000");
-    bad("-qy1k", "rtslab: bad number in RTS option -qy1k");
-    bad("-qy-1", "rtslab: bad number in RTS option -qy-1");
     bad("-qn0", "rtslab: -qn0: the number of GC threads must be at least 1");
     bad("-qn2x", "rtslab: bad number in RTS option -qn2x");
+    /* a word is its row's name alone, or begins with the name of a row that takes a value
+     * (Note [The option table]): neither is unknown */
+    bad("-qa5", "rtslab: unknown RTS option: -qa5");
+    bad("-px", "rtslab: unknown RTS option: -px");
+    bad("-DSx", "rtslab: unknown RTS option: -DSx");
+    bad("-?x", "rtslab: unknown RTS option: -?x");
+    bad("--infox", "rtslab: unknown RTS option: --infox");
+    bad("-k", "rtslab: unknown RTS option: -k");
+    bad("-q", "rtslab: unknown RTS option: -q");
+    bad("-po", "rtslab: -po: -po<stem> needs a file name stem");
 
     /* A short error buffer truncates, still NUL-terminated. */
     char small[10];
@@ -576,15 +473,17 @@ static void test_cmdline(void)
     rts_options_free(&o);
 }
 
-/* Options that only a patch gives meaning to (options.c, Note [Options that need a patch]). */
-static void test_patch_options(void)
+/* A value of a base option that only a patch gives meaning to (-qb0: Note [The option
+ * table] in options.c) is judged once everything is parsed: a later -qb<gen> or -qb
+ * overrides it. */
+static void test_claims(void)
 {
     char out[512];
 
-    /* -qb0 is judged once everything is parsed: a later -qb<gen> or -qb overrides it. */
     CHECK_EQ_INT(parse_cmdline("-qb0", "prog +RTS -qb1", out, sizeof out), 0);
     CHECK(o.balance);
     CHECK_EQ_INT(o.balance_gen, 1);
+    CHECK(o.balance_gen_given);
     CHECK_EQ_INT(parse_cmdline(NULL, "prog +RTS -qb0 -qb", out, sizeof out), 0);
     CHECK(!o.balance);
     CHECK_EQ_INT(parse_cmdline(NULL, "prog +RTS -qb2 -RTS x", out, sizeof out), 0);
@@ -601,49 +500,19 @@ static void test_patch_options(void)
     rts_options_defaults(&o);
     CHECK_EQ_INT(rts_options_parse(&o, NULL, NULL, "-qb0", err, sizeof err), 0);
 #else
-    const char *qb0 = "rtslab: -qb0: work stealing in minor GCs needs a ";
+    const char *qb0 = "rtslab: -qb0: the generation must be at least 1 in this build";
     CHECK_EQ_INT(parse_cmdline(NULL, "prog +RTS -qb0", out, sizeof out), -1);
-    CHECK_PREFIX(err, qb0);
+    CHECK_STR(err, qb0);
     CHECK_EQ_INT(parse_cmdline("-qb0", "prog", out, sizeof out), -1);
-    CHECK_PREFIX(err, qb0);
+    CHECK_STR(err, qb0);
     CHECK_EQ_INT(parse_cmdline(NULL, "prog +RTS -qb1 -qb0", out, sizeof out), -1);
-    CHECK_PREFIX(err, qb0);
+    CHECK_STR(err, qb0);
     CHECK_EQ_INT(parse_cmdline(NULL, "prog +RTS -qb00 -RTS a", out, sizeof out), -1);
-    CHECK_PREFIX(err, qb0);
+    CHECK_STR(err, qb0);
     rts_options_free(&o);
     rts_options_defaults(&o);
     CHECK_EQ_INT(rts_options_parse(&o, NULL, NULL, "-qb0", err, sizeof err), -1);
-    CHECK_PREFIX(err, qb0);
-#endif
-
-    /* -kc: its size first, in every build; then, without the patch, the patch. */
-    CHECK_EQ_INT(parse_cmdline(NULL, "prog +RTS -kc12q", out, sizeof out), -1);
-    CHECK_STR(err, "rtslab: bad size in RTS option -kc12q");
-#if RTS_PATCH_STACK_CHUNKS
-    CHECK_EQ_INT(parse_cmdline("-kc8k", "prog +RTS -kc16k -RTS a", out, sizeof out), 0);
-    CHECK_STR(out, "prog a");
-    CHECK(o.stack_chunk == 16 * KB);
-#else
-    CHECK_EQ_INT(parse_cmdline(NULL, "prog +RTS -kc32k -RTS a", out, sizeof out), -1);
-    CHECK_PREFIX(err, "rtslab: -kc32k: stack chunks need a ");
-    CHECK_EQ_INT(parse_cmdline("-kc8k", "prog", out, sizeof out), -1);
-    CHECK_PREFIX(err, "rtslab: -kc8k: stack chunks need a ");
-#endif
-
-    /* -qy: its number first, in every build; then, without the patch, the patch. */
-    CHECK_EQ_INT(parse_cmdline(NULL, "prog +RTS -qyz", out, sizeof out), -1);
-    CHECK_STR(err, "rtslab: bad number in RTS option -qyz");
-#if RTS_PATCH_SPIN_YIELD
-    CHECK_EQ_INT(parse_cmdline("-qy8", "prog +RTS -qy16 -RTS a", out, sizeof out), 0);
-    CHECK_STR(out, "prog a");
-    CHECK_EQ_INT(o.spin_yield, 16);
-    CHECK_EQ_INT(parse_cmdline("-qy8", "prog", out, sizeof out), 0);
-    CHECK_EQ_INT(o.spin_yield, 8);
-#else
-    CHECK_EQ_INT(parse_cmdline(NULL, "prog +RTS -qy16 -RTS a", out, sizeof out), -1);
-    CHECK_PREFIX(err, "rtslab: -qy16: yielding spin-waits need a ");
-    CHECK_EQ_INT(parse_cmdline("-qy8", "prog", out, sizeof out), -1);
-    CHECK_PREFIX(err, "rtslab: -qy8: yielding spin-waits need a ");
+    CHECK_STR(err, qb0);
 #endif
     rts_options_free(&o);
 }
@@ -679,40 +548,7 @@ static void test_usage_info(void)
             CHECK(0);
         }
     }
-    /* the options of the patches this build lacks, each with its configure flag, at the end
-     * (Note [Options that need a patch]); those it has, listed with the others */
-    char popts[256], on_list[256];
-    snprintf(popts, sizeof popts, "%s", RTSLAB_PATCH_OPTIONS);
-    snprintf(on_list, sizeof on_list, " %s ", RTSLAB_PATCHES);
-    bool any_missing = false;
-    for (char *save = NULL, *w = strtok_r(popts, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
-        char *colon = strchr(w, ':'), name[96], line[160];
-        CHECK(colon != NULL);
-        if (!colon) continue;
-        *colon = '\0';
-        snprintf(name, sizeof name, " %s ", w);
-        snprintf(line, sizeof line, "  %-13s needs configure --enable-%s\n", colon + 1, w);
-        bool on = strstr(on_list, name) != NULL;
-        any_missing |= !on;
-        if ((strstr(u, line) != NULL) == on) {
-            fprintf(stderr, "usage: %s's option %s listed as missing: %s\n", w, colon + 1,
-                    on ? "yes, though the patch is on" : "no, though the patch is off");
-            CHECK(0);
-        }
-    }
-    CHECK((strstr(u, "Options of patches not in this build") != NULL) == any_missing);
-#if RTS_PATCH_SPIN_YIELD
-    CHECK(strstr(u, "  -qy<n> ") != NULL);
-#else
-    CHECK(strstr(u, "  -qy<n> ") == NULL);
-#endif
-
-#if RTS_PATCH_STACK_CHUNKS
-    CHECK(strstr(u, "  -kc<size> ") != NULL);
-    CHECK(strstr(u, "default 32k") != NULL);
-#else
-    CHECK(strstr(u, "  -kc<size> ") == NULL);
-#endif
+    CHECK(strchr(u, '{') == NULL);       /* every {default}, {min}, {max} replaced */
     free(u);
 
     rts_options_defaults(&rts_opts);     /* --info shows the options in force: the defaults */
@@ -813,15 +649,19 @@ static void test_numa(void)
 
 /* Note [A fixed layout] in rtslab_options.h: the installed struct is the same in every build,
  * with or without the patches (this test runs in each). On LP64 its size and the offsets of
- * the patches' fields are the figures the header gives. */
+ * its fields are what they were when the words that are now unused_N held patches' options. */
 #if defined(__LP64__)
 _Static_assert(sizeof(RtsOptions) == RTS_OPTIONS_SIZE, "RtsOptions changed its layout");
-_Static_assert(offsetof(RtsOptions, stack_chunk) == 56, "RtsOptions: stack_chunk moved");
+_Static_assert(offsetof(RtsOptions, unused_56) == 56, "RtsOptions: unused_56 moved");
 _Static_assert(offsetof(RtsOptions, n_caps_given) == 5, "RtsOptions: n_caps_given moved");
 _Static_assert(offsetof(RtsOptions, alloc_area) == 8, "RtsOptions: alloc_area moved");
-_Static_assert(offsetof(RtsOptions, wait_spins) == 92, "RtsOptions: wait_spins moved");
-_Static_assert(offsetof(RtsOptions, spin_yield) == 100, "RtsOptions: spin_yield moved");
-_Static_assert(offsetof(RtsOptions, idle_optout) == 176, "RtsOptions: idle_optout moved");
+_Static_assert(offsetof(RtsOptions, balance_gen) == 84, "RtsOptions: balance_gen moved");
+_Static_assert(offsetof(RtsOptions, unused_92) == 92, "RtsOptions: unused_92 moved");
+_Static_assert(offsetof(RtsOptions, show_option_table) == 96, "RtsOptions: show_option_table moved");
+_Static_assert(offsetof(RtsOptions, pin_caps) == 97, "RtsOptions: pin_caps moved");
+_Static_assert(offsetof(RtsOptions, unused_100) == 100, "RtsOptions: unused_100 moved");
+_Static_assert(offsetof(RtsOptions, stats) == 104, "RtsOptions: stats moved");
+_Static_assert(offsetof(RtsOptions, unused_176) == 176, "RtsOptions: unused_176 moved");
 /* --sync-defer took the first reserved word (Note [Deferred GC requests] in sm/gc.h) */
 _Static_assert(offsetof(RtsOptions, sync_defer) == 192, "RtsOptions: sync_defer moved");
 _Static_assert(offsetof(RtsOptions, reserved) == 200, "RtsOptions: reserved moved");
@@ -843,7 +683,7 @@ int main(void)
     test_good_words();
     test_bad_words();
     test_cmdline();
-    test_patch_options();
+    test_claims();
     test_usage_info();
     test_numa();
     rts_options_free(&o);

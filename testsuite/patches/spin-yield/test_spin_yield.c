@@ -6,10 +6,10 @@
  *     The holder takes a SpinLock and keeps it until the waiter has spent 20 ms of its own
  *     CPU time (its thread CPU clock) inside spin_lock: that time can only go to spinning,
  *     however busy the machine is, so the wait is long by construction, not by luck. Then,
- *     with rts_opts.spin_yield = N: the lock counted yields, at least one, and exactly one
+ *     with -qy<N> parsed (rts_options_parse_word): the lock counted yields, at least one, and exactly one
  *     per N spins (yields = spins / N, rounded down); the waiter's spin_wait loop is the
  *     one every spin of the runtime goes through, header locks and the GC's waits included.
- *     N = 0: rts_opts.spin_yield as before the options are parsed; the default applies.
+ *     N = 0: no -qy parsed, as before the options are parsed; the default applies.
  *
  * Built in every build (as every C file of testsuite/patches/PATCH/); the baseline's spin-waits never yield,
  * so there it fails, as a test of the patch must. */
@@ -57,7 +57,16 @@ int main(int argc, char **argv)
 {
     unsigned n = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 10) : 1000;
 #if RTS_PATCH_SPIN_YIELD
-    rts_opts.spin_yield = n;
+    if (n) {                             /* -qy<n>: a row of the patch's (rts/patch_spin_yield.c) */
+        RtsOptions o;
+        char word[32], err[256];
+        rts_options_defaults(&o);
+        snprintf(word, sizeof word, "-qy%u", n);
+        if (rts_options_parse_word(&o, word, err, sizeof err) != 0) {
+            fprintf(stderr, "%s\n", err);
+            return 2;
+        }
+    }
 #endif
     if (pthread_getcpuclockid(pthread_self(), &waiter_clock) != 0) {
         fprintf(stderr, "test_spin_yield: no thread CPU clock\n");
@@ -72,10 +81,10 @@ int main(int argc, char **argv)
     spin_unlock(&lock);
     pthread_join(t, NULL);
 
-    /* N = 0 leaves rts_opts.spin_yield as it is before the options are parsed: the default
-     * applies then (before: every spin yielded) */
+    /* N = 0 parses no -qy, as before the options are parsed: the default applies then
+     * (before: every spin yielded) */
 #if RTS_PATCH_SPIN_YIELD
-    unsigned every = n ? n : (unsigned)RTS_DEFAULT_SPIN_YIELD;
+    unsigned every = n ? n : (unsigned)RTS_SPIN_YIELD_SPINS;
 #else
     unsigned every = n ? n : 1000;
 #endif
