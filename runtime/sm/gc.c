@@ -1,64 +1,21 @@
 /* GC driver: decides minor or major, marks from-space, evacuates the roots, scavenges,
  * frees from-space, resets the nurseries, sizes the old generation, checks -M. */
 #include <limits.h>
-#include <pthread.h>
 #include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
 #include "sm/gc.h"
+#include "sm/evac.h"
 #include "sm/finalize.h"
+#include "sm/sanity.h"
 #include "base/util.h"
 #include "sync/stw.h"
 #include "trace/eventlog.h"
 #include "os/numa.h"
 
-static Value **global_roots;
-static size_t n_global_roots, cap_global_roots;
-/* Mutators on any capability may add roots (the Scheme layer does, for its compiled code);
- * a GC reads the table only with the world stopped, when no mutator holds this lock. */
-static pthread_mutex_t roots_mu = PTHREAD_MUTEX_INITIALIZER;
-
-void gc_add_root(Value *root)
-{
-    pthread_mutex_lock(&roots_mu);
-    if (n_global_roots == cap_global_roots) {
-        cap_global_roots = cap_global_roots ? 2 * cap_global_roots : 64;
-        global_roots = realloc(global_roots, cap_global_roots * sizeof *global_roots);
-        if (!global_roots) rts_fatal("out of memory (roots)");
-    }
-    global_roots[n_global_roots++] = root;
-    pthread_mutex_unlock(&roots_mu);
-}
-
-void rts_add_root(Value *root) { gc_add_root(root); }
-
-static GcClient client;
 static void (*done_hook)(const GcRecord *r);
 
-void gc_set_client(const GcClient *c) { client = *c; }
-unsigned gc_thread_cap(Value t) { return client.thread_cap ? client.thread_cap(t) : UINT_MAX; }
 void gc_on_done(void (*fn)(const GcRecord *r)) { done_hook = fn; }
-
-/* A capability's root slots: what the client gives (Note [GC roots from above]) and the
- * values an allocating call protects. */
-static void for_each_cap_root(SmCap *c, GcRootFn f, void *env)
-{
-    if (client.cap_roots)
-        client.cap_roots(c->no, f, env);
-    for (unsigned k = 0; k < c->nsave; k++)
-        f(&c->save[k], env);
-}
-
-/* Every root slot outside the heap: the capabilities' and the registered globals (the
- * scheduler's main thread among them). (Remembered sets are handled by the driver.) The
- * sanity checker walks them; the GC threads share them out (gc_thread_work). */
-void gc_for_each_root(GcRootFn f, void *env)
-{
-    for (unsigned i = 0; i < sm_n_caps; i++)
-        for_each_cap_root(sm_caps[i], f, env);
-    for (size_t i = 0; i < n_global_roots; i++)
-        f(global_roots[i], env);
-}
 
 static bool last_gc_major;
 
@@ -82,32 +39,12 @@ static void evac_cap_roots(GCThread *gct, SmCap *c)
             gc_scavenge_remembered(gct, obj);
         }
     c->remset_n = 0;
-    for_each_cap_root(c, evac_root, gct);
+    gc_for_each_cap_root(c, evac_root, gct);
 }
 
-/* Note [Out of memory in a GC]
- * When the OS refuses a GC thread a to-space block, the thread records what was refused in
- * gc_refused and leaves its work (gc_out_of_memory: it longjmps back to gc_thread_work, and
- * counts itself out of gc_busy, as an idle thief would) so the GC's end is still reached;
- * the object it had claimed gets its header back first, so no other GC thread waits for its
- * copy. The leader, once every GC thread is done, finds gc_refused set and exits 251 with
- * the world stopped, as at -M overflow: statistics and the eventlog written. The heap is
- * not consistent then (work was left undone), and nothing reads it again. A GC thread that
- * is not the leader cannot exit itself: the orderly exit stops the world, and the world is
- * stopped for the leader's GC already. */
-static size_t gc_refused;                    /* atomic: see the Note; 0 when none */
-static __thread jmp_buf *gc_abort_point;
-
-void gc_out_of_memory(GCThread *gct, size_t refused)
-{
-    size_t none = 0;
-    __atomic_compare_exchange_n(&gc_refused, &none, refused ? refused : 1, false,
-                                __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
-    if (gct->steal)
-        __atomic_fetch_sub(&gc_busy, 1, __ATOMIC_ACQ_REL);
-    longjmp(*gc_abort_point, 1);
-}
-
+/* A GC thread's work in a GC: the roots given to it, the global ones too for the leader,
+ * then scavenging until no GC thread has work. Left early when the OS refuses it memory
+ * (Note [Out of memory in a GC] in gcthread.h). */
 static void gc_thread_work(GCThread *gct, bool leader)
 {
     jmp_buf abort_point;
@@ -121,8 +58,7 @@ static void gc_thread_work(GCThread *gct, bool leader)
             evac_cap_roots(gct, sm_caps[i]);
     if (leader) {
         gct->dest = GC_DEST_SHARED;
-        for (size_t i = 0; i < n_global_roots; i++)
-            evac_root(global_roots[i], gct);
+        gc_for_each_global_root(evac_root, gct);
     }
     gc_scavenge_loop(gct);
     gc_abort_point = NULL;
@@ -161,7 +97,7 @@ static void sweep_large(bdescr *chain, bool major)
             if (major)
                 obj_ptr((Value)bd->start)[0] &= ~OBJ_DIRTY;   /* no remembered set holds it */
         } else {
-            if (sanity_poisons())           /* Note [Poisoned from-space] in gc.h */
+            if (sanity_poisons())           /* Note [Poisoned from-space] in sanity.h */
                 sanity_poison(bd->start, bd->free);
             blk_free_group(bd);
         }
@@ -360,9 +296,9 @@ static void collect(SmCap *leader, bool major, uint64_t stw_ns, const StwTakingP
     trace_begin(SPAN_AWAIT_GC_THREADS, 0);
     stw_await_gc_threads(n_gc_threads - 1);
     trace_end(SPAN_AWAIT_GC_THREADS);
-    size_t refused = __atomic_load_n(&gc_refused, __ATOMIC_ACQUIRE);
+    size_t refused = gc_refused_bytes();
     if (refused)
-        sm_out_of_memory(refused);          /* Note [Out of memory in a GC] */
+        sm_out_of_memory(refused);          /* Note [Out of memory in a GC] in gcthread.h */
     gc_find_dead_finalized(major);          /* Note [Finalizers] in finalize.h */
 
     /* From-space is garbage now; to-space joins the old generation. */
@@ -410,7 +346,7 @@ static void collect(SmCap *leader, bool major, uint64_t stw_ns, const StwTakingP
 #endif
         for (bdescr *bd = sm_caps[i]->nursery; bd; bd = bd->link) {
             bd->flags &= (uint16_t)~BF_FROM;
-            if (sanity_poisons())           /* Note [Poisoned from-space] in gc.h */
+            if (sanity_poisons())           /* Note [Poisoned from-space] in sanity.h */
                 sanity_poison(bd->start, bd->free);
         }
         sm_reset_nursery(sm_caps[i]);
@@ -454,8 +390,7 @@ static void collect(SmCap *leader, bool major, uint64_t stw_ns, const StwTakingP
         return_memory(old_blocks_now, grown);
     }
 
-    if (client.after_gc)
-        client.after_gc();
+    gc_client_after_gc();
 
     if (rts_opts.sanity)
         sanity_check(SANITY_AFTER_GC, major);

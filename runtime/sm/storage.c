@@ -88,7 +88,7 @@ void sm_sync_nursery(SmCap *cap)
 
 /* Under -DG<n>, the blocks a GC found in use (cur_block and those before it) go
  * behind the unused ones, so that the poison the GC left in them lasts (Note [Poisoned
- * from-space] in gc.h). */
+ * from-space] in sanity.h). */
 static void rotate_nursery(SmCap *cap)
 {
     bdescr *used_last = cap->cur_block, *unused = used_last->link;
@@ -157,7 +157,7 @@ size_t sm_heap_blocks(void)
 }
 
 /* Both end in rts_exit, called by a mutator or by a GC's leader (the GC threads that are
- * not: Note [Out of memory in a GC] in gc.c). */
+ * not: Note [Out of memory in a GC] in gcthread.h). */
 void sm_out_of_memory(size_t refused)
 {
     fflush(stdout);

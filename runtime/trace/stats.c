@@ -22,6 +22,8 @@
 #include "base/util.h"
 #include "os/numa.h"
 #include "sm/gc.h"
+#include "sm/evac.h"            /* gc_work_wait, gc_copy_wait */
+#include "sm/sanity.h"          /* sanity_counts */
 #include "sync/stw.h"
 #include "sync/wait.h"
 #include "sched/capability.h"
