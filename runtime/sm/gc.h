@@ -56,6 +56,7 @@
 #include "sm/storage.h"
 #include "sm/gcthread.h"
 #include "sm/roots.h"
+#include "trace/eventlog.h"           /* GcRecord */
 #if RTS_PATCH_GEN0_STEAL
 
 /* Note [Minor GC stealing]
@@ -94,25 +95,8 @@
  */
 #endif
 
-/* One GC, as the statistics see it (trace/stats.c registers with gc_on_done). */
-typedef struct GcRecord {
-    bool     major;
-    unsigned gc_threads;
-    uint64_t copied_bytes;
-    uint64_t max_thread_copied_bytes;   /* the most any one GC thread copied */
-    uint64_t stw_ns;           /* from the leader's request to the last arrival */
-    uint64_t live_bytes;       /* old generation after the GC */
-#if RTS_PATCH_STACK_CHUNKS
-    uint64_t stack_scans;      /* stack objects (chunks) scanned, summed over the GC threads */
-#endif
-    uint64_t pause_ns;
-    uint64_t cpu_ns;
-#if RTS_PATCH_GEN0_STEAL
-    uint64_t steal_tries, steals;    /* summed over the GC threads (Note [Minor GC stealing]) */
-#endif
-} GcRecord;
-
-/* Called by the leader after every GC, with the world stopped. */
+/* Called by the leader after every GC, with the world stopped, with the GC's one record
+ * (GcRecord, trace/eventlog.h). At start-up. */
 void  gc_on_done(void (*fn)(const GcRecord *r));
 
 /* Collects (leading the sync, or following another capability's); called by a mutator at
