@@ -37,6 +37,7 @@ static void evac_cap_roots(GCThread *gct, SmCap *c)
     if (!gct->major)
         for (size_t k = 0; k < c->remset_n; k++) {
             Value obj = c->remset[k];          /* old, so not moving: no race on the header */
+            RTS_ASSERT(sm_remembered_ok(obj));  /* Invariants between GCs, storage.h */
             __atomic_fetch_and(obj_ptr(obj), ~OBJ_DIRTY, __ATOMIC_RELAXED);
             gc_scavenge_remembered(gct, obj);
         }
@@ -71,14 +72,18 @@ bool gc_follower_work(unsigned no)
     GCThread *gct = sm_caps[no]->gct;
     if (!__atomic_load_n(&gct->active, __ATOMIC_ACQUIRE))
         return false;
+    RTS_ASSERT(gct->index < n_gc_threads && gc_threads[gct->index] == gct);
     gc_thread_work(gct, false);
     return true;
 }
 
+/* Outside a GC no block has BF_FROM (Invariants between GCs, storage.h). */
 static void mark_from(bdescr *chain)
 {
-    for (bdescr *bd = chain; bd; bd = bd->link)
+    for (bdescr *bd = chain; bd; bd = bd->link) {
+        RTS_ASSERT(!(bd->flags & BF_FROM));
         bd->flags |= BF_FROM;
+    }
 }
 
 /* Overwrites the objects of a from-space chain (Note [Poisoned from-space] in sanity.h). */
@@ -174,6 +179,7 @@ static bool gc_steals(bool major, unsigned threads)
 static size_t need_at_last_major;           /* megablocks */
 static unsigned quiet_majors;               /* major GCs in a row not caused by growth */
 
+/* Locks held: none; takes sm_lock around the block allocator. */
 static void return_memory(size_t live_blocks, bool grown)
 {
     size_t nursery = 0;
@@ -350,9 +356,11 @@ static void start_gc_threads(SmCap *leader, bool major, const StwTakingPart *par
         reset_counters(g);
         g->cap->gc_roots_by = k;
     }
-    for (unsigned i = 0, k = 0; i < sm_n_caps; i++)
+    for (unsigned i = 0, k = 0; i < sm_n_caps; i++) {
         if (sm_caps[i]->gc_roots_by == UINT_MAX)
             sm_caps[i]->gc_roots_by = k++ % n_gc_threads;
+        RTS_ASSERT(sm_caps[i]->gc_roots_by < n_gc_threads);   /* Note [GC threads] */
+    }
     __atomic_store_n(&gc_busy, n_gc_threads, __ATOMIC_RELEASE);
     for (unsigned k = 0; k < n_gc_threads; k++)
         __atomic_store_n(&gc_threads[k]->active, true, __ATOMIC_RELEASE);
@@ -397,8 +405,15 @@ static void add_counters(GcRecord *r, const GCThread *g)
  * (every GC thread has left gc_scavenge_loop). Locks held: sm_lock. */
 static void gather_to_space(GcRecord *r)
 {
+    RTS_ASSERT(sm_lock_held());
     for (unsigned k = 0; k < n_gc_threads; k++) {
         GCThread *g = gc_threads[k];
+        /* Note [To-space] in gcthread.h: every block and large object it copied is scanned;
+         * Note [Aging] in storage.h: old to-space is generation 1, aged to-space 0, and
+         * only a GC that ages has any. */
+        RTS_ASSERT(g->large_pending == NULL && wsdeque_size(&g->deque) == 0);
+        RTS_ASSERT(!g->blocks_hd || g->blocks_hd->gen == 1);
+        RTS_ASSERT(!g->aged_hd || (g->aging && g->aged_hd->gen == 0));
         if (g->blocks_hd) {
             g->blocks_tl->link = sm_old_gen.blocks;
             sm_old_gen.blocks = g->blocks_hd;
@@ -425,6 +440,7 @@ static void gather_to_space(GcRecord *r)
  * sm_lock. */
 static void free_from_space(const FromSpace *fs, bool major)
 {
+    RTS_ASSERT(sm_lock_held());
     for (unsigned i = 0; i < sm_n_caps; i++) {
         if (!collects_nursery(sm_caps[i]))
             continue;
@@ -596,7 +612,8 @@ void gc_collect(SmCap *cap, bool force_major)
 }
 
 /* One more nursery block for a capability whose GC request waits (Note [Deferred GC
- * requests] in gc.h), if --sync-defer, -M and the OS allow it. */
+ * requests] in gc.h), if --sync-defer, -M and the OS allow it. Locks held: none; takes
+ * sm_lock around the block allocator. */
 static bool extend_nursery(SmCap *cap)
 {
     size_t extra = __atomic_load_n(&cap->nursery_extra, __ATOMIC_RELAXED);

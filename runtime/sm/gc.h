@@ -101,19 +101,23 @@ void  gc_on_done(void (*fn)(const GcRecord *r));
 
 /* Collects (leading the sync, or following another capability's); called by a mutator at
  * a safe point (an allocation or rts_gc). A GC request of cap's that waits (Note [Deferred
- * GC requests]) is finished first. */
+ * GC requests]) is finished first.
+ * Locks held: none (a safe point: Note [Deferred GC requests]); the GC takes sm_lock. */
 void  gc_collect(SmCap *cap, bool force_major);
 /* The allocation path's GC, when cap's nursery is full: collects, or asks for the GC and runs
- * on in one more nursery block while the others stop (Note [Deferred GC requests]). */
+ * on in one more nursery block while the others stop (Note [Deferred GC requests]).
+ * Locks held: none; takes sm_lock for a nursery block. */
 void  gc_nursery_full(SmCap *cap);
 /* A safe point of cap: takes part in the sync in progress, or, when it is cap's own deferred
  * request, collects once every member has arrived, or at once when `stop` (the capability
- * is about to leave its thread: block, switch, sleep or exit). */
+ * is about to leave its thread: block, switch, sleep or exit). Locks held: none. */
 void  gc_safe_point(SmCap *cap, bool stop);
-/* For an exit: a deferred request of cap's waits for its members to arrive, no GC. */
+/* For an exit: a deferred request of cap's waits for its members to arrive, no GC.
+ * Locks held: none. */
 void  gc_stop_deferred(SmCap *cap);
 /* A follower's part of a GC (the StwHooks.follower_work of sync/stw.h): returns true when
- * capability `no` is one of its GC threads (and did its work). */
+ * capability `no` is one of its GC threads (and did its work). Locks held: none (the world
+ * stopped for the leader's GC). */
 bool  gc_follower_work(unsigned no);
 #if RTS_PATCH_GEN0_STEAL
 /* The lowest generation whose GCs steal: -qb<gen>, or without it 0 when -A is at least 32m,
