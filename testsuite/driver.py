@@ -456,7 +456,7 @@ MARKER = re.compile(r"^#\s*(\{\{|\}\})(no)?patch:([a-z0-9-]+)\s*$")
 # each of these configurations, as `rtslab NAME.scm +RTS OPTIONS [the program's own] -RTS`.
 # stress: a minor GC at every allocation (Note [GC stress] in runtime/sm/storage.h), so that
 # a Value a primitive holds across an allocation without protecting it is moved at once, and
-# its old copy poisoned (Note [Poisoned from-space] in runtime/sm/gc.h; before: every 3
+# its old copy poisoned (Note [Poisoned from-space] in runtime/sm/sanity.h; before: every 3
 # allocations, without the poison).
 SCHEME_RUNS = [("N1", "-N1"), ("N4", "-N4"), ("sanity", "-N1 -DS -A4k"), ("stress", "-N1 -DG1")]
 

@@ -45,6 +45,22 @@ void rts_fatal(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 
 /* A user-facing error that ends the process: prints "rtslab: <msg>" and exits with status. */
 void rts_die(int status, const char *fmt, ...) __attribute__((noreturn, format(printf, 2, 3)));
 
+/* Note [Assertions]
+ * RTS_ASSERT(cond) checks an invariant where a Note states it must hold. In a debug build
+ * (./configure --enable-debug, which defines RTS_DEBUG to 1 in rtslab_config.h) a false
+ * condition is an internal error: rts_fatal names it, its file, line and function, and
+ * aborts. Otherwise (RTS_DEBUG 0) the condition is not evaluated, so it costs nothing, but
+ * it is still compiled (inside sizeof), so it cannot rot: a check may read what it likes, as
+ * long as it has no side effect. Unlike assert(), it follows the build's debug setting, not
+ * NDEBUG. (whippet's GC_ASSERT, GHC's ASSERT under -debug.) */
+#if RTS_DEBUG
+#define RTS_ASSERT(cond)                                                                \
+    (__builtin_expect(!!(cond), 1) ? (void)0                                            \
+     : rts_fatal("assertion failed: %s (%s:%d, %s)", #cond, __FILE__, __LINE__, __func__))
+#else
+#define RTS_ASSERT(cond) ((void)sizeof(!(cond)))
+#endif
+
 uint64_t rts_now_ns(void);          /* monotonic clock */
 uint64_t rts_cpu_ns(void);          /* process CPU time */
 

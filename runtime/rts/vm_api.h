@@ -16,7 +16,8 @@
 #include "rtslab.h"
 #include "base/util.h"
 #include "sched/stack.h"
-#include "sm/gc.h"               /* sanity_check_value */
+#include "sm/gc.h"
+#include "sm/sanity.h"           /* sanity_check_value */
 #include "sm/storage.h"
 #include "sync/spinlock.h"
 
@@ -106,7 +107,7 @@ static inline void rtv_lroots_release(RtsCap *cap, size_t mark) { cap_lroots_rel
  * pushes a number the program chose checks this first and raises an error instead). */
 static inline size_t rtv_lroots_room(RtsCap *cap) { return CAP_LROOTS_MAX - cap->nlroots; }
 /* Under -DS, aborts with a report if v is a stale pointer, one a GC has moved or freed the
- * object of (Note [Poisoned from-space] in sm/gc.h): error paths check what they report. */
+ * object of (Note [Poisoned from-space] in sm/sanity.h): error paths check what they report. */
 static inline void rtv_check_not_stale(Value v, const char *where) { sanity_check_value(v, where); }
 
 /* --- the rest ------------------------------------------------------------------------- */

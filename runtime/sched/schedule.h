@@ -23,7 +23,7 @@ extern unsigned sched_live;
  * the main thread's start must not fall into (Note [Idle capabilities and deadlock]). 0. */
 extern unsigned sched_deadlock_check_pause_us;
 
-/* The GcClient of sm/gc.h (Note [GC roots from above]): a capability's roots, the running
+/* The GcClient of sm/roots.h (Note [GC roots from above]): a capability's roots, the running
  * threads' TSO and stack marked dirty again after a GC (Note [Dirty stacks]), and the
  * capability a thread belongs to (Note [To-space by capability] in sm/gcthread.h). */
 void sched_cap_roots(unsigned no, GcRootFn f, void *env);

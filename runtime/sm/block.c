@@ -47,7 +47,7 @@
 #include "sm/block.h"
 
 #include "os/numa.h"
-#include <assert.h>
+#include "base/util.h"             /* RTS_ASSERT */
 #include <stdlib.h>
 #include <sys/mman.h>
 
@@ -150,7 +150,7 @@ static bool mb_record(uintptr_t base, size_t k)  /* k new megablocks from base *
 static void mb_forget(uintptr_t base)
 {
     size_t hole = (size_t)(mb_slot(base) - mb_table), mask = mb_table_cap - 1;
-    assert(mb_table[hole] != 0);
+    RTS_ASSERT(mb_table[hole] != 0);
     mb_table[hole] = 0;
     for (size_t j = (hole + 1) & mask; mb_table[j] != 0; j = (j + 1) & mask) {
         size_t home = mb_hash(mb_table[j] & ~(uintptr_t)MBLOCK_MASK);
@@ -167,7 +167,7 @@ static void mb_forget(uintptr_t base)
 static void mb_set_continuation(uintptr_t base, bool cont)
 {
     uintptr_t *s = mb_slot(base);
-    assert(*s != 0);
+    RTS_ASSERT(*s != 0);
     *s = base | (cont ? MB_CONTINUATION : 0);
 }
 
@@ -400,7 +400,7 @@ void blk_init(void)
 
 void blk_set_nodes(unsigned n)
 {
-    assert(n >= 1 && n <= BLK_MAX_NODES && n >= blk_nodes);
+    RTS_ASSERT(n >= 1 && n <= BLK_MAX_NODES && n >= blk_nodes);
     blk_nodes = n;
 }
 
@@ -410,7 +410,7 @@ unsigned blk_node_of(const void *p) { return mb_node(mblock_base(p)); }
 
 bdescr *blk_alloc_group_on(size_t n, unsigned node)
 {
-    assert(mb_table && n >= 1 && node < blk_nodes);
+    RTS_ASSERT(mb_table && n >= 1 && node < blk_nodes);
     if (n > USABLE_BLOCKS_PER_MBLOCK)
         return alloc_mbgroup(n, node);
 
@@ -452,7 +452,7 @@ static void free_mbgroup(bdescr *bd)
 
 void blk_free_group(bdescr *bd)
 {
-    assert(bd->blocks > 0 && !(bd->flags & BF_FREE));
+    RTS_ASSERT(bd->blocks > 0 && !(bd->flags & BF_FREE));
     if (bd->blocks > USABLE_BLOCKS_PER_MBLOCK) {
         free_mbgroup(bd);
         return;
@@ -502,7 +502,7 @@ void blk_free_chain(bdescr *bd)
  * block.h): the rest is freed as a group of its own would be. */
 void blk_shrink_group(bdescr *bd, size_t n)
 {
-    assert(n >= 1 && n <= bd->blocks && !(bd->flags & BF_FREE));
+    RTS_ASSERT(n >= 1 && n <= bd->blocks && !(bd->flags & BF_FREE));
     if (bd->blocks > USABLE_BLOCKS_PER_MBLOCK) {
         /* A megablock group keeps whole megablocks: k' of its k, or its first megablock
          * alone as an ordinary group of all its usable blocks, whose descriptors the group's

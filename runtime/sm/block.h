@@ -119,14 +119,19 @@ static inline uint8_t *blk_group_end(const bdescr *bd) { return bd->start + blk_
 
 #define BLK_MAX_NODES 64                     /* heap nodes: os/topology.h's TOPO_MAX_NODES */
 
+/* Locks held: every function below expects sm_lock (sm/storage.h), which the block
+ * allocator does not know of, held by its caller, except at start-up (blk_init, blk_set_nodes
+ * from sm_init) and in tests that use the allocator alone (testsuite/unit/test_block.c). */
 void    blk_init(void);
-/* Heap nodes 0..n-1 (1 <= n <= BLK_MAX_NODES; never fewer than before); 1 after blk_init. */
+/* Heap nodes 0..n-1 (1 <= n <= BLK_MAX_NODES; never fewer than before); 1 after blk_init.
+ * Locks held: none (start-up). */
 void    blk_set_nodes(unsigned n);
 unsigned blk_heap_nodes(void);
 /* A group of n >= 1 blocks on heap node `node` (< blk_heap_nodes()), its head descriptor
  * initialised: start, free = start, blocks = n (MBGROUP_BLOCKS(k) for a megablock group of
  * k megablocks, the least that holds n), link = prev = NULL, gen = 0, flags = 0 (BF_MBGROUP
- * when n > USABLE_BLOCKS_PER_MBLOCK). Returns NULL only when the OS refuses memory. */
+ * when n > USABLE_BLOCKS_PER_MBLOCK). Returns NULL only when the OS refuses memory.
+ * Locks held: sm_lock. */
 bdescr *blk_alloc_group_on(size_t n, unsigned node);
 static inline bdescr *blk_alloc_group(size_t n) { return blk_alloc_group_on(n, 0); }
 extern size_t blk_refused_bytes;             /* the request the OS refused last */
@@ -134,8 +139,10 @@ static inline bdescr *blk_alloc(void) { return blk_alloc_group_on(1, 0); }
 static inline bdescr *blk_alloc_on(unsigned node) { return blk_alloc_group_on(1, node); }
 /* The heap node of the megablock holding p (inside the first megablock of a group). */
 unsigned blk_node_of(const void *p);
+/* Frees an allocated group (a group freed twice is an RTS_ASSERT in a debug build).
+ * Locks held: sm_lock. */
 void    blk_free_group(bdescr *bd);
-void    blk_free_chain(bdescr *bd);          /* frees every group on a ->link chain */
+void    blk_free_chain(bdescr *bd);          /* frees every group on a ->link chain; sm_lock */
 
 size_t  blk_blocks_in_use(void);             /* blocks in allocated groups */
 size_t  blk_blocks_free(void);               /* blocks in free groups (incl. free megablocks) */
@@ -144,14 +151,15 @@ size_t  blk_free_mblocks(void);              /* of which free (Note [Returning m
 size_t  blk_mblocks_peak(void);              /* the most held at once */
 uint64_t blk_mblocks_returned(void);         /* returned to the OS, in all */
 /* Returns free megablocks to the OS until `keep` are held or none is free; returns how many
- * (Note [Returning megablocks]). */
+ * (Note [Returning megablocks]). Locks held: sm_lock. */
 size_t  blk_return_mblocks(size_t keep);
 /* Shrinks the allocated group bd (a single object's, the GC not running) to its first n
  * blocks (n >= 1): the rest is freed. A megablock group keeps whole megablocks, so its
- * blocks may stay above n (bd->blocks says what it kept). */
+ * blocks may stay above n (bd->blocks says what it kept). Locks held: sm_lock. */
 void    blk_shrink_group(bdescr *bd, size_t n);
 bool    blk_is_heap_address(const void *p);  /* inside a megablock of ours (for sanity checks) */
-/* Checks the invariants above; returns NULL when they hold, else a static message. */
+/* Checks the invariants above; returns NULL when they hold, else a static message.
+ * Locks held: sm_lock (the sanity checker's, with the world stopped). */
 const char *blk_check(void);
 
 #endif

@@ -5,7 +5,8 @@
  * objects are claimed by CAS, large objects by an atomic flag. */
 #include <stdlib.h>
 #include <string.h>
-#include "sm/gc.h"
+#include "sm/evac.h"
+#include "sm/roots.h"
 #include "base/util.h"
 #include "os/numa.h"
 #include "trace/eventlog.h"
@@ -258,7 +259,7 @@ static __attribute__((noinline)) void remember_old(GCThread *gct, Value obj)
         size_t refused = blk_refused_bytes;
         spin_unlock(&sm_lock);
         if (!nb)
-            gc_out_of_memory(gct, refused);     /* Note [Out of memory in a GC] in gc.c */
+            gc_out_of_memory(gct, refused);     /* Note [Out of memory in a GC] in gcthread.h */
         nb->owner = gct->index;
         if (bd) bd->link = nb; else gct->remember_hd = nb;
         gct->remember_tl = bd = nb;

@@ -51,28 +51,33 @@
 #include "sm/storage.h"
 
 /* Attaches fn(data) to obj. Any capability may call it, at any time (a mutex guards the
- * table against other mutators; a GC reads it with the world stopped). */
+ * table against other mutators; a GC reads it with the world stopped). Locks held: none;
+ * takes the table's mutex (fin_mu in finalize.c), and no other lock while holding it. */
 void gc_add_finalizer(Value obj, void (*fn)(void *data), void *data);
 /* The same, for a finalizer that frees `bytes` of C memory and `fds` descriptors (Note
- * [External resources]); cap is the registering mutator's (NULL: request no GC). */
+ * [External resources]); cap is the registering mutator's (NULL: request no GC). Locks
+ * held: none; takes the table's mutex. */
 void gc_add_finalizer_held(SmCap *cap, Value obj, void (*fn)(void *data), void *data,
                            size_t bytes, unsigned fds);
 /* Reads the descriptor budget (RLIMIT_NOFILE); at start-up. */
 void gc_external_init(void);
-/* Whether what finalizers of old objects hold calls for a major GC now. */
+/* Whether what finalizers of old objects hold calls for a major GC now. Locks held: none;
+ * takes the table's mutex. */
 bool gc_external_wants_major(void);
 /* Set when external resources want a GC (Note [External resources]); sm_alloc_slow collects. */
 extern bool sm_gc_requested;
 
 /* With the world stopped, the GC threads done, from-space not yet freed: moves the entries of
  * unreachable objects to the list of finalizers to run, follows the others to their new
- * addresses. The leader calls it. */
+ * addresses. The leader calls it. Locks held: none; takes the table's mutex. */
 void gc_find_dead_finalized(bool major);
 
-/* After the GC, the world running: runs the finalizers gc_find_dead_finalized found. */
+/* After the GC, the world running: runs the finalizers gc_find_dead_finalized found.
+ * Locks held: none; takes the table's mutex to take the list, and runs them without it. */
 void gc_run_finalizers(void);
 
-/* How many objects have finalizers attached, and how many finalizers have run (tests). */
+/* How many objects have finalizers attached, and how many finalizers have run (tests).
+ * Locks held: none; gc_finalizers_pending takes the table's mutex. */
 size_t gc_finalizers_pending(void);
 uint64_t gc_finalizers_run(void);
 

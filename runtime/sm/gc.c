@@ -1,64 +1,23 @@
-/* GC driver: decides minor or major, marks from-space, evacuates the roots, scavenges,
- * frees from-space, resets the nurseries, sizes the old generation, checks -M. */
+/* GC driver: decides minor or major, and runs a GC phase by phase (collect): marks
+ * from-space, starts the GC threads, which evacuate the roots and scavenge, joins to-space
+ * to the old generation and frees from-space, remembers what points to aged objects, sizes
+ * the old generation, records the GC; checks -M. */
 #include <limits.h>
-#include <pthread.h>
 #include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
 #include "sm/gc.h"
+#include "sm/evac.h"
 #include "sm/finalize.h"
+#include "sm/sanity.h"
 #include "base/util.h"
 #include "sync/stw.h"
 #include "trace/eventlog.h"
 #include "os/numa.h"
 
-static Value **global_roots;
-static size_t n_global_roots, cap_global_roots;
-/* Mutators on any capability may add roots (the Scheme layer does, for its compiled code);
- * a GC reads the table only with the world stopped, when no mutator holds this lock. */
-static pthread_mutex_t roots_mu = PTHREAD_MUTEX_INITIALIZER;
-
-void gc_add_root(Value *root)
-{
-    pthread_mutex_lock(&roots_mu);
-    if (n_global_roots == cap_global_roots) {
-        cap_global_roots = cap_global_roots ? 2 * cap_global_roots : 64;
-        global_roots = realloc(global_roots, cap_global_roots * sizeof *global_roots);
-        if (!global_roots) rts_fatal("out of memory (roots)");
-    }
-    global_roots[n_global_roots++] = root;
-    pthread_mutex_unlock(&roots_mu);
-}
-
-void rts_add_root(Value *root) { gc_add_root(root); }
-
-static GcClient client;
 static void (*done_hook)(const GcRecord *r);
 
-void gc_set_client(const GcClient *c) { client = *c; }
-unsigned gc_thread_cap(Value t) { return client.thread_cap ? client.thread_cap(t) : UINT_MAX; }
 void gc_on_done(void (*fn)(const GcRecord *r)) { done_hook = fn; }
-
-/* A capability's root slots: what the client gives (Note [GC roots from above]) and the
- * values an allocating call protects. */
-static void for_each_cap_root(SmCap *c, GcRootFn f, void *env)
-{
-    if (client.cap_roots)
-        client.cap_roots(c->no, f, env);
-    for (unsigned k = 0; k < c->nsave; k++)
-        f(&c->save[k], env);
-}
-
-/* Every root slot outside the heap: the capabilities' and the registered globals (the
- * scheduler's main thread among them). (Remembered sets are handled by the driver.) The
- * sanity checker walks them; the GC threads share them out (gc_thread_work). */
-void gc_for_each_root(GcRootFn f, void *env)
-{
-    for (unsigned i = 0; i < sm_n_caps; i++)
-        for_each_cap_root(sm_caps[i], f, env);
-    for (size_t i = 0; i < n_global_roots; i++)
-        f(global_roots[i], env);
-}
 
 static bool last_gc_major;
 
@@ -78,36 +37,17 @@ static void evac_cap_roots(GCThread *gct, SmCap *c)
     if (!gct->major)
         for (size_t k = 0; k < c->remset_n; k++) {
             Value obj = c->remset[k];          /* old, so not moving: no race on the header */
+            RTS_ASSERT(sm_remembered_ok(obj));  /* Invariants between GCs, storage.h */
             __atomic_fetch_and(obj_ptr(obj), ~OBJ_DIRTY, __ATOMIC_RELAXED);
             gc_scavenge_remembered(gct, obj);
         }
     c->remset_n = 0;
-    for_each_cap_root(c, evac_root, gct);
+    gc_for_each_cap_root(c, evac_root, gct);
 }
 
-/* Note [Out of memory in a GC]
- * When the OS refuses a GC thread a to-space block, the thread records what was refused in
- * gc_refused and leaves its work (gc_out_of_memory: it longjmps back to gc_thread_work, and
- * counts itself out of gc_busy, as an idle thief would) so the GC's end is still reached;
- * the object it had claimed gets its header back first, so no other GC thread waits for its
- * copy. The leader, once every GC thread is done, finds gc_refused set and exits 251 with
- * the world stopped, as at -M overflow: statistics and the eventlog written. The heap is
- * not consistent then (work was left undone), and nothing reads it again. A GC thread that
- * is not the leader cannot exit itself: the orderly exit stops the world, and the world is
- * stopped for the leader's GC already. */
-static size_t gc_refused;                    /* atomic: see the Note; 0 when none */
-static __thread jmp_buf *gc_abort_point;
-
-void gc_out_of_memory(GCThread *gct, size_t refused)
-{
-    size_t none = 0;
-    __atomic_compare_exchange_n(&gc_refused, &none, refused ? refused : 1, false,
-                                __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
-    if (gct->steal)
-        __atomic_fetch_sub(&gc_busy, 1, __ATOMIC_ACQ_REL);
-    longjmp(*gc_abort_point, 1);
-}
-
+/* A GC thread's work in a GC: the roots given to it, the global ones too for the leader,
+ * then scavenging until no GC thread has work. Left early when the OS refuses it memory
+ * (Note [Out of memory in a GC] in gcthread.h). Locks held: none. */
 static void gc_thread_work(GCThread *gct, bool leader)
 {
     jmp_buf abort_point;
@@ -121,8 +61,7 @@ static void gc_thread_work(GCThread *gct, bool leader)
             evac_cap_roots(gct, sm_caps[i]);
     if (leader) {
         gct->dest = GC_DEST_SHARED;
-        for (size_t i = 0; i < n_global_roots; i++)
-            evac_root(global_roots[i], gct);
+        gc_for_each_global_root(evac_root, gct);
     }
     gc_scavenge_loop(gct);
     gc_abort_point = NULL;
@@ -133,20 +72,32 @@ bool gc_follower_work(unsigned no)
     GCThread *gct = sm_caps[no]->gct;
     if (!__atomic_load_n(&gct->active, __ATOMIC_ACQUIRE))
         return false;
+    RTS_ASSERT(gct->index < n_gc_threads && gc_threads[gct->index] == gct);
     gc_thread_work(gct, false);
     return true;
 }
 
+/* Outside a GC no block has BF_FROM (Invariants between GCs, storage.h). */
 static void mark_from(bdescr *chain)
 {
-    for (bdescr *bd = chain; bd; bd = bd->link)
+    for (bdescr *bd = chain; bd; bd = bd->link) {
+        RTS_ASSERT(!(bd->flags & BF_FROM));
         bd->flags |= BF_FROM;
+    }
+}
+
+/* Overwrites the objects of a from-space chain (Note [Poisoned from-space] in sanity.h). */
+static void poison_chain(bdescr *chain)
+{
+    if (sanity_poisons())
+        for (bdescr *bd = chain; bd; bd = bd->link)
+            sanity_poison(bd->start, bd->free);
 }
 
 /* Large objects of a from-space chain: the evacuated ones join the old generation, the
  * others are freed. In a major GC every remembered set is emptied, so an old object's
  * OBJ_DIRTY is cleared; a minor GC's young large objects were never dirty before it, and one
- * that is dirty now was remembered by it (Note [Aging] in storage.h). */
+ * that is dirty now was remembered by it (Note [Aging] in storage.h). Locks held: sm_lock. */
 static void sweep_large(bdescr *chain, bool major)
 {
     bdescr *next;
@@ -161,7 +112,7 @@ static void sweep_large(bdescr *chain, bool major)
             if (major)
                 obj_ptr((Value)bd->start)[0] &= ~OBJ_DIRTY;   /* no remembered set holds it */
         } else {
-            if (sanity_poisons())           /* Note [Poisoned from-space] in gc.h */
+            if (sanity_poisons())           /* Note [Poisoned from-space] in sanity.h */
                 sanity_poison(bd->start, bd->free);
             blk_free_group(bd);
         }
@@ -226,6 +177,7 @@ static bool gc_steals(bool major, unsigned threads)
 static size_t need_at_last_major;           /* megablocks */
 static unsigned quiet_majors;               /* major GCs in a row not caused by growth */
 
+/* Locks held: none; takes sm_lock around the block allocator. */
 static void return_memory(size_t live_blocks, bool grown)
 {
     size_t nursery = 0;
@@ -242,61 +194,80 @@ static void return_memory(size_t live_blocks, bool grown)
     spin_unlock(&sm_lock);
 }
 
-/* The leader's GC, with the world stopped; `part` are the capabilities that take part
- * (stw_stop_all), the leader first. */
-static void collect(SmCap *leader, bool major, uint64_t stw_ns, const StwTakingPart *part)
-{
-    uint64_t t0 = rts_now_ns(), c0 = rts_cpu_ns();
+/* Note [A GC by phases]
+ * collect() is the leader's GC, with the world stopped: a sequence of phases, each a
+ * function below whose comment says what holds when it starts. In order:
+ *   gc_begin           the nurseries synced, -DS's check before;
+ *   mark_from_space    from-space marked (BF_FROM) and taken off its lists (FromSpace);
+ *   start_gc_threads   the GC threads chosen, reset and given the capabilities' roots;
+ *   run_gc_threads     every GC thread evacuates its roots and scavenges; the leader waits
+ *                      for the others, then finds the dead finalized objects;
+ *   gather_to_space    each GC thread's to-space joins the old generation (or the aged
+ *                      blocks), its counters the GC's record;
+ *   free_from_space    the nurseries reset, from-space freed;
+ *   remember_aged      old objects that point to aged ones remembered;
+ *   size_old_gen       the old generation's limit, memory returned (a major GC);
+ *   gc_end             the client's after_gc, -DS's check after;
+ *   finish_record      the record of the GC (GcRecord) completed and handed to the eventlog
+ *                      and to gc_on_done's hook (-s, -S, the patches' counters).
+ * A patch hooks in at a phase's boundary rather than inside a phase: before gc_begin, in
+ * collects_nursery (whose nurseries this GC takes), and in reset_counters and add_counters
+ * (a GC thread's counters, summed into the record). */
+
+/* From-space, as mark_from_space takes it off the heap's lists for free_from_space. */
+typedef struct FromSpace {
+    bdescr *young_large;        /* every capability's young large objects, one chain */
+    bdescr *aged;               /* the aged blocks (Note [Aging] in storage.h) */
+    bdescr *old, *old_large;    /* a major GC's old generation; NULL in a minor GC */
+} FromSpace;
 
 #if RTS_PATCH_IDLE_OPTOUT
-    /* Note [Idle opt-out] (sync/stw.h): a capability left out has allocated nothing since
-     * the GC that emptied its nursery, so this GC leaves its nursery alone (marking and
-     * resetting every block of 15 empty nurseries in each of 2000 GCs cost busy_one -N16
-     * 18% more CPU than -N1). */
+/* Note [Idle opt-out] (sync/stw.h): a capability left out has allocated nothing since
+ * the GC that emptied its nursery, so this GC leaves its nursery alone (marking and
+ * resetting every block of 15 empty nurseries in each of 2000 GCs cost busy_one -N16
+ * 18% more CPU than -N1). Entry: the world stopped, before gc_begin. */
+static void mark_left_out(const StwTakingPart *part)
+{
     for (unsigned i = 0; i < sm_n_caps; i++)
         sm_caps[i]->left_out = true;
     for (unsigned k = 0; k < part->n; k++)
         sm_caps[part->no[k]]->left_out = false;
+}
+
 #endif
+/* Whether this GC collects capability c's nursery: every one's in the baseline. */
+static inline bool collects_nursery(const SmCap *c)
+{
+#if RTS_PATCH_IDLE_OPTOUT
+    return !c->left_out;                    /* mark_left_out */
+#else
+    (void)c;
+    return true;
+#endif
+}
+
+/* Phase 1. Entry: the world stopped, no GC thread active, sm_lock not held. Returns whether
+ * the old generation had reached its limit (return_memory's `grown`). */
+static bool gc_begin(bool major)
+{
     for (unsigned i = 0; i < sm_n_caps; i++)
         sm_sync_nursery(sm_caps[i]);
     sm_old_gen.n_large_blocks -= __atomic_exchange_n(&sm_large_blocks_released, 0, __ATOMIC_RELAXED);
     bool grown = sm_old_gen.n_blocks + sm_old_gen.n_large_blocks >= sm_old_gen.limit_blocks;
     if (rts_opts.sanity)
         sanity_check(SANITY_BEFORE_GC, major);
+    return grown;
+}
 
-    /* From-space: the young generation, and in a major GC the old one too. */
-    bdescr *young_large = NULL;
-    for (unsigned i = 0; i < sm_n_caps; i++) {
-        SmCap *c = sm_caps[i];
-#if RTS_PATCH_IDLE_OPTOUT
-        if (!c->left_out)
-            mark_from(c->nursery);
-#else
-        mark_from(c->nursery);
-#endif
-        mark_from(c->large_young);
-        bdescr *next;
-        for (bdescr *bd = c->large_young; bd; bd = next) {
-            next = bd->link;
-            bd->link = young_large;
-            young_large = bd;
-        }
-        c->large_young = NULL;
-    }
-    /* The aged blocks are from-space in every GC (Note [Aging] in storage.h). */
-    mark_from(sm_aged.blocks);
-    bdescr *aged_blocks = sm_aged.blocks;
-    sm_aged.blocks = NULL;
-    sm_aged.n_blocks = 0;
-    bool aging = !major && rts_opts.aging;
-    /* Each GC thread's last old to-space block of each slot (Note [To-space by capability] in
-     * gcthread.h) stays its todo after a GC, part full, and a minor GC goes on filling it
-     * (GHC's init_uncollected_gen does so with a block under 3/4 full): a minor GC that
-     * promotes a few objects, as most do with aging (Note [Aging] in storage.h), would
-     * otherwise take a new block per GC thread and slot each time and leave most of it
-     * empty, and the old generation would grow by blocks for bytes. Their objects so far are
-     * scanned (scan = free); a major GC's from-space holds them, so it starts afresh. */
+/* Each GC thread's last old to-space block of each slot (Note [To-space by capability] in
+ * gcthread.h) stays its todo after a GC, part full, and a minor GC goes on filling it
+ * (GHC's init_uncollected_gen does so with a block under 3/4 full): a minor GC that
+ * promotes a few objects, as most do with aging (Note [Aging] in storage.h), would
+ * otherwise take a new block per GC thread and slot each time and leave most of it
+ * empty, and the old generation would grow by blocks for bytes. Their objects so far are
+ * scanned (scan = free); a major GC's from-space holds them, so it starts afresh. */
+static void keep_todo_blocks(bool major)
+{
     for (unsigned i = 0; i < sm_n_caps; i++) {
         GCThread *g = sm_caps[i]->gct;
         for (unsigned d = 0; d < GC_TODO_SLOTS; d++) {
@@ -306,22 +277,67 @@ static void collect(SmCap *leader, bool major, uint64_t stw_ns, const StwTakingP
                 g->todo[d]->scan = g->todo[d]->free;
         }
     }
-    bdescr *old_blocks = NULL, *old_large = NULL;
+}
+
+/* Phase 2: from-space is the young generation, the aged blocks, and in a major GC the old
+ * generation too; marked BF_FROM and taken off the heap's lists into *fs. Entry: gc_begin
+ * done (the nurseries synced). */
+static void mark_from_space(bool major, FromSpace *fs)
+{
+    fs->young_large = NULL;
+    for (unsigned i = 0; i < sm_n_caps; i++) {
+        SmCap *c = sm_caps[i];
+        if (collects_nursery(c))
+            mark_from(c->nursery);
+        mark_from(c->large_young);
+        bdescr *next;
+        for (bdescr *bd = c->large_young; bd; bd = next) {
+            next = bd->link;
+            bd->link = fs->young_large;
+            fs->young_large = bd;
+        }
+        c->large_young = NULL;
+    }
+    /* The aged blocks are from-space in every GC (Note [Aging] in storage.h). */
+    mark_from(sm_aged.blocks);
+    fs->aged = sm_aged.blocks;
+    sm_aged.blocks = NULL;
+    sm_aged.n_blocks = 0;
+    keep_todo_blocks(major);
+    fs->old = fs->old_large = NULL;
     if (major) {
         mark_from(sm_old_gen.blocks);
         mark_from(sm_old_gen.large);
-        old_blocks = sm_old_gen.blocks;
-        old_large = sm_old_gen.large;
+        fs->old = sm_old_gen.blocks;
+        fs->old_large = sm_old_gen.large;
         sm_old_gen.blocks = sm_old_gen.large = NULL;
         sm_old_gen.n_blocks = sm_old_gen.n_large_blocks = 0;
     }
+}
 
-    /* GC threads: the leader and the first others that take part (a capability that takes
-     * no part would never do the work); every capability's roots go to one. */
+/* A GC thread's counters, zeroed for each GC it takes part in (add_counters sums them). */
+static void reset_counters(GCThread *g)
+{
+#if RTS_PATCH_STACK_CHUNKS
+    g->stack_scans = 0;
+#endif
+    g->copied_words = 0;
+#if RTS_PATCH_GEN0_STEAL
+    g->steal_tries = g->steals = 0;
+#endif
+}
+
+/* Phase 3: the GC threads are the leader and the first others that take part (a
+ * capability that takes no part would never do the work); every capability's roots go to
+ * one. Entry: from-space marked (mark_from_space); no GC thread active. On return every GC
+ * thread is active (gc_follower_work may start). */
+static void start_gc_threads(SmCap *leader, bool major, const StwTakingPart *part)
+{
     unsigned n = gc_thread_count(major);
     if (n > part->n)
         n = part->n;
     bool steal = gc_steals(major, n);
+    bool aging = !major && rts_opts.aging;
     n_gc_threads = 0;
     gc_threads[n_gc_threads++] = leader->gct;
     for (unsigned k = 1; k < part->n && n_gc_threads < n; k++)
@@ -335,22 +351,24 @@ static void collect(SmCap *leader, bool major, uint64_t stw_ns, const StwTakingP
         g->steal = steal;
         g->aging = aging;
         g->points_young = false;
-        g->copied_words = 0;
-#if RTS_PATCH_STACK_CHUNKS
-        g->stack_scans = 0;
-#endif
+        reset_counters(g);
         g->cap->gc_roots_by = k;
-#if RTS_PATCH_GEN0_STEAL
-        g->steal_tries = g->steals = 0;
-#endif
     }
-    for (unsigned i = 0, k = 0; i < sm_n_caps; i++)
+    for (unsigned i = 0, k = 0; i < sm_n_caps; i++) {
         if (sm_caps[i]->gc_roots_by == UINT_MAX)
             sm_caps[i]->gc_roots_by = k++ % n_gc_threads;
+        RTS_ASSERT(sm_caps[i]->gc_roots_by < n_gc_threads);   /* Note [GC threads] */
+    }
     __atomic_store_n(&gc_busy, n_gc_threads, __ATOMIC_RELEASE);
     for (unsigned k = 0; k < n_gc_threads; k++)
         __atomic_store_n(&gc_threads[k]->active, true, __ATOMIC_RELEASE);
+}
 
+/* Phase 4: the leader's own GC work, then the wait for the other GC threads. Entry: the
+ * GC threads started (start_gc_threads). On return no GC thread works any more; a GC the
+ * OS refused memory does not return (Note [Out of memory in a GC] in gcthread.h). */
+static void run_gc_threads(SmCap *leader, bool major)
+{
     stw_start_gc(major);
     trace_begin(SPAN_GC_WORK, 0);
     gc_thread_work(leader->gct, true);
@@ -358,28 +376,48 @@ static void collect(SmCap *leader, bool major, uint64_t stw_ns, const StwTakingP
     trace_begin(SPAN_AWAIT_GC_THREADS, 0);
     stw_await_gc_threads(n_gc_threads - 1);
     trace_end(SPAN_AWAIT_GC_THREADS);
-    size_t refused = __atomic_load_n(&gc_refused, __ATOMIC_ACQUIRE);
+    size_t refused = gc_refused_bytes();
     if (refused)
-        sm_out_of_memory(refused);          /* Note [Out of memory in a GC] */
+        sm_out_of_memory(refused);
     gc_find_dead_finalized(major);          /* Note [Finalizers] in finalize.h */
+}
 
-    /* From-space is garbage now; to-space joins the old generation. */
-    spin_lock(&sm_lock);
+/* What one GC thread counted, into the GC's record. */
+static void add_counters(GcRecord *r, const GCThread *g)
+{
+    uint64_t copied = g->copied_words * sizeof(Value);
 #if RTS_PATCH_STACK_CHUNKS
-    uint64_t stack_scans = 0;
+    r->stack_scans += g->stack_scans;
 #endif
-    uint64_t copied = 0, max_copied = 0;
+    r->copied_bytes += copied;
+    if (copied > r->max_thread_copied_bytes)
+        r->max_thread_copied_bytes = copied;
 #if RTS_PATCH_GEN0_STEAL
-    uint64_t steal_tries = 0, steals = 0;
+    r->steal_tries += g->steal_tries;
+    r->steals += g->steals;
 #endif
+}
+
+/* Phase 5: each GC thread's to-space joins the old generation (old blocks) or the aged
+ * ones, its counters go into *r, and it is made inactive. Entry: run_gc_threads returned
+ * (every GC thread has left gc_scavenge_loop). Locks held: sm_lock. */
+static void gather_to_space(GcRecord *r)
+{
+    RTS_ASSERT(sm_lock_held());
     for (unsigned k = 0; k < n_gc_threads; k++) {
         GCThread *g = gc_threads[k];
+        /* Note [To-space] in gcthread.h: every block and large object it copied is scanned;
+         * Note [Aging] in storage.h: old to-space is generation 1, aged to-space 0, and
+         * only a GC that ages has any. */
+        RTS_ASSERT(g->large_pending == NULL && wsdeque_size(&g->deque) == 0);
+        RTS_ASSERT(!g->blocks_hd || g->blocks_hd->gen == 1);
+        RTS_ASSERT(!g->aged_hd || (g->aging && g->aged_hd->gen == 0));
         if (g->blocks_hd) {
             g->blocks_tl->link = sm_old_gen.blocks;
             sm_old_gen.blocks = g->blocks_hd;
             sm_old_gen.n_blocks += g->n_blocks;
         }
-        g->blocks_hd = g->blocks_tl = g->scan_bd = NULL;    /* todo stays: see above */
+        g->blocks_hd = g->blocks_tl = g->scan_bd = NULL;    /* todo stays: keep_todo_blocks */
         g->n_blocks = 0;
         if (g->aged_hd) {
             g->aged_tl->link = sm_aged.blocks;
@@ -391,45 +429,43 @@ static void collect(SmCap *leader, bool major, uint64_t stw_ns, const StwTakingP
         g->n_aged = 0;
         wsdeque_quiesce(&g->deque);        /* every GC thread has left gc_scavenge_loop */
         __atomic_store_n(&g->active, false, __ATOMIC_RELAXED);
-#if RTS_PATCH_STACK_CHUNKS
-        stack_scans += g->stack_scans;
-#endif
-        copied += g->copied_words * sizeof(Value);
-        if (g->copied_words * sizeof(Value) > max_copied) max_copied = g->copied_words * sizeof(Value);
-#if RTS_PATCH_GEN0_STEAL
-        steal_tries += g->steal_tries;
-        steals += g->steals;
-#endif
+        add_counters(r, g);
     }
+}
+
+/* Phase 6: from-space is garbage now: the collected nurseries are reset, the dead large
+ * objects and the from-space blocks freed. Entry: gather_to_space done. Locks held:
+ * sm_lock. */
+static void free_from_space(const FromSpace *fs, bool major)
+{
+    RTS_ASSERT(sm_lock_held());
     for (unsigned i = 0; i < sm_n_caps; i++) {
-#if RTS_PATCH_IDLE_OPTOUT
-        if (sm_caps[i]->left_out)
+        if (!collects_nursery(sm_caps[i]))
             continue;
-#endif
         for (bdescr *bd = sm_caps[i]->nursery; bd; bd = bd->link) {
             bd->flags &= (uint16_t)~BF_FROM;
-            if (sanity_poisons())           /* Note [Poisoned from-space] in gc.h */
+            if (sanity_poisons())           /* Note [Poisoned from-space] in sanity.h */
                 sanity_poison(bd->start, bd->free);
         }
         sm_reset_nursery(sm_caps[i]);
     }
-    sweep_large(young_large, major);
+    sweep_large(fs->young_large, major);
     __atomic_store_n(&sm_large_young_blocks, 0, __ATOMIC_RELAXED);
-    if (sanity_poisons())
-        for (bdescr *bd = aged_blocks; bd; bd = bd->link)
-            sanity_poison(bd->start, bd->free);
-    blk_free_chain(aged_blocks);
+    poison_chain(fs->aged);
+    blk_free_chain(fs->aged);
     if (major) {
-        if (sanity_poisons())
-            for (bdescr *bd = old_blocks; bd; bd = bd->link)
-                sanity_poison(bd->start, bd->free);
-        blk_free_chain(old_blocks);
-        sweep_large(old_large, true);
+        poison_chain(fs->old);
+        blk_free_chain(fs->old);
+        sweep_large(fs->old_large, true);
     }
-    spin_unlock(&sm_lock);
+}
 
-    /* Old objects that point to aged ones now (Note [Aging] in storage.h): remembered, each
-     * in the set of the capability it was scanned for (Note [To-space by capability]). */
+/* Phase 7: old objects that point to aged ones now (Note [Aging] in storage.h) are
+ * remembered, each in the set of the capability it was scanned for (Note [To-space by
+ * capability]). Entry: free_from_space done. Locks held: none; takes sm_lock to free each
+ * GC thread's remember list. */
+static void remember_aged(void)
+{
     for (unsigned k = 0; k < n_gc_threads; k++) {
         GCThread *g = gc_threads[k];
         if (!g->remember_hd)
@@ -443,7 +479,13 @@ static void collect(SmCap *leader, bool major, uint64_t stw_ns, const StwTakingP
         spin_unlock(&sm_lock);
         g->remember_hd = g->remember_tl = NULL;
     }
+}
 
+/* Phase 8: after a major GC the old generation's limit is -F times what it holds now (at
+ * least -O), and memory goes back (Note [Memory returned after a major GC]); the record
+ * gets the live bytes. Entry: remember_aged done. Locks held: none. */
+static void size_old_gen(bool major, bool grown, GcRecord *r)
+{
     size_t old_blocks_now = sm_old_gen.n_blocks + sm_old_gen.n_large_blocks;
     if (major) {
         sm_old_gen.live_at_major = old_blocks_now;
@@ -451,55 +493,71 @@ static void collect(SmCap *leader, bool major, uint64_t stw_ns, const StwTakingP
                                         rts_opts.min_old_gen / BLOCK_SIZE);
         return_memory(old_blocks_now, grown);
     }
+    r->live_bytes = old_blocks_now * BLOCK_SIZE;
+}
 
-    if (client.after_gc)
-        client.after_gc();
-
+/* Phase 9: the heap is consistent again. Entry: size_old_gen done; the world still stopped. */
+static void gc_end(bool major)
+{
+    gc_client_after_gc();
     if (rts_opts.sanity)
         sanity_check(SANITY_AFTER_GC, major);
+}
 
-    GcRecord r = {
-        .major = major,
-        .copied_bytes = copied,
-        .max_thread_copied_bytes = max_copied,
-        .gc_threads = n_gc_threads,
-        .live_bytes = old_blocks_now * BLOCK_SIZE,
-#if RTS_PATCH_STACK_CHUNKS
-        .stack_scans = stack_scans,
-#endif
-        .pause_ns = rts_now_ns() - t0 + stw_ns,
-        .stw_ns = stw_ns,
-        .cpu_ns = rts_cpu_ns() - c0,
-#if RTS_PATCH_GEN0_STEAL
-        .steal_tries = steal_tries,
-        .steals = steals,
-#endif
-    };
-    if (__builtin_expect(trace_on, 0)) {
-        /* GHC's balanced copied bytes (its Note [Work Balance]): with C copied in all by
-         * n threads, (sum over the threads of min(n * copied, C) - C) / (n - 1), which is C
-         * when every thread copied C / n and 0 when one copied everything; 0 when serial. */
-        uint64_t balanced = 0;
-        if (n_gc_threads > 1) {
-            uint64_t sum = 0;
-            for (unsigned k = 0; k < n_gc_threads; k++) {
-                uint64_t c = gc_threads[k]->copied_words * sizeof(Value) * n_gc_threads;
-                sum += c < copied ? c : copied;
-            }
-            balanced = (sum - copied) / (n_gc_threads - 1);
+/* Phase 10: the GC's record completed (its counters are in already: gather_to_space,
+ * size_old_gen) and handed to the eventlog and the gc_on_done hook. Entry: gc_end done;
+ * the GC threads' counters still this GC's. */
+static void finish_record(GcRecord *r, uint64_t t0, uint64_t c0)
+{
+    r->gc_threads = n_gc_threads;
+    r->pause_ns = rts_now_ns() - t0 + r->stw_ns;
+    r->cpu_ns = rts_cpu_ns() - c0;
+    /* GHC's balanced copied bytes (its Note [Work Balance]): with C copied in all by
+     * n threads, (sum over the threads of min(n * copied, C) - C) / (n - 1), which is C
+     * when every thread copied C / n and 0 when one copied everything; 0 when serial. */
+    uint64_t copied = r->copied_bytes;
+    r->balanced_copied_bytes = 0;
+    if (n_gc_threads > 1) {
+        uint64_t sum = 0;
+        for (unsigned k = 0; k < n_gc_threads; k++) {
+            uint64_t c = gc_threads[k]->copied_words * sizeof(Value) * n_gc_threads;
+            sum += c < copied ? c : copied;
         }
-        uint64_t allocated = 0;
-        for (unsigned i = 0; i < sm_n_caps; i++)
-            allocated += sm_caps[i]->bytes_allocated
-                       + (uint64_t)((uint8_t *)sm_caps[i]->hp - sm_caps[i]->cur_block->free);
-        trace_gc_stats(&(TraceGcStats){
-            .gen = major, .gc_threads = n_gc_threads, .copied_bytes = copied,
-            .max_thread_copied_bytes = max_copied, .balanced_copied_bytes = balanced,
-            .allocated_bytes = allocated, .heap_bytes = (uint64_t)sm_heap_blocks() * BLOCK_SIZE,
-            .live_bytes = r.live_bytes });
+        r->balanced_copied_bytes = (sum - copied) / (n_gc_threads - 1);
     }
+    r->allocated_bytes = 0;
+    for (unsigned i = 0; i < sm_n_caps; i++)
+        r->allocated_bytes += sm_caps[i]->bytes_allocated
+            + (uint64_t)((uint8_t *)sm_caps[i]->hp - sm_caps[i]->cur_block->free);
+    r->heap_bytes = (uint64_t)sm_heap_blocks() * BLOCK_SIZE;
+    trace_gc_stats(r);
     if (done_hook)
-        done_hook(&r);
+        done_hook(r);
+}
+
+/* The leader's GC, with the world stopped; `part` are the capabilities that take part
+ * (stw_stop_all), the leader first (Note [A GC by phases]). Locks held: none. */
+static void collect(SmCap *leader, bool major, uint64_t stw_ns, const StwTakingPart *part)
+{
+    uint64_t t0 = rts_now_ns(), c0 = rts_cpu_ns();
+    GcRecord r = { .major = major, .stw_ns = stw_ns };
+    FromSpace fs;
+
+#if RTS_PATCH_IDLE_OPTOUT
+    mark_left_out(part);
+#endif
+    bool grown = gc_begin(major);
+    mark_from_space(major, &fs);
+    start_gc_threads(leader, major, part);
+    run_gc_threads(leader, major);
+    spin_lock(&sm_lock);
+    gather_to_space(&r);
+    free_from_space(&fs, major);
+    spin_unlock(&sm_lock);
+    remember_aged();
+    size_old_gen(major, grown, &r);
+    gc_end(major);
+    finish_record(&r, t0, c0);
     last_gc_major = major;
 }
 
@@ -552,7 +610,8 @@ void gc_collect(SmCap *cap, bool force_major)
 }
 
 /* One more nursery block for a capability whose GC request waits (Note [Deferred GC
- * requests] in gc.h), if --sync-defer, -M and the OS allow it. */
+ * requests] in gc.h), if --sync-defer, -M and the OS allow it. Locks held: none; takes
+ * sm_lock around the block allocator. */
 static bool extend_nursery(SmCap *cap)
 {
     size_t extra = __atomic_load_n(&cap->nursery_extra, __ATOMIC_RELAXED);

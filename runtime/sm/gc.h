@@ -1,5 +1,5 @@
-/* The collector: driver (gc.c), per-GC-thread state (gcthread.c, wsdeque.c), evacuation and
- * scavenging (evac.c), sanity checking (sanity.c).
+/* The collector: driver (gc.c, here), per-GC-thread state (gcthread.h, wsdeque.h), the roots
+ * (roots.h), evacuation and scavenging (evac.h), sanity checking (sanity.h).
  *
  * Note [GC threads]
  * A GC runs with the world stopped (sync/stw.h) on one GC thread per participating
@@ -49,17 +49,14 @@
  * how many requests were deferred, for how long and how many blocks they took.
  * GHC and OCaml 5 wait at once (GHC's requestSync/acquireAllCapabilities, OCaml's
  * caml_try_run_on_all_domains); this is rtslab's own.
- *
- * Note [GC roots from above]
- * The scheduler's state (threads, run queues, the language's local roots) lies in the layer
- * above; it hands the GC its roots through a GcClient that the start-up layer registers, as
- * GHC's storage manager calls markCapabilities.
  */
 #ifndef RTS_SM_GC_H
 #define RTS_SM_GC_H
 
 #include "sm/storage.h"
 #include "sm/gcthread.h"
+#include "sm/roots.h"
+#include "trace/eventlog.h"           /* GcRecord */
 #if RTS_PATCH_GEN0_STEAL
 
 /* Note [Minor GC stealing]
@@ -98,129 +95,34 @@
  */
 #endif
 
-typedef void (*GcRootFn)(Value *root, void *env);
-
-typedef struct GcClient {
-    /* Applies f to every root slot that capability `no` holds outside the heap. */
-    void (*cap_roots)(unsigned no, GcRootFn f, void *env);
-    /* Runs with the world still stopped after the GC: the capabilities' running threads
-     * will write their TSO and stack, which may be old now (Note [Dirty stacks]). */
-    void (*after_gc)(void);
-    /* The capability that runs thread t (a T_THREAD object being copied or scanned: only
-     * its fields are read), for Note [To-space by capability] in gcthread.h; UINT_MAX when
-     * none. */
-    unsigned (*thread_cap)(Value t);
-} GcClient;
-
-/* One GC, as the statistics see it (trace/stats.c registers with gc_on_done). */
-typedef struct GcRecord {
-    bool     major;
-    unsigned gc_threads;
-    uint64_t copied_bytes;
-    uint64_t max_thread_copied_bytes;   /* the most any one GC thread copied */
-    uint64_t stw_ns;           /* from the leader's request to the last arrival */
-    uint64_t live_bytes;       /* old generation after the GC */
-#if RTS_PATCH_STACK_CHUNKS
-    uint64_t stack_scans;      /* stack objects (chunks) scanned, summed over the GC threads */
-#endif
-    uint64_t pause_ns;
-    uint64_t cpu_ns;
-#if RTS_PATCH_GEN0_STEAL
-    uint64_t steal_tries, steals;    /* summed over the GC threads (Note [Minor GC stealing]) */
-#endif
-} GcRecord;
-
-typedef enum { SANITY_BEFORE_GC, SANITY_AFTER_GC } SanityWhen;
-
-void  gc_set_client(const GcClient *client);
-/* The client's thread_cap (UINT_MAX without one). */
-unsigned gc_thread_cap(Value t);
-/* Called by the leader after every GC, with the world stopped. */
+/* Called by the leader after every GC, with the world stopped, with the GC's one record
+ * (GcRecord, trace/eventlog.h). At start-up. */
 void  gc_on_done(void (*fn)(const GcRecord *r));
 
 /* Collects (leading the sync, or following another capability's); called by a mutator at
  * a safe point (an allocation or rts_gc). A GC request of cap's that waits (Note [Deferred
- * GC requests]) is finished first. */
+ * GC requests]) is finished first.
+ * Locks held: none (a safe point: Note [Deferred GC requests]); the GC takes sm_lock. */
 void  gc_collect(SmCap *cap, bool force_major);
 /* The allocation path's GC, when cap's nursery is full: collects, or asks for the GC and runs
- * on in one more nursery block while the others stop (Note [Deferred GC requests]). */
+ * on in one more nursery block while the others stop (Note [Deferred GC requests]).
+ * Locks held: none; takes sm_lock for a nursery block. */
 void  gc_nursery_full(SmCap *cap);
 /* A safe point of cap: takes part in the sync in progress, or, when it is cap's own deferred
  * request, collects once every member has arrived, or at once when `stop` (the capability
- * is about to leave its thread: block, switch, sleep or exit). */
+ * is about to leave its thread: block, switch, sleep or exit). Locks held: none. */
 void  gc_safe_point(SmCap *cap, bool stop);
-/* For an exit: a deferred request of cap's waits for its members to arrive, no GC. */
+/* For an exit: a deferred request of cap's waits for its members to arrive, no GC.
+ * Locks held: none. */
 void  gc_stop_deferred(SmCap *cap);
 /* A follower's part of a GC (the StwHooks.follower_work of sync/stw.h): returns true when
- * capability `no` is one of its GC threads (and did its work). */
+ * capability `no` is one of its GC threads (and did its work). Locks held: none (the world
+ * stopped for the leader's GC). */
 bool  gc_follower_work(unsigned no);
-Value gc_evacuate(GCThread *gct, Value v);
 #if RTS_PATCH_GEN0_STEAL
 /* The lowest generation whose GCs steal: -qb<gen>, or without it 0 when -A is at least 32m,
  * else 1 (Note [Minor GC stealing]). */
 unsigned gc_balance_gen(void);
-/* gc_scavenge_object, but in a stealing GC a big pointer object's fields beyond the first
- * chunk go on the deque in chunks, for any GC thread to scan (Note [Minor GC stealing]). */
-void  gc_scavenge_shared(GCThread *gct, Value obj);
 #endif
-void  gc_scavenge_object(GCThread *gct, Value obj);
-/* Scans an old object of a remembered set in a minor GC, and remembers it again if it points
- * to an aged object then (Note [Aging] in storage.h). */
-void  gc_scavenge_remembered(GCThread *gct, Value obj);
-void  gc_scavenge_loop(GCThread *gct);
-/* The OS refused a GC thread memory: records it and leaves the thread's GC work (Note [Out of
- * memory in a GC] in gc.c). */
-void  gc_out_of_memory(GCThread *gct, size_t refused) __attribute__((noreturn));
-/* The GC threads' spin-waits that are not on a lock (-s prints them with the spinlocks):
- * looking for work to steal (gc_scavenge_loop), waiting for another GC thread to finish
- * copying an object (gc_evacuate). */
-extern SpinCount gc_work_wait, gc_copy_wait;
-void  gc_add_root(Value *root);
-void  gc_for_each_root(GcRootFn f, void *env);
-/* Checks the heap with the world stopped (-DS): the leader, before and after each GC (`major`
- * says which kind), every GC's two checks in turn (Note [Sanity checking cost] in sanity.c). */
-void  sanity_check(SanityWhen when, bool major);
-
-/* What the sanity checker did (-DS), for -s (docs/stats.md): checks run, of which walked the
- * whole heap, and the words it walked (objects' words, headers included, and root slots). */
-typedef struct SanityCounts {
-    uint64_t checks, full_checks, words_walked;
-} SanityCounts;
-void  sanity_counts(SanityCounts *out);
-
-/* Note [Poisoned from-space]
- * A C function that holds a heap value in a local variable across an allocation, without a
- * local root, keeps the object's old address when a GC moves it (issue 33: the interrupt
- * handler's `raise` closure). Unchecked, the old copy still reads like the object for a
- * while, until the nursery is refilled over it, so such a bug shows as a rare wrong answer.
- * Under -DS or -DG<n> (the GC stress mode, Note [GC stress] in storage.h) the collector
- * makes it show at once:
- *  - every word of from-space that a GC leaves behind (each collected nursery's objects,
- *    dead large objects, a major GC's old blocks) is overwritten with SANITY_POISON: an
- *    immediate that is no header, so an object read through a stale pointer has a bad header
- *    and its fields are no pointers;
- *  - under -DG<n>, the nursery is rotated, its used blocks moved behind the unused ones
- *    (sm_reset_nursery), so that the poison is not overwritten by the very next
- *    allocations: under -DG1 (a GC at every allocation) every object is allocated at the
- *    start of a nursery block, and stays poisoned for as many GCs as the nursery has
- *    blocks. (Without -DG the nursery is refilled from its first block, as always, so a
- *    poisoned block k lasts k blocks of allocation, and -DS's reports of a missing write
- *    barrier stay what testsuite/gc's drop_barrier tests expect.)
- *  - a stale pointer stored into the heap or a root is a pointer "past its block's objects"
- *    or to a bad header at the next check; one used as a value reaches an error path (a
- *    type error, a call of a non-procedure), where sanity_check_value names it as stale.
- * Its cost is a store per word of from-space (a GC's own order) and, under -DG, a walk of
- * the nursery's block list per GC. -DG1 is the mode that finds these bugs: `make check`
- * runs every program of testsuite/scheme under it (testsuite/driver.py, "stress");
- * testsuite/unit/test_stale.c checks the mechanism, scheme/deadlock_gc_stress the
- * interrupt handler's case. */
-#define SANITY_POISON ((Value)0xdeadbeefdeadbee2u)
-static inline bool sanity_poisons(void) { return rts_opts.sanity || rts_opts.gc_stress; }
-/* Overwrites [start, end) with SANITY_POISON. */
-void  sanity_poison(void *start, void *end);
-/* When sanity_poisons(): a value about to be reported in an error is checked; a pointer to
- * poisoned from-space (Note [Poisoned from-space]) is a runtime bug, reported and aborted as
- * the checker's findings are. */
-void  sanity_check_value(Value v, const char *where);
 
 #endif

@@ -1,4 +1,5 @@
 /* Per-GC-thread state: see gcthread.h. */
+#include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
 #include "sm/gcthread.h"
@@ -41,4 +42,23 @@ void gc_thread_init(SmCap *cap)
     gct->dest = cap->no;
     wsdeque_init(&gct->deque, 1024);
     cap->gct = gct;
+}
+
+/* Note [Out of memory in a GC] in gcthread.h. */
+static size_t gc_refused;                    /* atomic; 0 when none */
+__thread jmp_buf *gc_abort_point;
+
+void gc_out_of_memory(GCThread *gct, size_t refused)
+{
+    size_t none = 0;
+    __atomic_compare_exchange_n(&gc_refused, &none, refused ? refused : 1, false,
+                                __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+    if (gct->steal)
+        __atomic_fetch_sub(&gc_busy, 1, __ATOMIC_ACQ_REL);
+    longjmp(*gc_abort_point, 1);
+}
+
+size_t gc_refused_bytes(void)
+{
+    return __atomic_load_n(&gc_refused, __ATOMIC_ACQUIRE);
 }

@@ -81,6 +81,7 @@
 #ifndef RTS_SM_GCTHREAD_H
 #define RTS_SM_GCTHREAD_H
 
+#include <setjmp.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include "sm/storage.h"
@@ -164,5 +165,25 @@ static inline unsigned gc_todo_slot(unsigned dest, unsigned type_class)
 }
 /* Gives capability `cap` its GC thread state. */
 void gc_thread_init(SmCap *cap);
+
+/* Note [Out of memory in a GC]
+ * When the OS refuses a GC thread a to-space block, the thread records what was refused
+ * (gc_refused_bytes) and leaves its work (gc_out_of_memory: it longjmps back to
+ * gc_thread_work in gc.c, to gc_abort_point, and counts itself out of gc_busy, as an idle
+ * thief would) so the GC's end is still reached; the object it had claimed gets its header
+ * back first, so no other GC thread waits for its copy. The leader, once every GC thread is
+ * done, finds gc_refused_bytes set and exits 251 with the world stopped, as at -M overflow:
+ * statistics and the eventlog written. The heap is not consistent then (work was left
+ * undone), and nothing reads it again. A GC thread that is not the leader cannot exit
+ * itself: the orderly exit stops the world, and the world is stopped for the leader's GC
+ * already. */
+/* Where the calling GC thread's work returns to when it leaves it (set by gc_thread_work
+ * for the time of its work; NULL otherwise). */
+extern __thread jmp_buf *gc_abort_point;
+/* The OS refused a GC thread memory: records it and leaves the thread's GC work. */
+void  gc_out_of_memory(GCThread *gct, size_t refused) __attribute__((noreturn));
+/* What the OS refused in this GC (0 when nothing): read by the leader once every GC thread
+ * is done, and cleared only by the exit that follows. */
+size_t gc_refused_bytes(void);
 
 #endif

@@ -64,7 +64,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include "sm/gc.h"
+#include "sm/sanity.h"
+#include "sm/gcthread.h"
+#include "sm/roots.h"
 #include "base/util.h"
 #include "os/numa.h"
 

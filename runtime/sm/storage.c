@@ -82,13 +82,14 @@ void sm_safe_point_passed(SmCap *cap)
 void sm_sync_nursery(SmCap *cap)
 {
     bdescr *bd = cap->cur_block;
+    RTS_ASSERT((uint8_t *)cap->hp >= bd->start && (uint8_t *)cap->hp <= blk_group_end(bd));
     cap->bytes_allocated += (size_t)((uint8_t *)cap->hp - bd->free);
     bd->free = (uint8_t *)cap->hp;
 }
 
 /* Under -DG<n>, the blocks a GC found in use (cur_block and those before it) go
  * behind the unused ones, so that the poison the GC left in them lasts (Note [Poisoned
- * from-space] in gc.h). */
+ * from-space] in sanity.h). */
 static void rotate_nursery(SmCap *cap)
 {
     bdescr *used_last = cap->cur_block, *unused = used_last->link;
@@ -131,6 +132,7 @@ void sm_extend_nursery(SmCap *cap, bdescr *bd)
 
 void sm_reset_nursery(SmCap *cap)
 {
+    RTS_ASSERT(sm_lock_held());
     if (cap->nursery_extra)
         trim_nursery(cap);
     if (rts_opts.gc_stress)
@@ -157,7 +159,7 @@ size_t sm_heap_blocks(void)
 }
 
 /* Both end in rts_exit, called by a mutator or by a GC's leader (the GC threads that are
- * not: Note [Out of memory in a GC] in gc.c). */
+ * not: Note [Out of memory in a GC] in gcthread.h). */
 void sm_out_of_memory(size_t refused)
 {
     fflush(stdout);
@@ -293,6 +295,7 @@ void rts_write_barrier_slow(RtsCap *cap, Value obj)
 
 void sm_remember(SmCap *cap, Value obj)
 {
+    RTS_ASSERT(sm_remembered_ok(obj));
     if (cap->remset_n == cap->remset_cap) {
         cap->remset_cap = cap->remset_cap ? 2 * cap->remset_cap : 256;
         cap->remset = realloc(cap->remset, cap->remset_cap * sizeof(Value));

@@ -110,6 +110,9 @@ extern SmCap **sm_caps;
 extern unsigned sm_n_caps;
 /* Guards the block allocator (outside initialisation). */
 extern SpinLock sm_lock;
+/* Whether some thread holds sm_lock: for RTS_ASSERT (Note [Assertions] in base/util.h) in
+ * functions whose "Locks held:" says sm_lock. */
+static inline bool sm_lock_held(void) { return __atomic_load_n(&sm_lock.locked, __ATOMIC_RELAXED) != 0; }
 
 typedef struct Generation {
     bdescr *blocks;          /* small objects */
@@ -127,6 +130,8 @@ extern Generation sm_aged;
 
 void   sm_init(unsigned n_caps);
 void   sm_cap_init(SmCap *cap, unsigned no);
+/* The allocation slow path: a new nursery block, a large object or a GC. Locks held: none (a
+ * safe point); takes sm_lock around the block allocator. */
 Value *sm_alloc_slow(SmCap *cap, size_t words);
 
 /* Gives the heap check its limit back after a trap (a safe point passed). */
@@ -163,7 +168,8 @@ static inline Value *sm_alloc(SmCap *cap, size_t words)
     return sm_try_alloc(cap, words, &p) ? p : sm_alloc_slow(cap, words);
 }
 
-/* Allocation that protects `n` Values across a possible GC: vals[] is updated in place. */
+/* Allocation that protects `n` Values across a possible GC: vals[] is updated in place.
+ * Locks held: none (a safe point); the slow path takes sm_lock. */
 Value *sm_alloc_protect_slow(SmCap *cap, size_t words, Value *vals, unsigned n);
 static inline Value *sm_alloc_protect(SmCap *cap, size_t words, Value *vals, unsigned n)
 {
@@ -175,7 +181,7 @@ extern size_t sm_large_young_blocks;
 /* Shrinks the large object obj, which only cap's mutator uses, to its first `words` words
  * (header included; its header says so after), freeing the blocks beyond (Note [Returning
  * megablocks] in block.h): a thread's stack cut back far below its size (Note [Stack
- * shrinking] in sched/stack.c). Never GCs. */
+ * shrinking] in sched/stack.c). Never GCs. Locks held: none; takes sm_lock. */
 void   sm_shrink_large(SmCap *cap, Value obj, size_t words);
 extern size_t sm_large_blocks_released;
 /* Blocks in use by the heap (nurseries, old generation, large objects). */
@@ -187,11 +193,23 @@ void   sm_heap_overflow(SmCap *cap) __attribute__((noreturn));
 void   sm_out_of_memory(size_t refused) __attribute__((noreturn));
 /* Brings cap->cur_block->free up to hp and counts the bytes it holds as allocated. */
 void   sm_sync_nursery(SmCap *cap);
+/* Empties cap's nursery after a GC (its extra blocks freed: Note [Deferred GC requests] in
+ * gc.h). The leader, the world stopped. Locks held: sm_lock. */
 void   sm_reset_nursery(SmCap *cap);
 /* Chains bd (a free block) to cap's nursery as its current block, one past nursery_blocks
- * (Note [Deferred GC requests] in gc.h); sm_reset_nursery frees such blocks. */
+ * (Note [Deferred GC requests] in gc.h); sm_reset_nursery frees such blocks. Locks held:
+ * none (bd was taken under sm_lock). */
 void   sm_extend_nursery(SmCap *cap, bdescr *bd);
-/* The write barrier's slow path for an old object: marks it dirty and remembers it. */
+/* Adds the old, dirty object obj to cap's remembered set: the write barrier's slow path
+ * (which has marked it dirty), or the GC's leader for what points to aged objects. Only cap's
+ * mutator, or the leader with the world stopped. Locks held: none. */
 void   sm_remember(SmCap *cap, Value obj);
+/* What the Invariants between GCs above say of a remembered object: old, and dirty (for
+ * RTS_ASSERT: Note [Assertions] in base/util.h). */
+static inline bool sm_remembered_ok(Value obj)
+{
+    return bdescr_of(obj_ptr(obj))->gen == 1
+        && (__atomic_load_n(obj_ptr(obj), __ATOMIC_RELAXED) & OBJ_DIRTY);
+}
 
 #endif

@@ -160,7 +160,7 @@ void trace_gc_idle_slow(bool idle)
     if (t) post(no, t, &(TraceEv){ .kind = idle ? TEV_GC_IDLE : TEV_GC_RESUME });
 }
 
-void trace_gc_stats_slow(const TraceGcStats *s)
+void trace_gc_stats_slow(const GcRecord *s)
 {
     unsigned no;
     Track *t = my(&no);

@@ -70,17 +70,30 @@ typedef enum {
     THREAD_EV_NKINDS
 } ThreadEv;
 
-/* One GC, from its leader (gc.c), after the collection. */
-typedef struct TraceGcStats {
-    unsigned gen;              /* 0 for a minor GC, 1 for a major one */
+/* One GC, as its leader (sm/gc.c) records it after the collection: the one record of a GC,
+ * which the eventlog (trace_gc_stats), -s and -S (trace/stats.c, through gc_on_done) and
+ * the patches' statistics sections read. It lives here, in the lowest layer that reads it
+ * (runtime/README.md). */
+typedef struct GcRecord {
+    bool     major;            /* the generation collected: 0 minor, 1 major */
     unsigned gc_threads;
     uint64_t copied_bytes;
-    uint64_t max_thread_copied_bytes;
-    uint64_t balanced_copied_bytes;   /* GHC's par_balanced_copied (gc.c says how) */
+    uint64_t max_thread_copied_bytes;   /* the most any one GC thread copied */
+    uint64_t balanced_copied_bytes;     /* GHC's par_balanced_copied (gc.c says how) */
     uint64_t allocated_bytes;  /* by the mutators since the start */
     uint64_t heap_bytes;       /* the heap's blocks */
     uint64_t live_bytes;       /* the old generation after the GC */
-} TraceGcStats;
+    uint64_t stw_ns;           /* from the leader's request to the last arrival */
+#if RTS_PATCH_STACK_CHUNKS
+    uint64_t stack_scans;      /* stack objects (chunks) scanned, summed over the GC threads */
+#endif
+    uint64_t pause_ns;
+    uint64_t cpu_ns;
+#if RTS_PATCH_GEN0_STEAL
+    uint64_t steal_tries, steals;    /* summed over the GC threads (Note [Minor GC stealing]
+                                        in sm/gc.h) */
+#endif
+} GcRecord;
 
 typedef enum { EVENTLOG_GHC, EVENTLOG_CHROME } EventlogFormat;   /* rts_opts.eventlog_format */
 
@@ -112,7 +125,7 @@ void trace_wake_slow(WakeReason why);
 void trace_spin(const char *lock, uint64_t spins);
 void trace_thread_slow(ThreadEv ev, uint64_t thread, unsigned cap);
 void trace_gc_idle_slow(bool idle);
-void trace_gc_stats_slow(const TraceGcStats *s);
+void trace_gc_stats_slow(const GcRecord *s);
 bool trace_suspend_mutator_slow(uint64_t *arg);
 
 /* Events of the calling OS thread's capability (my_cap); ignored elsewhere. */
@@ -132,7 +145,7 @@ static inline void trace_thread(ThreadEv ev, uint64_t thread, unsigned cap)
 /* A GC thread runs out of work and looks for more (true), or finds some (false). */
 static inline void trace_gc_idle(bool idle)
 { if (__builtin_expect(trace_on, 0)) trace_gc_idle_slow(idle); }
-static inline void trace_gc_stats(const TraceGcStats *s)
+static inline void trace_gc_stats(const GcRecord *s)
 { if (__builtin_expect(trace_on, 0)) trace_gc_stats_slow(s); }
 /* A sync stopping this capability: ends the mutator span (status STOP_HEAP_OVERFLOW) if it is
  * the innermost one open, returning true and its argument (the thread), for

@@ -16,7 +16,7 @@ typedef struct {
 typedef struct {
     Record   recs[TRACE_BUF_RECORDS];
     unsigned n;
-    TraceGcStats gcs[TRACE_BUF_GCS];   /* the statistics of the TEV_GC_STATS in recs */
+    GcRecord gcs[TRACE_BUF_GCS];   /* the statistics of the TEV_GC_STATS in recs */
     unsigned n_gcs;
 } ChromeBuf;
 
@@ -46,7 +46,7 @@ static const char *stop_name(uint32_t why)
     }
 }
 
-static void emit(FILE *f, unsigned tid, const Record *r, const TraceGcStats *gcs)
+static void emit(FILE *f, unsigned tid, const Record *r, const GcRecord *gcs)
 {
     fputs(first_event ? "\n " : ",\n ", f);
     first_event = false;
@@ -86,10 +86,10 @@ static void emit(FILE *f, unsigned tid, const Record *r, const TraceGcStats *gcs
         fputs("}}", f);
         break;
     case TEV_GC_STATS: {
-        const TraceGcStats *s = &gcs[e->a];
+        const GcRecord *s = &gcs[e->a];
         fprintf(f, "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"gc stats\",\"pid\":1,\"tid\":%u,\"ts\":%.3f,"
                 "\"args\":{\"gen\":%u,\"copied\":%llu,\"threads\":%u,\"max_copied\":%llu,\"balanced_copied\":%llu}},\n ",
-                tid, ts, s->gen, (unsigned long long)s->copied_bytes, s->gc_threads,
+                tid, ts, (unsigned)s->major, (unsigned long long)s->copied_bytes, s->gc_threads,
                 (unsigned long long)s->max_thread_copied_bytes,
                 (unsigned long long)s->balanced_copied_bytes);
         fprintf(f, "{\"ph\":\"C\",\"name\":\"heap\",\"pid\":1,\"tid\":%u,\"ts\":%.3f,"

@@ -223,9 +223,9 @@ static void ghc_post(unsigned no, uint64_t ts, const TraceEv *e)
         }
         break;
     case TEV_GC_STATS: {
-        const TraceGcStats *s = e->stats;
+        const GcRecord *s = e->stats;
         p = put32(event(no, EV_GC_STATS_GHC, ts, 58, false), 0);
-        p = put16(p, (uint16_t)s->gen);
+        p = put16(p, (uint16_t)s->major);
         p = put64(p, s->copied_bytes);
         p = put64(p, 0);                        /* slop: not measured */
         p = put64(p, 0);                        /* fragmentation: not measured */

@@ -32,7 +32,7 @@ typedef struct TraceEv {
     uint32_t n;
     uint64_t a, b;
     const char *str;    /* a string that lives as long as the process */
-    const TraceGcStats *stats;   /* TEV_GC_STATS: valid during the post call only */
+    const GcRecord *stats;   /* TEV_GC_STATS: valid during the post call only */
 } TraceEv;
 
 typedef struct TraceWriter {

@@ -22,6 +22,8 @@
 #include "base/util.h"
 #include "os/numa.h"
 #include "sm/gc.h"
+#include "sm/evac.h"            /* gc_work_wait, gc_copy_wait */
+#include "sm/sanity.h"          /* sanity_counts */
 #include "sync/stw.h"
 #include "sync/wait.h"
 #include "sched/capability.h"
@@ -173,10 +175,10 @@ void stats_gc_done(const GcRecord *r)
         st.live_samples++;
         if (r->live_bytes > st.max_live) st.max_live = r->live_bytes;
     }
-    size_t heap = sm_heap_blocks();
+    size_t heap = r->heap_bytes / BLOCK_SIZE;
     if (heap > st.max_heap_blocks) st.max_heap_blocks = heap;
     if (stats_out && rts_opts.stats == RTS_STATS_VERBOSE) {
-        uint64_t alloc = bytes_allocated();
+        uint64_t alloc = r->allocated_bytes;
         long faults = major_faults();
         double bal = gc_balance(r);
         char balbuf[16];

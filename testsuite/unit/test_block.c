@@ -1,11 +1,15 @@
 /* Unit test: the block allocator (runtime/sm/block.c) on its own. */
 #include "sm/block.h"
+#include "base/util.h"
 #include "unit/check.h"
 
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #define CHECK_HEAP() do { const char *e_ = blk_check(); if (e_) fprintf(stderr, "%s\n", e_); CHECK(e_ == NULL); } while (0)
 
@@ -450,11 +454,78 @@ static void test_nodes(void)
     CHECK_HEAP();
 }
 
+/* Runs fn in a child process; its stderr into err (NUL-terminated), its wait status back. */
+static int in_child(void (*fn)(void), char *err, size_t size)
+{
+    int fds[2];
+    CHECK(pipe(fds) == 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(fds[1], 2);
+        close(fds[0]);
+        fn();
+        _exit(0);
+    }
+    close(fds[1]);
+    size_t n = 0;
+    ssize_t k;
+    while (n + 1 < size && (k = read(fds[0], err + n, size - 1 - n)) > 0)
+        n += (size_t)k;
+    err[n] = 0;
+    close(fds[0]);
+    int status = 0;
+    CHECK(waitpid(pid, &status, 0) == pid);
+    return status;
+}
+
+static void false_assertion(void)
+{
+    RTS_ASSERT(1 + 1 == 3);
+}
+
+/* A group freed twice: its second blk_free_group finds it free (neighbours allocated, so the
+ * first free made it a free group of its own). */
+static void double_free(void)
+{
+    bdescr *a = blk_alloc(), *b = blk_alloc(), *c = blk_alloc();
+    blk_free_group(b);
+    blk_free_group(b);
+    (void)a;
+    (void)c;
+}
+
+/* Note [Assertions] in base/util.h: RTS_ASSERT evaluates its condition in a debug build
+ * (--enable-debug: make check-sanitize's build) and only there; a false one is fatal there,
+ * naming the condition, and nothing otherwise. The block allocator's checks are RTS_ASSERTs:
+ * a debug build catches a group freed twice. */
+static void test_assertions(void)
+{
+    int evaluated = 0;
+    RTS_ASSERT(++evaluated == 1);
+    CHECK_EQ_INT(evaluated, RTS_DEBUG);
+
+    char err[1024];
+    int status = in_child(false_assertion, err, sizeof err);
+    if (RTS_DEBUG) {
+        CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT);
+        CHECK(strstr(err, "rtslab: fatal: assertion failed: 1 + 1 == 3 (") != NULL);
+        CHECK(strstr(err, "test_block.c") != NULL && strstr(err, "false_assertion") != NULL);
+        status = in_child(double_free, err, sizeof err);
+        CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT);
+        CHECK(strstr(err, "assertion failed: bd->blocks > 0 && !(bd->flags & BF_FREE)") != NULL);
+    } else {
+        CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        CHECK_STR(err, "");
+    }
+}
+
 int main(void)
 {
     blk_init();
     blk_init();                                    /* idempotent */
     CHECK_HEAP();
+    test_assertions();
     test_coalesce();
     test_single_blocks();
     test_group_sizes();

@@ -114,7 +114,7 @@ static void GC_IDLE(Track *t, bool idle)
 /* A GC's statistics: an instant and the heap counter. */
 static void GC_STATS(Track *t, uint64_t copied, uint64_t allocated)
 {
-    trace_gc_stats(&(TraceGcStats){ .gen = 1, .gc_threads = 2, .copied_bytes = copied,
+    trace_gc_stats(&(GcRecord){ .major = 1, .gc_threads = 2, .copied_bytes = copied,
                                     .max_thread_copied_bytes = copied / 2 + 8,
                                     .balanced_copied_bytes = copied - 16,
                                     .allocated_bytes = allocated, .heap_bytes = 1 << 20,

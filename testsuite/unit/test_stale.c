@@ -1,4 +1,4 @@
-/* Test: Note [Poisoned from-space] (runtime/sm/gc.h). Under -DS or -DG<n> a GC overwrites
+/* Test: Note [Poisoned from-space] (runtime/sm/sanity.h). Under -DS or -DG<n> a GC overwrites
  * the from-space it leaves behind with SANITY_POISON, under -DG the nursery's used blocks go
  * behind its unused ones (so later allocations do not write over the poison at once), and
  * sanity_check_value reports a stale pointer; without either none of it happens.
@@ -17,6 +17,7 @@
  */
 #include "rtslab.h"
 #include "sm/gc.h"
+#include "sm/sanity.h"
 #include "unit/check.h"
 
 #include <stdio.h>
