@@ -232,7 +232,7 @@ void gc_scavenge_object(GCThread *gct, Value obj)
  * The old objects a GC thread finds pointing to aged ones (Note [Aging] in storage.h) are
  * listed in blocks of the block allocator, as its to-space is, not in C memory: a GC
  * thread allocates no C memory, so that a refusal goes the GC's one way (Note [Out of
- * memory in a GC] in gc.c: exit 251, statistics written) instead of a realloc that leaked
+ * memory in a GC] in gcthread.h: exit 251, statistics written) instead of a realloc that leaked
  * the list on failure and died by rts_fatal. A list is a chain of single blocks
  * (remember_hd .. remember_tl, ->link), each holding struct GcRemember entries in
  * [start, free); the blocks are not heap (no generation holds them, nothing scans them).
