@@ -60,7 +60,12 @@ typedef struct SpinWait {
  * look-for-work loop included. GHC's own look-for-work loop (any_work in rts/sm/GC.c)
  * differs: it yields after every failed poll. The count is per wait: a new wait starts
  * counting from 0. A spin before the options are parsed (rts_opts.spin_yield still 0;
- * -qy<n> takes n >= 1) counts to the default, not to 0, which would yield on every turn. */
+ * -qy<n> takes n >= 1) counts to the default, not to 0, which would yield on every turn.
+ * Where another patch gives a wait a yield rule of its own, those turns are not spin_waits
+ * and this rule adds no second yield to them: a patch that balances minor GCs makes the
+ * GC's look-for-work loop yield on every failed poll, as GHC's any_work does (its Note
+ * [Yielding look for work] in sm/evac.c); rtslab's tests of pairs run the two together
+ * (testsuite/pairs/, look_for_work_yield_every_turn). */
 static inline void spin_wait(SpinWait *w)
 {
     cpu_relax();
