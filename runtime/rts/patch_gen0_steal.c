@@ -7,6 +7,7 @@
 #include "rts/patch.h"
 #include "base/util.h"
 #include <string.h>
+#include "sm/evac.h"            /* gc_work_yields */
 
 /* No -qb<gen>: -qb0 (minor GCs steal work too) when the allocation area is at least this,
  * else -qb1, as GHC decides (Note [Minor GC stealing] in sm/gc.h) */
@@ -44,10 +45,11 @@ static void info(FILE *f, RtsInfoPut put)
     put(f, "GC work stealing", steal);
 }
 
-/* Statistics (Note [Patch statistics]): the work balance by GC kind (minor, major) and the
- * steals (Note [Minor GC stealing]). */
+/* Statistics (Note [Patch statistics]): the work balance by GC kind (minor, major), and the
+ * steals and the look-for-work yields, which are counted in the GCs that the patch balances
+ * only (Note [Minor GC stealing]): none under -qb1. */
 static struct {
-    uint64_t kind_max_copied[2], steal_tries[2], steals[2];
+    uint64_t kind_max_copied[2], steal_tries[2], steals[2], yields[2];
     double   kind_balance_num[2];
 } st;
 
@@ -83,6 +85,8 @@ static void section_summarise(void)
     sum.balance_gen = rts_cfg->balance ? rts_cfg->balance_gen : 255;
     sum.minor_balance = sum.kind_balance[0] > 0 ? sum.kind_balance[0] : 0.0;
     sum.major_balance = sum.kind_balance[1] > 0 ? sum.kind_balance[1] : 0.0;
+    for (int g = 0; g < 2; g++)
+        st.yields[g] = __atomic_load_n(&gc_work_yields[g], __ATOMIC_RELAXED);
 }
 
 static void section_lines(FILE *f)
@@ -94,11 +98,16 @@ static void section_lines(FILE *f)
         fprintf(f, "  GC work stealing: generations >= %u (-qb%u%s)\n", g, g,
                 rts_options()->balance_gen_given ? ""
                 : g == 0 ? ", the default from -A32m up" : ", the default below -A32m");
-    fprintf(f, "  GC work balance by kind: minor %.2f%%, major %.2f%%; steals: minor %llu of %llu tries,"
-               " major %llu of %llu\n",
-            100 * sum.minor_balance, 100 * sum.major_balance,
-            (unsigned long long)st.steals[0], (unsigned long long)st.steal_tries[0],
-            (unsigned long long)st.steals[1], (unsigned long long)st.steal_tries[1]);
+    fprintf(f, "  GC work balance by kind: minor %.2f%%, major %.2f%%",
+            100 * sum.minor_balance, 100 * sum.major_balance);
+    if (rts_cfg->balance && g == 0)
+        fprintf(f, "; steals: minor %llu of %llu tries, major %llu of %llu; idle yields: minor %llu,"
+                   " major %llu\n",
+                (unsigned long long)st.steals[0], (unsigned long long)st.steal_tries[0],
+                (unsigned long long)st.steals[1], (unsigned long long)st.steal_tries[1],
+                (unsigned long long)st.yields[0], (unsigned long long)st.yields[1]);
+    else
+        fprintf(f, " (steals not counted: the baseline's policy)\n");
 }
 
 static const RtsStatsKey section_keys[] = {
@@ -109,6 +118,8 @@ static const RtsStatsKey section_keys[] = {
     { "rtslab_minor_steals", &st.steals[0], NULL },
     { "rtslab_major_steal_tries", &st.steal_tries[1], NULL },
     { "rtslab_major_steals", &st.steals[1], NULL },
+    { "rtslab_minor_work_yields", &st.yields[0], NULL },
+    { "rtslab_major_work_yields", &st.yields[1], NULL },
     { NULL, NULL, NULL },
 };
 

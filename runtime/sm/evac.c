@@ -88,12 +88,21 @@ static inline Value *gct_alloc(GCThread *gct, size_t words, bool aged, unsigned 
 }
 
 #if RTS_PATCH_GEN0_STEAL
-/* A minor GC that steals, which only the patch makes (Note [Minor GC stealing]): what the
- * patch adds to stealing is done in these and no other GC, so a major GC, and every GC under
- * -qb1, is the baseline's. */
+/* A minor GC that steals, which only the patch makes (Note [Minor GC stealing]): large
+ * objects and chunks of big ones go on the deques in these GCs and no other. */
 static inline bool steals_young(const GCThread *gct)
 {
     return gct->steal && !gct->major;
+}
+
+/* A stealing GC of a run whose minor GCs steal (-qb0, or the default from -A32m): its idle
+ * GC threads yield and count their steals (Note [Minor GC stealing]). Under -qb1 no GC is
+ * one, so the look-for-work loop is the baseline's. (A minor GC steals only in such a run;
+ * testing !major as well keeps one that stole by mistake counted, which the -qb1 tests
+ * check.) Read once per gc_scavenge_loop. */
+static bool steals_by_patch(const GCThread *gct)
+{
+    return gct->steal && (!gct->major || gc_balance_gen() == 0);
 }
 
 #endif
@@ -283,10 +292,11 @@ static inline void scanned(GCThread *gct, Value obj, bool old)
 void gc_scavenge_remembered(GCThread *gct, Value obj)
 {
 #if RTS_PATCH_GEN0_STEAL
-    gc_scavenge_shared(gct, obj);
-#else
-    gc_scavenge_object(gct, obj);
+    if (steals_young(gct))
+        gc_scavenge_shared(gct, obj);
+    else
 #endif
+    gc_scavenge_object(gct, obj);
     scanned(gct, obj, true);
 }
 
@@ -312,8 +322,7 @@ void gc_scavenge_shared(GCThread *gct, Value obj)
 {
     Value h = obj_header(obj);
     size_t n = hdr_size(h);
-    if (!steals_young(gct) || obj_type_layout(hdr_type(h)) != LAYOUT_PTRS
-        || n <= 2 * SCAN_CHUNK_FIELDS) {
+    if (obj_type_layout(hdr_type(h)) != LAYOUT_PTRS || n <= 2 * SCAN_CHUNK_FIELDS) {
         gc_scavenge_object(gct, obj);
         return;
     }
@@ -374,13 +383,21 @@ static bdescr *todo_unscanned(GCThread *gct)
 /* Scans what this GC thread has to scan: the block in hand, its deque, its todo blocks,
  * its large objects, each with its destination (Note [To-space by capability] in
  * gcthread.h). Returns when none is left. */
+#if RTS_PATCH_GEN0_STEAL
+/* Compiled twice, as GHC compiles its scavenging code for one GC thread and for several
+ * (rts/sm/Scav_thr.c): with young false, in every GC but a stealing minor one, it is the
+ * baseline's scavenge_local, without a test for a large object per block. Young: a stealing
+ * minor GC, where large objects and chunks are on the deques. */
+static inline __attribute__((always_inline)) void scavenge_local_as(GCThread *gct, bool young)
+#else
 static void scavenge_local(GCThread *gct)
+#endif
 {
     for (;;) {
         bdescr *bd = gct->scan_bd;
         if (bd) {
 #if RTS_PATCH_GEN0_STEAL
-            if (take_large(gct, bd)) {     /* popped or stolen from a deque */
+            if (young && take_large(gct, bd)) {     /* popped or stolen from a deque */
                 gct->scan_bd = NULL;
                 continue;
             }
@@ -417,20 +434,29 @@ static void scavenge_local(GCThread *gct)
     }
 }
 
+#if RTS_PATCH_GEN0_STEAL
+static __attribute__((noinline)) void scavenge_local_young(GCThread *gct)
+{
+    scavenge_local_as(gct, true);
+}
+
+static void scavenge_local(GCThread *gct)
+{
+    if (steals_young(gct))
+        scavenge_local_young(gct);
+    else
+        scavenge_local_as(gct, false);
+}
+
+#endif
+
 static bdescr *steal(GCThread *gct)
 {
-#if RTS_PATCH_GEN0_STEAL
-    gct->steal_tries++;
-#endif
     for (unsigned k = 1; k < n_gc_threads; k++) {
         GCThread *victim = gc_threads[(gct->index + k) % n_gc_threads];
         bdescr *bd;
         do bd = wsdeque_steal(&victim->deque);
         while (bd == WSDEQUE_ABORT);             /* lost a race: it may hold more */
-#if RTS_PATCH_GEN0_STEAL
-        if (bd)
-            gct->steals++;
-#endif
         if (bd)
             return bd;
     }
@@ -446,6 +472,23 @@ static bool any_work(GCThread *gct)
 }
 
 SpinCount gc_work_wait;
+#if RTS_PATCH_GEN0_STEAL
+/* Note [Yielding look for work]
+ * In a GC that steals_by_patch (minor and major GCs of a run whose minor GCs steal), a turn
+ * of the look-for-work loop that finds no work gives up the CPU (sched_yield), as GHC's
+ * any_work does after every failed poll (yieldThread): with more GC threads than free cores
+ * (-N4 on 2 cores, or a busy machine) the thread holding the work is often the one without
+ * a CPU, and a thief that spins keeps it from running. Such a turn counts in the wait's
+ * spins, as a spin_wait turn does, but it is not a spin_wait: the yield is the turn's whole
+ * wait. So a spin_wait that yields by a rule of its own (a patch may give it one, every n
+ * turns) never adds a second yield to these turns, and the loop reads nothing of a SpinWait
+ * but its spins. rtslab's tests of pairs run the two together (testsuite/pairs/,
+ * look_for_work_yield_every_turn: where every spin_wait yields, the look-for-work waits
+ * turn, and spin_wait yields in none of them). The yields are counted here, per GC kind (0 minor,
+ * 1 major), added once per wait; -s reports them. Under -qb1 no GC is the patch's, and the
+ * loop spins through spin_wait as the baseline's does. */
+uint64_t gc_work_yields[2];
+#endif
 
 /* Scavenges until no GC thread has work. Without stealing each thread scans only what it
  * copied. With stealing, a thread out of work looks for full blocks on the others' queues;
@@ -457,6 +500,10 @@ void gc_scavenge_loop(GCThread *gct)
     scavenge_local(gct);
     if (!gct->steal)
         return;
+#if RTS_PATCH_GEN0_STEAL
+    const bool mine = steals_by_patch(gct);
+    uint64_t yields = 0;
+#endif
     __atomic_fetch_sub(&gc_busy, 1, __ATOMIC_ACQ_REL);
     trace_gc_idle(true);                    /* GHC's GC_IDLE ... GC_WORK ... GC_DONE */
     SpinWait w = SPIN_WAIT_INIT;
@@ -464,6 +511,12 @@ void gc_scavenge_loop(GCThread *gct)
         if (any_work(gct)) {
             __atomic_fetch_add(&gc_busy, 1, __ATOMIC_ACQ_REL);
             bdescr *bd = steal(gct);
+#if RTS_PATCH_GEN0_STEAL
+            if (mine) {
+                gct->steal_tries++;
+                gct->steals += bd != NULL;
+            }
+#endif
             if (bd) {
                 trace_gc_idle(false);
                 gct->scan_bd = bd;
@@ -475,19 +528,22 @@ void gc_scavenge_loop(GCThread *gct)
         }
         if (__atomic_load_n(&gc_busy, __ATOMIC_ACQUIRE) == 0) {
             spin_count_add(&gc_work_wait, &w);
+#if RTS_PATCH_GEN0_STEAL
+            if (yields)
+                __atomic_fetch_add(&gc_work_yields[gct->major], yields, __ATOMIC_RELAXED);
+#endif
             return;
         }
 #if RTS_PATCH_GEN0_STEAL
-        uint64_t yields = w.yields;
-#endif
-        spin_wait(&w);
-#if RTS_PATCH_GEN0_STEAL
-        /* Note [Minor GC stealing]: a look for work that found none gives up the CPU, as
-         * GHC's any_work does (yieldThread), unless spin_wait just did. */
-        if (steals_young(gct) && w.yields == yields) {
-            w.yields++;
+        /* Note [Yielding look for work]: a turn that found no work gives up the CPU, and is
+         * not a spin_wait. */
+        if (mine) {
+            w.spins++;
+            yields++;
             sched_yield();
+            continue;
         }
 #endif
+        spin_wait(&w);
     }
 }

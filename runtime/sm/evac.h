@@ -15,10 +15,13 @@ Value gc_evacuate(GCThread *gct, Value v);
 /* Scans an object of to-space: evacuates what its fields point to. */
 void  gc_scavenge_object(GCThread *gct, Value obj);
 #if RTS_PATCH_GEN0_STEAL
-/* gc_scavenge_object, but in a stealing GC a big pointer object's fields beyond the first
- * chunk go on the deque in chunks, for any GC thread to scan (Note [Minor GC stealing] in
- * gc.h). */
+/* gc_scavenge_object, but a big pointer object's fields beyond the first chunk go on the
+ * deque in chunks, for any GC thread to scan (Note [Minor GC stealing] in gc.h). Only in a
+ * stealing minor GC. */
 void  gc_scavenge_shared(GCThread *gct, Value obj);
+/* Yields of idle GC threads in the GCs that balance by the patch's rule, minor [0] and major
+ * [1] (Note [Yielding look for work] in evac.c). */
+extern uint64_t gc_work_yields[2];
 #endif
 /* Scans an old object of a remembered set in a minor GC, and remembers it again if it points
  * to an aged object then (Note [Aging] in storage.h). */

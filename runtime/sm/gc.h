@@ -67,9 +67,11 @@
  * it, where the thread that copied an object scanning it while it is still in its cache is
  * worth more than balance (gc_balance_gen; --info and -s say which applies).
  * A stealing minor GC uses the same deques, look-for-work loop and termination as the
- * baseline's major GC (gc_scavenge_loop in evac.c). What the patch adds applies to stealing
- * minor GCs only (steals_young in evac.c), so a major GC, and every GC under -qb1, is the
- * baseline's exactly:
+ * baseline's major GC (gc_scavenge_loop in evac.c). What the patch adds runs in stealing
+ * minor GCs (steals_young in evac.c), and its yield and counters in the major GCs of the
+ * same runs (steals_by_patch): under -qb1 every GC runs the baseline's code (scavenge_local
+ * is compiled twice), the patch's costing a test of a flag per remembered object, per large
+ * object evacuated and per look for work. In stealing minor GCs only:
  *  - large objects' scan work goes on the deques too (a thief scavenges a stolen large
  *    object in place: the deque holds its group's bdescr, told apart by BF_LARGE);
  *  - big pointer objects are scanned in chunks of 512 fields that go on the deque, each a
@@ -81,15 +83,15 @@
  *    shared like to-space blocks. A chunk's fields are written by the one thread that took
  *    it, so chunks of one object need no synchronisation (their scanners read the object's
  *    destination, bd->dest, which the pusher wrote before the deque's release published
- *    them: Note [To-space by capability] in gcthread.h);
+ *    them: Note [To-space by capability] in gcthread.h).
+ * In every stealing GC of a run whose minor GCs steal, major GCs too:
  *  - a look for work that finds none gives up the CPU (sched_yield), as GHC's any_work does
- *    after every failed poll. With more GC threads than free cores (-N4 on 2 cores, or a
- *    busy machine) the thread holding the work is often the one without a CPU, and a thief
- *    that spins keeps it from running: alone at -N4 on 2 cores the patch without this cost
- *    the suite +95 % elapsed. A turn that spin_wait itself ended with a yield (a patch may
- *    make it yield) does not yield again;
+ *    after every failed poll (Note [Yielding look for work] in evac.c). With more GC threads
+ *    than free cores (-N4 on 2 cores, or a busy machine) the thread holding the work is
+ *    often the one without a CPU, and a thief that spins keeps it from running: alone at -N4
+ *    on 2 cores the patch without this cost the suite +95 % elapsed;
  *  - counters: every call of steal() is a try, every block it returns a steal, summed into
- *    the GcRecord, reported by -s per GC kind.
+ *    the GcRecord, and the yields; -s reports them per GC kind.
  * In the baseline one GC thread copies everything that its capability's roots reach,
  * however big, which is what seed 000's ghc --make showed (balance 22%).
  */
