@@ -38,8 +38,8 @@ static struct {
 
 static void section_summarise(void)
 {
-    StwStats s;
-    stw_stats(&s);
+    StwOptoutStats s;
+    stw_optout_stats(&s);
     sum.optout_syncs = s.optout_syncs;
     sum.opted_out = s.opted_out;
     sum.opt_outs = s.opt_outs;

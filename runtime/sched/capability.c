@@ -89,20 +89,15 @@ void cap_interrupt(unsigned no)
 {
     Capability *c = &cap_array[no];
     __atomic_store_n(&c->sm.hplim, (Value *)NULL, __ATOMIC_RELAXED);
-#if RTS_PATCH_IDLE_OPTOUT
-    /* an opted-out member is interrupted only by an exit (Note [Idle opt-out] in
-     * sync/stw.h): it rejoins and takes part; an exit's wake-up is not one for GC */
     if (stw_idle(no)) {
+#if RTS_PATCH_IDLE_OPTOUT
+        /* an opted-out member is interrupted only by an exit (Note [Idle opt-out] in
+         * sync/stw.h): it rejoins and takes part; an exit's wake-up is not one for GC */
         if (stw_pending_kind() == SYNC_GC)
-            c->gc_wakeups++;
-        cap_wake(c);
-    }
-#else
-    if (STW_STATE(stw_state(no)) == STW_IDLE) {
+#endif
         c->gc_wakeups++;
         cap_wake(c);
     }
-#endif
 }
 
 void cap_tick(void)

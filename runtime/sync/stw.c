@@ -24,16 +24,15 @@ void stw_init(unsigned n, const StwHooks *h)
     for (unsigned i = 0; i < n; i++) {
         members[i].arrived = 0;
         members[i].state = STW_RUNNING;
-#if RTS_PATCH_IDLE_OPTOUT
-        members[i].opt_outs = members[i].rejoins = members[i].rejoin_waits = 0;
-        members[i].opt_out_at_go = false;
-#endif
     }
     n_members = n;
 #if RTS_PATCH_FUTEX_BARRIER
     stw_sync.arriving = n - 1;                  /* Note [Arrival count] in stw.h */
 #endif
     hooks = *h;
+#if RTS_PATCH_IDLE_OPTOUT
+    stw_optout_init(n);                         /* Note [Idle opt-out] in stw.h */
+#endif
     const char *start = getenv("RTSLAB_TEST_SYNC_NUMBER");
     if (start && *start) {
         char *end;
@@ -71,116 +70,22 @@ uint32_t stw_state(unsigned no)
 void stw_set_state(unsigned no, uint32_t state)
 {
 #if RTS_PATCH_IDLE_OPTOUT
-    /* IDLE carries the number of the sync in progress or the last one (Note [Idle opt-out]),
-     * not 0: opt_out compares it with a sync's, modulo 2^30 (Note [Counters that wrap]). */
-    if (state == STW_IDLE)
-        state |= load(&stw_sync.word) & ~3u;
+    state = stw_optout_state(state);            /* IDLE carries a sync number */
 #endif
     __atomic_store_n(&members[no].state, state, __ATOMIC_SEQ_CST);
 }
 
 #if RTS_PATCH_IDLE_OPTOUT
-unsigned stw_idle_optout_gcs = 1;             /* -qi1 (stw.h) */
-
-/* Note [Idle opt-out] in stw.h: the leader of GC sync `epoch` leaves member `no` out when it
- * finds it opted out (a CAS, against the owner's in stw_rejoin). */
-static uint32_t optout_epoch;    /* the last sync that left a member out: leaders only */
-
-static bool leave_out(unsigned no, uint32_t epoch)
-{
-    if (!stw_idle_optout_gcs || (load(&stw_sync.word) & 3) != SYNC_GC)
-        return false;                           /* -qi0, or an exit: everyone takes part */
-    uint32_t s = load(&members[no].state);
-    for (;;) {
-        uint32_t st = STW_STATE(s), to;
-        if (st == STW_OPTED_OUT)
-            to = epoch << 2 | STW_OPTED_OUT;
-        else if (st == STW_IDLE)
-            to = epoch << 2 | STW_IDLE;         /* counted on: no opt-out before this go */
-        else
-            return false;
-        if (__atomic_compare_exchange_n(&members[no].state, &s, to, false, __ATOMIC_ACQ_REL,
-                                        __ATOMIC_ACQUIRE))
-            break;
-    }
-    if (STW_STATE(s) == STW_IDLE)
-        return false;
-    /* Left out, it counts as arrived (as it would if it took part), so that its `arrived`,
-     * which this leader and its owner's stw_follow compare, stays within one sync of the
-     * sync number however long it stays out (Note [Counters that wrap]). Its owner writes
-     * the word only once it has rejoined, after this sync's release. */
-    __atomic_store_n(&members[no].arrived, epoch, __ATOMIC_RELEASE);
-    totals.opted_out++;
-    if (optout_epoch != epoch) {
-        optout_epoch = epoch;
-        totals.optout_syncs++;
-    }
-    return true;
-}
-
-/* At the go of sync `epoch`, which it follows from the idle wait: opts out (until `epoch` is
- * released, it may not touch the heap), unless a later leader has stamped it IDLE with its
- * own epoch (it saw this go late, and counts on it). Returns whether it opted out. */
-static bool opt_out(unsigned me, uint32_t epoch)
-{
-    uint32_t s = load(&members[me].state);
-    while (STW_STATE(s) == STW_IDLE && stw_epoch_reached(epoch, STW_EPOCH(s)))
-        if (__atomic_compare_exchange_n(&members[me].state, &s, epoch << 2 | STW_OPTED_OUT,
-                                        false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-            __atomic_fetch_add(&members[me].opt_outs, 1, __ATOMIC_RELAXED);
-            return true;
-        }
-    return false;
-}
-
-bool stw_follow_idle(unsigned me, bool out)
-{
-    members[me].opt_out_at_go = out;
-    stw_follow(me);
-    members[me].opt_out_at_go = false;
-    return STW_STATE(load(&members[me].state)) == STW_OPTED_OUT;
-}
-
-struct released_wait { uint32_t epoch; };
-
-static bool released_reached(void *arg)
-{
-    struct released_wait *r = arg;
-    return reached(&stw_sync.released, r->epoch);
-}
-
-void stw_rejoin(unsigned me)
-{
-    uint32_t s = load(&members[me].state);
-    for (;;) {
-        if (STW_STATE(s) != STW_OPTED_OUT)
-            rts_fatal("capability %u rejoins in state %u", me, (unsigned)STW_STATE(s));
-        if (__atomic_compare_exchange_n(&members[me].state, &s, (s & ~3u) | STW_WAKING,
-                                        false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-            break;
-    }
-    __atomic_fetch_add(&members[me].rejoins, 1, __ATOMIC_RELAXED);
-    struct released_wait r = { STW_EPOCH(s) };
-    bool waited = !released_reached(&r);
-    if (waited) {
-        /* left out of a GC in progress: its heap, nursery and roots are the GC's until the
-         * release (which wakes WAIT_LEAVE waiters on `released`) */
-        __atomic_fetch_add(&members[me].rejoin_waits, 1, __ATOMIC_RELAXED);
-        sync_wait(&stw_sync.released, released_reached, &r, WAIT_LEAVE);
-    }
-    trace_optout(true, waited);
-    __atomic_store_n(&members[me].state, STW_RUNNING, __ATOMIC_SEQ_CST);
-}
+StwMember *stw_member(unsigned no) { return &members[no]; }   /* for sync/stw_idle_optout.c */
 #endif
 
 bool stw_idle(unsigned no)
 {
     uint32_t s = STW_STATE(stw_state(no));
 #if RTS_PATCH_IDLE_OPTOUT
-    return s == STW_IDLE || s == STW_OPTED_OUT;
-#else
-    return s == STW_IDLE;
+    if (s == STW_OPTED_OUT) return true;        /* asleep too (Note [Idle opt-out]) */
 #endif
+    return s == STW_IDLE;
 }
 
 #if RTS_PATCH_FUTEX_BARRIER
@@ -216,8 +121,7 @@ void stw_interrupt_all(unsigned leader, StwTakingPart *part)
     for (unsigned i = 0; i < n_members; i++) {
         if (i == leader) continue;
 #if RTS_PATCH_IDLE_OPTOUT
-        if (leave_out(i, epoch))
-            continue;                           /* Note [Idle opt-out] in stw.h */
+        if (stw_optout_leave_out(i, epoch)) continue;   /* Note [Idle opt-out] in stw.h */
 #endif
         taking_part[n_part++] = i;
         hooks.interrupt(i);
@@ -342,6 +246,15 @@ static bool epoch_reached(void *arg)
     return reached(e->word, e->epoch);
 }
 
+/* The leave barrier of sync `epoch`. */
+static void await_release(uint32_t epoch)
+{
+    trace_begin(SPAN_LEAVE_BARRIER, 0);
+    struct epoch_wait rel = { &stw_sync.released, epoch };
+    sync_wait(&stw_sync.released, epoch_reached, &rel, WAIT_LEAVE);
+    trace_end(SPAN_LEAVE_BARRIER);
+}
+
 void stw_follow(unsigned me)
 {
     uint32_t w = load(&stw_sync.word);
@@ -373,9 +286,7 @@ void stw_follow(unsigned me)
     sync_wait(&stw_sync.go, epoch_reached, &go, WAIT_ENTER);
     trace_end(SPAN_ENTER_BARRIER);
 #if RTS_PATCH_IDLE_OPTOUT
-    bool left = members[me].opt_out_at_go && opt_out(me, epoch);   /* Note [Idle opt-out] */
-    if (left)
-        trace_optout(false, false);
+    bool left = stw_optout_at_go(me, epoch);    /* Note [Idle opt-out] in stw.h */
 #endif
     SpanKind gc = __atomic_load_n(&stw_sync.major, __ATOMIC_RELAXED) ? SPAN_MAJOR_GC : SPAN_MINOR_GC;
     trace_begin(gc, 0);
@@ -385,19 +296,9 @@ void stw_follow(unsigned me)
     if (worked)
         stw_gc_thread_done();
 #if RTS_PATCH_IDLE_OPTOUT
-    if (left) {
-        /* Opted out: no leave barrier; it waits for this release only if it rejoins first
-         * (stw_rejoin), so the next sync never finds it still in this one's wait. */
-        trace_end(gc);
-        if (in_mutator)
-            trace_begin(SPAN_MUTATOR, thread);
-        return;
-    }
+    if (!left)                  /* opted out: no leave barrier (Note [Idle opt-out]) */
 #endif
-    trace_begin(SPAN_LEAVE_BARRIER, 0);
-    struct epoch_wait rel = { &stw_sync.released, epoch };
-    sync_wait(&stw_sync.released, epoch_reached, &rel, WAIT_LEAVE);
-    trace_end(SPAN_LEAVE_BARRIER);
+    await_release(epoch);
     trace_end(gc);
     if (in_mutator)
         trace_begin(SPAN_MUTATOR, thread);
@@ -406,13 +307,6 @@ void stw_follow(unsigned me)
 void stw_stats(StwStats *out)
 {
     *out = totals;
-#if RTS_PATCH_IDLE_OPTOUT
-    for (unsigned i = 0; i < n_members; i++) {
-        out->opt_outs += __atomic_load_n(&members[i].opt_outs, __ATOMIC_RELAXED);
-        out->rejoins += __atomic_load_n(&members[i].rejoins, __ATOMIC_RELAXED);
-        out->rejoin_waits += __atomic_load_n(&members[i].rejoin_waits, __ATOMIC_RELAXED);
-    }
-#endif
 }
 
 void stw_debug_set_sync_number(uint32_t n)
@@ -423,7 +317,7 @@ void stw_debug_set_sync_number(uint32_t n)
     for (unsigned i = 0; i < n_members; i++)
         __atomic_store_n(&members[i].arrived, n, __ATOMIC_RELAXED);
 #if RTS_PATCH_IDLE_OPTOUT
-    optout_epoch = n;
+    stw_optout_set_sync_number(n);
 #endif
     __atomic_store_n(&stw_sync.go, n, __ATOMIC_RELAXED);
     __atomic_store_n(&stw_sync.released, n, __ATOMIC_RELAXED);

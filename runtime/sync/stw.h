@@ -164,10 +164,6 @@ typedef struct StwHooks {
 typedef struct StwMember {
     _Alignas(RTS_CACHE_LINE) uint32_t arrived;   /* epoch of the last sync it arrived at */
     uint32_t state;          /* atomic: STW_RUNNING, STW_IDLE... (Note [Capability states]) */
-#if RTS_PATCH_IDLE_OPTOUT
-    uint64_t opt_outs, rejoins, rejoin_waits;    /* its owner's, Note [Idle opt-out] */
-    bool     opt_out_at_go;  /* its owner's: stw_follow_idle's argument */
-#endif
 } StwMember;
 
 /* Note [Capability states]: the state in a member's `state` word. */
@@ -274,11 +270,6 @@ typedef struct StwStats {
     /* syncs whose leader ran on while they waited (stw_defer), and the time from their
      * request to their last arrival, summed (stw_ns_* count only the leader's wait) */
     uint64_t deferred_syncs, deferred_ns_total;
-#if RTS_PATCH_IDLE_OPTOUT
-    /* Note [Idle opt-out]: GC syncs that left members out, members left out (summed over
-     * syncs); opt-outs, rejoins, rejoins that waited for a GC (summed over members) */
-    uint64_t optout_syncs, opted_out, opt_outs, rejoins, rejoin_waits;
-#endif
 } StwStats;
 
 void stw_init(unsigned n_members, const StwHooks *hooks);
@@ -332,6 +323,23 @@ static inline SyncKind stw_pending_kind(void)
  * any, and is RUNNING again. */
 bool stw_follow_idle(unsigned me, bool opt_out);
 void stw_rejoin(unsigned me);
+/* Note [Idle opt-out]: GC syncs that left members out, members left out (summed over
+ * syncs); opt-outs, rejoins, rejoins that waited for a GC (summed over members). */
+typedef struct StwOptoutStats {
+    uint64_t optout_syncs, opted_out, opt_outs, rejoins, rejoin_waits;
+} StwOptoutStats;
+void stw_optout_stats(StwOptoutStats *out);
+/* The patch's code, sync/stw_idle_optout.c, as sync/stw.c calls it where the patch acts:
+ * stw_init (init), stw_set_state (state: the word to store), stw_interrupt_all (leave_out:
+ * whether the leader of sync `epoch` leaves member `no` out), stw_follow (at_go: whether
+ * `me` opts out at this go, and so skips the leave barrier), stw_debug_set_sync_number.
+ * stw_member lends it stw.c's members. */
+void stw_optout_init(unsigned n_members);
+uint32_t stw_optout_state(uint32_t state);
+bool stw_optout_leave_out(unsigned no, uint32_t epoch);
+bool stw_optout_at_go(unsigned me, uint32_t epoch);
+void stw_optout_set_sync_number(uint32_t n);
+StwMember *stw_member(unsigned no);
 #endif
 /* Totals over the leaders' syncs (read at exit). */
 void stw_stats(StwStats *out);

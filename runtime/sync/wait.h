@@ -1,5 +1,7 @@
 /* Every wait of the stop-the-world protocol goes through here, so that a variant that waits
- * another way (with futexes, say) differs from the baseline in one place.
+ * another way (with futexes, say) differs from the baseline in one place: sync_wait and
+ * sync_wake are sync/wait.c's, which such a variant replaces whole (the build compiles one
+ * file of waits); what every build's waits share is sync/wait_common.c's.
  *
  * Note [Baseline waiting]
  * As in OCaml 5.2 (seed 001): a waiter spins SYNC_SPINS times with a CPU pause, then sleeps
@@ -24,7 +26,8 @@
 
 /* With the futex-barrier patch a waiter spins, then sleeps in FUTEX_WAIT on its word, and
  * sync_wake wakes it when someone announced a sleep (Note [Futex barrier] in
- * sync/wait_futex_barrier.c, which holds both). */
+ * sync/wait_futex_barrier.c, which holds both, and which the build compiles instead of
+ * sync/wait.c). */
 #endif
 
 #define SYNC_SPINS         1000
@@ -53,6 +56,10 @@ typedef struct SyncWaitStats {
 #endif
 } SyncWaitStats;
 
+/* The counters of sync_wait_stats, per kind (sync/wait_common.c): only the waits write them,
+ * adding with relaxed atomics, and every field is a uint64_t. */
+extern SyncWaitStats sync_wait_counts[WAIT_NKINDS];
+
 /* Waits until ready(arg); *word is what changes when it may have become true. */
 void sync_wait(uint32_t *word, bool (*ready)(void *arg), void *arg, SyncWaitKind kind);
 /* Called after changing *word; `kind` is the wait that sleeps on it (for the statistics). */
@@ -66,9 +73,6 @@ unsigned sync_spins(void);
 /* The errno of the first futex call that failed for good, 0 if none (Note [When futex
  * fails] in sync/wait_futex_barrier.c). */
 int sync_futex_failed(void);
-/* The counters of sync_wait_stats, per kind (sync/wait.c); the waits add to them with
- * relaxed atomics. */
-extern SyncWaitStats wait_stats[WAIT_NKINDS];
 #endif
 
 /* Sleeps until ready(arg) as the baseline's waits do after their spins (Note [Baseline

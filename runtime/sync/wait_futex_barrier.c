@@ -1,8 +1,10 @@
 #include "rtslab_config.h"
 #if RTS_PATCH_FUTEX_BARRIER
 /* The waits of the futex-barrier patch: sync_wait and sync_wake (Note [Futex barrier]), the
- * spin count (Note [Spinning when oversubscribed]); their counters are sync/wait.c's
- * wait_stats. */
+ * spin count (Note [Spinning when oversubscribed]). The build compiles this file instead of
+ * sync/wait.c, the baseline's waits; the counters (sync_wait_counts) and the baseline's
+ * sleep loop, to which a wait falls back (Note [When futex fails]), are
+ * sync/wait_common.c's. */
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
@@ -13,7 +15,7 @@
 #include "base/util.h"
 #include "trace/eventlog.h"
 
-/* As in sync/wait.c, whose sync_wait this one replaces. */
+/* As in sync/wait.c, whose waits these replace. */
 static void add(uint64_t *p, uint64_t n) { __atomic_fetch_add(p, n, __ATOMIC_RELAXED); }
 
 /* Note [Futex barrier]
@@ -109,7 +111,7 @@ static bool failed_for_good(long r, SyncWaitKind kind)
     int none = 0;
     __atomic_compare_exchange_n(&futex_failed, &none, e ? e : ENOSYS, false,
                                 __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-    add(&wait_stats[kind].futex_errors, 1);
+    add(&sync_wait_counts[kind].futex_errors, 1);
     return true;
 }
 
@@ -181,24 +183,24 @@ void sync_wait(uint32_t *word, bool (*ready)(void *arg), void *arg, SyncWaitKind
             break;
     }
     /* futex has failed for good: as the baseline (Note [When futex fails]) */
-    add(&wait_stats[kind].polled, 1);
+    add(&sync_wait_counts[kind].polled, 1);
     sync_sleep_until(ready, arg);
 done:
-    add(&wait_stats[kind].waits, 1);
-    add(&wait_stats[kind].spins, spins);
-    add(&wait_stats[kind].sleeps, sleeps);
-    add(&wait_stats[kind].announced, announced);
-    add(&wait_stats[kind].wait_ns, rts_now_ns() - t0);
+    add(&sync_wait_counts[kind].waits, 1);
+    add(&sync_wait_counts[kind].spins, spins);
+    add(&sync_wait_counts[kind].sleeps, sleeps);
+    add(&sync_wait_counts[kind].announced, announced);
+    add(&sync_wait_counts[kind].wait_ns, rts_now_ns() - t0);
 }
 
 void sync_wake(uint32_t *word, SyncWaitKind kind)
 {
     __atomic_thread_fence(__ATOMIC_SEQ_CST);                        /* K1 */
     if (__atomic_load_n(&sleepers[kind].n, __ATOMIC_SEQ_CST) == 0) {   /* K2 */
-        add(&wait_stats[kind].quiet_wakes, 1);
+        add(&sync_wait_counts[kind].quiet_wakes, 1);
         return;
     }
     failed_for_good(futex_wake_all(word), kind);                    /* K3 */
-    add(&wait_stats[kind].futex_wakes, 1);
+    add(&sync_wait_counts[kind].futex_wakes, 1);
 }
 #endif
