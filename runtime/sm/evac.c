@@ -102,7 +102,7 @@ static inline bool steals_young(const GCThread *gct)
  * check.) Read once per gc_scavenge_loop. */
 static bool steals_by_patch(const GCThread *gct)
 {
-    return gct->steal && (!gct->major || gc_balance_gen() == 0);
+    return gct->steal && (!gct->major || rts_cfg->balance_gen == 0);
 }
 
 #endif

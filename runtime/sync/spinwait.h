@@ -62,9 +62,9 @@ typedef struct SpinWait {
  * counting from 0. A spin before the options are parsed counts to the default.
  * Where another patch gives a wait a yield rule of its own, those turns are not spin_waits
  * and this rule adds no second yield to them: a patch that balances minor GCs makes the
- * GC's look-for-work loop yield on every failed poll, as GHC's any_work does (its Note
- * [Yielding look for work] in sm/evac.c); rtslab's tests of pairs run the two together
- * (testsuite/pairs/, look_for_work_yield_every_turn). */
+ * GC's look-for-work loop yield on every failed poll, as GHC's any_work does (that patch's
+ * Note, in its island of sm/evac.c, says so too); rtslab's tests of pairs run the two
+ * together (testsuite/pairs/, look_for_work_yield_every_turn). */
 /* -qy<n>, in base/util.c (set by its row in rts/patch_spin_yield.c while the options are
  * parsed; read-only after) */
 extern unsigned spin_yield_every;
