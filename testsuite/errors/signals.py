@@ -27,15 +27,18 @@ def default_signals():
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
-def start(prog, *rts, stdin=subprocess.DEVNULL):
+def start(prog, *rts, stdin=subprocess.DEVNULL, ready_on="out"):
     out = open(os.path.join(tmp, "out"), "w+b")
     err = open(os.path.join(tmp, "err"), "w+b")
     # "ready" goes where the program says (READY_AT), else first: a case that needs a handler
-    # in place writes it inside that handler's guard, so the signal cannot come before it
-    prog = prog.replace(READY_AT, READY) if READY_AT in prog else READY + prog
+    # in place writes it inside that handler's guard, so the signal cannot come before it. A
+    # program that writes its own "ready" to stderr (ready_on="err") is waited for there.
+    if ready_on == "out":
+        prog = prog.replace(READY_AT, READY) if READY_AT in prog else READY + prog
     p = subprocess.Popen([os.path.join(build, "rtslab"), "-e", prog, *rts],
                          stdin=stdin, stdout=out, stderr=err, preexec_fn=default_signals)
-    while b"ready" not in open(out.name, "rb").read() and p.poll() is None:
+    watched = out.name if ready_on == "out" else err.name
+    while b"ready" not in open(watched, "rb").read() and p.poll() is None:
         time.sleep(0.01)
     return p
 
@@ -61,7 +64,12 @@ def pending(pid, sig):
 s_file, e_file = os.path.join(tmp, "s.txt"), os.path.join(tmp, "e.json")
 if case in ("int_uncaught", "term_uncaught"):
     # stdout flushed, -s and the eventlog written, exit 130 / 143
-    p = start('(display "buffered") (let loop () (loop))', "+RTS", "-s" + s_file, "-l" + e_file, "-N2", "-RTS")
+    # "buffered" is written before "ready" (to stderr, flushed), so the signal cannot come
+    # before it, and stays in stdout's buffer: only the exit's flush can write it. ("ready"
+    # on stdout first let the signal come between it and "buffered" in CI's ASan run.)
+    p = start('(display "buffered") (display "ready " (current-error-port)) '
+              '(flush-output-port (current-error-port)) (let loop () (loop))',
+              "+RTS", "-s" + s_file, "-l" + e_file, "-N2", "-RTS", ready_on="err")
     p.send_signal(signal.SIGINT if case == "int_uncaught" else signal.SIGTERM)
     finish(p)
     if "bytes allocated" in open(s_file).read():
