@@ -132,22 +132,15 @@ static unsigned gc_thread_count(bool major)
 
 /* Whether idle GC threads steal work in this GC: the baseline balances major GCs only
  * (GHC's -qb1); -qb alone turns balancing off. */
-#if RTS_PATCH_GEN0_STEAL
-/* With gen0-steal, -qb<gen> balances the GCs of generation <gen> and up: -qb0 minor GCs
- * too. Without -qb<gen>, -qb0 when -A is at least 32m, else -qb1 (Note [Minor GC stealing]
- * in gc.h). */
-unsigned gc_balance_gen(void)
-{
-    return rts_cfg->balance_gen;        /* decided once, by rts/patch_gen0_steal.c's resolve */
-}
-
-#endif
 static bool gc_steals(bool major, unsigned threads)
 {
     if (threads < 2 || !rts_cfg->balance)
         return false;
 #if RTS_PATCH_GEN0_STEAL
-    return (major ? 1u : 0u) >= gc_balance_gen();
+    /* -qb<gen> balances the GCs of generation <gen> and up: -qb0 minor GCs too. Without
+     * -qb<gen>, 0 when -A is at least 32m, else 1, decided once by rts/patch_gen0_steal.c's
+     * resolve (Note [Minor GC stealing] in gc.h). */
+    return (major ? 1u : 0u) >= rts_cfg->balance_gen;
 #else
     return major && rts_cfg->balance_gen <= 1;
 #endif

@@ -65,7 +65,7 @@
  * Without -qb<gen> the patch decides as GHC does (RtsFlags.c, GHC #9221): minor GCs steal
  * when the allocation area is at least 32 MB (-A32m), which no cache holds, and not below
  * it, where the thread that copied an object scanning it while it is still in its cache is
- * worth more than balance (gc_balance_gen; --info and -s say which applies).
+ * worth more than balance (rts_cfg->balance_gen; --info and -s say which applies).
  * A stealing minor GC uses the same deques, look-for-work loop and termination as the
  * baseline's major GC (gc_scavenge_loop in evac.c). What the patch adds runs in stealing
  * minor GCs (steals_young in evac.c), and its yield and counters in the major GCs of the
@@ -121,10 +121,5 @@ void  gc_stop_deferred(SmCap *cap);
  * capability `no` is one of its GC threads (and did its work). Locks held: none (the world
  * stopped for the leader's GC). */
 bool  gc_follower_work(unsigned no);
-#if RTS_PATCH_GEN0_STEAL
-/* The lowest generation whose GCs steal: -qb<gen>, or without it 0 when -A is at least 32m,
- * else 1 (Note [Minor GC stealing]). */
-unsigned gc_balance_gen(void);
-#endif
 
 #endif
