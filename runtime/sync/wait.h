@@ -56,8 +56,8 @@ typedef struct SyncWaitStats {
 #endif
 } SyncWaitStats;
 
-/* The counters of sync_wait_stats, per kind (sync/wait_common.c): only the waits write them,
- * adding with relaxed atomics, and every field is a uint64_t. */
+/* The counters of sync_wait_stats, per kind (sync/wait_common.c, which reads each field by
+ * its name): only the waits write them, adding with relaxed atomics. */
 extern SyncWaitStats sync_wait_counts[WAIT_NKINDS];
 
 /* Waits until ready(arg); *word is what changes when it may have become true. */

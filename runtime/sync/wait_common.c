@@ -23,15 +23,29 @@ uint64_t sync_sleep_until(bool (*ready)(void *arg), void *arg)
     return sleeps;
 }
 
-/* Every field of SyncWaitStats is a uint64_t counter that the waits add to with relaxed
- * atomics (wait.h), so it is read as an array of them, whatever fields a build has. */
-_Static_assert(sizeof(SyncWaitStats) % sizeof(uint64_t) == 0, "SyncWaitStats: uint64_t only");
-
+/* The counters are written with relaxed atomics by the waits (wait.h): each is read so, by
+ * its name. A field added to SyncWaitStats is read here too: the assertions count them. */
 void sync_wait_stats(SyncWaitKind kind, SyncWaitStats *out)
 {
-    uint64_t *from = (uint64_t *)&sync_wait_counts[kind], *to = (uint64_t *)out;
-    for (size_t i = 0; i < sizeof *out / sizeof(uint64_t); i++)
-        to[i] = __atomic_load_n(&from[i], __ATOMIC_RELAXED);
+    const SyncWaitStats *c = &sync_wait_counts[kind];
+#define LOAD(field) (out->field = __atomic_load_n(&c->field, __ATOMIC_RELAXED))
+    LOAD(waits);
+    LOAD(spins);
+    LOAD(sleeps);
+    LOAD(wait_ns);
+#if RTS_PATCH_FUTEX_BARRIER
+    LOAD(announced);
+    LOAD(futex_wakes);
+    LOAD(quiet_wakes);
+    LOAD(futex_errors);
+    LOAD(polled);
+    enum { N_READ = 9 };
+#else
+    enum { N_READ = 4 };
+#endif
+#undef LOAD
+    _Static_assert(sizeof(SyncWaitStats) == N_READ * sizeof(uint64_t),
+                   "a field of SyncWaitStats that sync_wait_stats does not read");
 }
 
 const char *sync_wait_kind_name(SyncWaitKind kind)
