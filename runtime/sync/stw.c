@@ -2,6 +2,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include "sync/stw.h"
+#if RTS_PATCH_IDLE_OPTOUT
+#include "sync/stw_idle_optout.h"
+#endif
 #include "sync/wait.h"
 #include "base/util.h"
 #include "trace/eventlog.h"

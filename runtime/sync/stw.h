@@ -329,17 +329,7 @@ typedef struct StwOptoutStats {
     uint64_t optout_syncs, opted_out, opt_outs, rejoins, rejoin_waits;
 } StwOptoutStats;
 void stw_optout_stats(StwOptoutStats *out);
-/* The patch's code, sync/stw_idle_optout.c, as sync/stw.c calls it where the patch acts:
- * stw_init (init), stw_set_state (state: the word to store), stw_interrupt_all (leave_out:
- * whether the leader of sync `epoch` leaves member `no` out), stw_follow (at_go: whether
- * `me` opts out at this go, and so skips the leave barrier), stw_debug_set_sync_number.
- * stw_member lends it stw.c's members. */
-void stw_optout_init(unsigned n_members);
-uint32_t stw_optout_state(uint32_t state);
-bool stw_optout_leave_out(unsigned no, uint32_t epoch);
-bool stw_optout_at_go(unsigned me, uint32_t epoch);
-void stw_optout_set_sync_number(uint32_t n);
-StwMember *stw_member(unsigned no);
+/* sync/stw_idle_optout.h: the patch's hooks in sync/stw.c, private to the two files. */
 #endif
 /* Totals over the leaders' syncs (read at exit). */
 void stw_stats(StwStats *out);

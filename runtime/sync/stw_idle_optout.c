@@ -3,9 +3,11 @@
 /* The idle-optout patch's part of the stop-the-world protocol (Note [Idle opt-out] in
  * stw.h): the leader leaving opted-out members out, the owner opting out at a go and
  * rejoining, and their counters. sync/stw.c calls it at the points where the patch acts
- * (the stw_optout_* hooks, declared in stw.h) and lends it its members (stw_member). */
+ * (the stw_optout_* hooks, declared in stw_idle_optout.h) and lends it its members
+ * (stw_member). */
 #include <stdlib.h>
 #include "sync/stw.h"
+#include "sync/stw_idle_optout.h"
 #include "sync/wait.h"
 #include "base/util.h"
 #include "trace/eventlog.h"
