@@ -497,32 +497,39 @@ static void gc_end(bool major)
         sanity_check(SANITY_AFTER_GC, major);
 }
 
+/* GHC's balanced copied bytes (its Note [Work Balance]): with C copied in all by n threads,
+ * (sum over the threads of min(n * copied, C) - C) / (n - 1), which is C when every thread
+ * copied C / n and 0 when one copied everything; 0 when serial. Entry: the GC threads'
+ * counters still this GC's. */
+static uint64_t balanced_copied_bytes(uint64_t copied)
+{
+    if (n_gc_threads < 2)
+        return 0;
+    uint64_t sum = 0;
+    for (unsigned k = 0; k < n_gc_threads; k++) {
+        uint64_t c = gc_threads[k]->copied_words * sizeof(Value) * n_gc_threads;
+        sum += c < copied ? c : copied;
+    }
+    return (sum - copied) / (n_gc_threads - 1);
+}
+
 /* Phase 10: the GC's record completed (its counters are in already: gather_to_space,
- * size_old_gen) and handed to the eventlog and the gc_on_done hook. Entry: gc_end done;
- * the GC threads' counters still this GC's. */
+ * size_old_gen) and handed to the eventlog and the gc_on_done hook. The balanced bytes and
+ * the allocation, which only the eventlog reads (-S sums the allocation itself), are worked
+ * out only when it is on (GcRecord in trace/eventlog.h). Entry: gc_end done; the GC threads'
+ * counters still this GC's. */
 static void finish_record(GcRecord *r, uint64_t t0, uint64_t c0)
 {
     r->gc_threads = n_gc_threads;
     r->pause_ns = rts_now_ns() - t0 + r->stw_ns;
     r->cpu_ns = rts_cpu_ns() - c0;
-    /* GHC's balanced copied bytes (its Note [Work Balance]): with C copied in all by
-     * n threads, (sum over the threads of min(n * copied, C) - C) / (n - 1), which is C
-     * when every thread copied C / n and 0 when one copied everything; 0 when serial. */
-    uint64_t copied = r->copied_bytes;
-    r->balanced_copied_bytes = 0;
-    if (n_gc_threads > 1) {
-        uint64_t sum = 0;
-        for (unsigned k = 0; k < n_gc_threads; k++) {
-            uint64_t c = gc_threads[k]->copied_words * sizeof(Value) * n_gc_threads;
-            sum += c < copied ? c : copied;
-        }
-        r->balanced_copied_bytes = (sum - copied) / (n_gc_threads - 1);
-    }
-    r->allocated_bytes = 0;
-    for (unsigned i = 0; i < sm_n_caps; i++)
-        r->allocated_bytes += sm_caps[i]->bytes_allocated
-            + (uint64_t)((uint8_t *)sm_caps[i]->hp - sm_caps[i]->cur_block->free);
     r->heap_bytes = (uint64_t)sm_heap_blocks() * BLOCK_SIZE;
+    if (trace_on) {
+        r->balanced_copied_bytes = balanced_copied_bytes(r->copied_bytes);
+        for (unsigned i = 0; i < sm_n_caps; i++)
+            r->allocated_bytes += sm_caps[i]->bytes_allocated
+                + (uint64_t)((uint8_t *)sm_caps[i]->hp - sm_caps[i]->cur_block->free);
+    }
     trace_gc_stats(r);
     if (done_hook)
         done_hook(r);

@@ -79,6 +79,7 @@ typedef struct GcRecord {
     unsigned gc_threads;
     uint64_t copied_bytes;
     uint64_t max_thread_copied_bytes;   /* the most any one GC thread copied */
+    /* Only while the eventlog is on (trace_on), their one reader; 0 otherwise: */
     uint64_t balanced_copied_bytes;     /* GHC's par_balanced_copied (gc.c says how) */
     uint64_t allocated_bytes;  /* by the mutators since the start */
     uint64_t heap_bytes;       /* the heap's blocks */

@@ -178,7 +178,7 @@ void stats_gc_done(const GcRecord *r)
     size_t heap = r->heap_bytes / BLOCK_SIZE;
     if (heap > st.max_heap_blocks) st.max_heap_blocks = heap;
     if (stats_out && rts_opts.stats == RTS_STATS_VERBOSE) {
-        uint64_t alloc = r->allocated_bytes;
+        uint64_t alloc = bytes_allocated();    /* the record has it with the eventlog only */
         long faults = major_faults();
         double bal = gc_balance(r);
         char balbuf[16];
