@@ -45,6 +45,7 @@ import argparse
 import concurrent.futures
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -65,7 +66,7 @@ C_SUFFIXES = (".c", ".h", ".inc")
 # ./configure.
 GENERATED = ("configure", "rtslab_config.h.in", "aclocal.m4", "Makefile.in")
 GENERATED_DIRS = ("build-aux/",)
-AUTOGEN = "autoreconf -fi"
+AUTOGEN = ["autoreconf", "-fi"]
 # Raw results of the experiments (experiments/NAME/results/: JSON, CSV, logs of every run)
 # are data, kept in the tree as measured; the patches and the base carry the runners and the
 # reports, whose tables quote them, but not the raw files (megabytes no upstream reviewer
@@ -333,7 +334,7 @@ def check_configure_ac(tree):
                     shutil.copy2(path, tmp)
             if os.path.isdir(os.path.join(tree, "m4")):
                 shutil.copytree(os.path.join(tree, "m4"), os.path.join(tmp, "m4"))
-            cmd, cwd = AUTOGEN.split(), tmp
+            cmd, cwd = list(AUTOGEN), tmp
         else:
             cmd = ["autoconf", "-f", "-o", os.path.join(tmp, "configure"), "configure.ac"]
             cwd = tree
@@ -947,17 +948,55 @@ def apply_alone(base, patch_file, dest):
                              f"(git {cmd[0]}):\n{r.stderr.decode(errors='replace').strip()}")
 
 
-def run_logged(cmd, cwd, log, what):
+def command_lists(line):
+    """The commands of a "Testing:" line (`a && b && c`) as argument lists, read as a POSIX
+    shell reads words and quotes (shlex); a line with any other shell syntax (a pipe, `;`,
+    a redirection, `||`, a subshell) is refused: check-patches runs the commands without a
+    shell (Note [The message's commands are run])."""
+    lex = shlex.shlex(line, posix=True, punctuation_chars=True)
+    lex.whitespace_split = True
+    cmds, cur = [], []
+    try:
+        for tok in lex:
+            if tok == "&&":
+                if not cur:
+                    raise PatchError(f"'{line}': nothing before '&&'")
+                cmds.append(cur)
+                cur = []
+            elif tok and all(c in lex.punctuation_chars for c in tok):
+                raise PatchError(f"'{line}': '{tok}' is shell syntax that check-patches does "
+                                 f"not run (only commands joined by &&)")
+            else:
+                cur.append(tok)
+    except ValueError as e:             # shlex: an unclosed quote
+        raise PatchError(f"'{line}': {e}")
+    if not cur:
+        raise PatchError(f"'{line}': no command" + (" after '&&'" if cmds else ""))
+    return cmds + [cur]
+
+
+def run_logged(cmds, cwd, log, what, env=None):
+    """Runs CMDS (argument lists) in order in CWD, without a shell, their output appended
+    to LOG, until one fails; ENV: variables added to the environment."""
     print(f"check-patches: {what}", flush=True)
     start = time.monotonic()
+    env_text = "".join(f"{k}={shlex.quote(v)} " for k, v in (env or {}).items())
+    rc = 0
     with open(log, "ab") as f:
-        f.write(f"\n$ (cd {cwd} && {cmd})\n".encode())
-        f.flush()
-        r = subprocess.run(cmd, shell=True, cwd=cwd, stdout=f, stderr=subprocess.STDOUT,
-                           env={**os.environ, **GIT_ENV})
+        for argv in cmds:
+            f.write(f"\n$ (cd {cwd} && {env_text}{shlex.join(argv)})\n".encode())
+            f.flush()
+            try:
+                rc = subprocess.run(argv, cwd=cwd, stdout=f, stderr=subprocess.STDOUT,
+                                    env={**os.environ, **GIT_ENV, **(env or {})}).returncode
+            except OSError as e:        # no such program
+                f.write(f"{argv[0]}: {e.strerror}\n".encode())
+                rc = 127
+            if rc:
+                break
     if time.monotonic() - start >= 10:
         print(f"check-patches:   ({time.monotonic() - start:.0f} s)", flush=True)
-    if r.returncode:
+    if rc:
         with open(log, "rb") as f:
             text = f.read().decode(errors="replace")
         # The failing tests' lines (FAIL with its indented detail) come first: in a long log
@@ -972,7 +1011,7 @@ def run_logged(cmd, cwd, log, what):
             else:
                 show = False
         failed = ("the failing tests:\n" + "\n".join(fails[:150]) + "\n") if fails else ""
-        raise PatchError(f"{what} failed (exit {r.returncode}); {failed}the end of {log}:\n"
+        raise PatchError(f"{what} failed (exit {rc}); {failed}the end of {log}:\n"
                          f"{text[-3000:]}")
 
 
@@ -989,7 +1028,51 @@ def summary_of(log):
 # so that the two cannot drift apart: the build command as written (with CFLAGS=-Werror in
 # its environment, which configure takes), the patch's own tests as written, and the whole
 # suite as the third command says, less what the second ran and the tools' tests, which
-# pass or fail the same in every build and which the base has run.
+# pass or fail the same in every build and which the base has run. The build command's
+# `make` built everything the tests need, so nothing is built again before them. The
+# commands run as argument lists (command_lists: shlex reads the message's words and
+# quotes, `&&` joins them), never through a shell, and what is added here (CHECK_ARGS, the
+# patch's name) goes in whole as one argument of make: a quote in it reaches make as it was
+# typed (before, an f-string quoted it for a shell, and a quote in CHECK_ARGS broke the
+# command). The environment (CFLAGS) is every command's: in the shell line
+# `CFLAGS=... autoreconf -fi && ./configure ...` it was autoreconf's only.
+WERROR = {"CFLAGS": "-O2 -g -Werror"}
+
+
+def check_args_value(*parts):
+    """CHECK_ARGS=..., the driver's arguments, from the non-empty PARTS: one argument of make's
+    command line (make's recipe splits its value into the driver's words)."""
+    return "CHECK_ARGS=" + " ".join(p for p in parts if p)
+
+
+def base_steps(jobs, check_args, base_tree_tests=False):
+    """What check-patches runs in the base: [(what, command lists, environment)]."""
+    what = "the base builds with -Werror and passes make check" + (
+        " (the tests of its files: --tree-tests)" if base_tree_tests else "")
+    test = ["make", "check"]
+    args = check_args_value("--tree-tests" if base_tree_tests else "", check_args)
+    if args != "CHECK_ARGS=":
+        test.append(args)
+    return [(what, [list(AUTOGEN), ["./configure"], ["make", f"-j{jobs}"], test], WERROR)]
+
+
+def patch_steps(patch_file, name, check_args):
+    """What check-patches runs in the base with the patch NAME (its file PATCH_FILE) applied:
+    [(what, command lists, environment)], the commands of its message's Testing: paragraph
+    (testing_commands) as Note [The message's commands are run] says."""
+    build, own, whole = testing_commands(patch_file, name)
+    whole_cmds = command_lists(whole)
+    if whole_cmds != [["make", "check"]]:
+        raise PatchError(f"{os.path.basename(patch_file)}: the whole suite's command of its "
+                         f"Testing: paragraph is not `make check`: {whole}")
+    # A patch's build leaves out the tests of the tree's tools (`tool` in testsuite/driver.py):
+    # they pass or fail the same in every build, and the base has run them.
+    rest = ["make", "check", check_args_value("--skip-tool-tests", check_args,
+                                              f"--exclude patches/{name}/")]
+    return [(f"{name}: the message's build, with -Werror: {build}", command_lists(build), WERROR),
+            (f"{name}: the message's tests of the patch: {own}", command_lists(own), None),
+            (f"{name}: the message's `{whole}`, less its tests (run above) and the tools' "
+             f"tests (the base ran them)", [rest], None)]
 
 
 def check(src, scratch, check_args, jobs, base_tree_tests=False):
@@ -1006,39 +1089,27 @@ def check(src, scratch, check_args, jobs, base_tree_tests=False):
         raise PatchError("the patch files fail the mail lint (mkpatches.py lint, Note [The "
                          "mail lint]):\n" + format_lint(found, pdir))
     print(f"check-patches: the mail lint ({', '.join(CI_RULES)}) passes", flush=True)
+    # Every patch's message is read before anything is built: a bad one fails at once.
+    steps = {p.name: patch_steps(os.path.join(pdir, p.file_name), p.name, check_args)
+             for p in written}
     if os.path.isdir(scratch):
         shutil.rmtree(scratch)
     os.makedirs(scratch)
     log = os.path.join(scratch, "check-patches.log")
-    test = f"make -j{jobs} && make check" + (f" CHECK_ARGS='{check_args}'" if check_args else "")
-    # A patch's build leaves out the tests of the tree's tools (`tool` in testsuite/driver.py):
-    # they pass or fail the same in every build, and the base has run them.
-    # (Its closing quote is added by the loop, after --exclude.)
-    patch_test = (f"make -j{jobs} && make check CHECK_ARGS='--skip-tool-tests"
-                  + (f" {check_args}" if check_args else ""))
     base = os.path.join(scratch, "base")
     write_base(src, base)
-    if base_tree_tests:
-        test = f"make -j{jobs} && make check CHECK_ARGS='--tree-tests" + (
-            f" {check_args}'" if check_args else "'")
-    run_logged(f"{AUTOGEN} && ./configure CFLAGS='-O2 -g -Werror' >/dev/null && {test}", base, log,
-               "the base builds with -Werror and passes make check"
-               + (" (the tests of its files: --tree-tests)" if base_tree_tests else ""))
+    for what, cmds, env in base_steps(jobs, check_args, base_tree_tests):
+        run_logged(cmds, base, log, what, env)
     print(f"check-patches: base: {summary_of(log)}", flush=True)
     for p in written:
         tree = os.path.join(scratch, p.name)
-        pf = os.path.join(pdir, p.file_name)
         print(f"check-patches: {p.name}: applies alone to the base", flush=True)
-        apply_alone(base, pf, tree)
-        build, own, whole = testing_commands(pf, p.name)
-        run_logged(f"CFLAGS='-O2 -g -Werror' {build}", tree, log,
-                   f"{p.name}: the message's build, with -Werror: {build}")
-        run_logged(own, tree, log, f"{p.name}: the message's tests of the patch: {own}")
-        print(f"check-patches: {p.name}: its own tests: {summary_of(log)}", flush=True)
-        run_logged(patch_test + f" --exclude patches/{p.name}/'", tree, log,
-                   f"{p.name}: the message's `{whole}`, less its tests (run above) and the "
-                   f"tools' tests (the base ran them)")
-        print(f"check-patches: {p.name}: {summary_of(log)}", flush=True)
+        apply_alone(base, os.path.join(pdir, p.file_name), tree)
+        for k, (what, cmds, env) in enumerate(steps[p.name]):
+            run_logged(cmds, tree, log, what, env)
+            if k:
+                print(f"check-patches: {p.name}: "
+                      + ("its own tests: " if k == 1 else "") + summary_of(log), flush=True)
         shutil.rmtree(tree)
     print("check-patches: the whole series applies in order", flush=True)
     with tempfile.TemporaryDirectory(prefix="mkpatches-series.", dir=scratch) as work:

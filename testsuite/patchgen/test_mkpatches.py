@@ -336,6 +336,40 @@ def main():
         ok(cmds == ["autoreconf -fi && ./configure --enable-beta && make -j2",
                     "make check CHECK_ARGS='--filter patches/beta/'", "make check"],
            f"testing_commands reads the three commands back: {cmds}")
+        # ... as argument lists, without a shell, and nothing built twice
+        ok(mkpatches.command_lists(cmds[0]) == [["autoreconf", "-fi"],
+                                                ["./configure", "--enable-beta"], ["make", "-j2"]],
+           f"the build command's three commands: {mkpatches.command_lists(cmds[0])}")
+        ok(mkpatches.command_lists("make check CHECK_ARGS='--filter it'\\''s/'")
+           == [["make", "check", "CHECK_ARGS=--filter it's/"]], "a quote in a word is kept")
+        for bad in ("make | tee log", "make; make check", "make >log", "a || b", "make 'x",
+                    "a && "):
+            expect_error(lambda: mkpatches.command_lists(bad), f"'{bad}'",
+                         f"shell syntax check-patches does not run: {bad}")
+        steps = mkpatches.patch_steps(beta_file, "beta", "--filter it's")
+        argvs = [argv for _, lists, _ in steps for argv in lists]
+        ok([a for a in argvs if a[0] == "make" and a[1:2] != ["check"]] == [["make", "-j2"]],
+           f"one build only, the message's: {argvs}")
+        ok(steps[0][2] == {"CFLAGS": "-O2 -g -Werror"} and steps[0][1][1] == ["./configure",
+           "--enable-beta"], f"the build, configure included, with -Werror: {steps[0]}")
+        ok(steps[1][1] == [["make", "check", "CHECK_ARGS=--filter patches/beta/"]]
+           and steps[2][1] == [["make", "check", "CHECK_ARGS=--skip-tool-tests --filter it's "
+                                "--exclude patches/beta/"]],
+           f"its tests, then the rest, CHECK_ARGS with a quote as one argument: {steps[1:]}")
+        base_cmds = mkpatches.base_steps(2, "", True)[0][1]
+        ok(base_cmds[-2:] == [["make", "-j2"], ["make", "check", "CHECK_ARGS=--tree-tests"]]
+           and mkpatches.base_steps(2, "")[0][1][-1] == ["make", "check"],
+           f"the base: one build, then its tests: {base_cmds}")
+        log = os.path.join(work, "run.log")
+        expect_error(lambda: mkpatches.run_logged(
+            [["sh", "-c", 'echo "flags: $CFLAGS"'], ["echo", "it's one"], ["false"],
+             ["echo", "never"]], work, log, "a step", {"CFLAGS": "-Werror"}), "a step failed",
+            "run_logged: a failing command fails the step")
+        with open(log, encoding="utf-8") as f:
+            text = f.read()
+        ok("flags: -Werror" in text and "\nit's one\n" in text and "never" not in text
+           and "$ (cd " in text, f"run_logged: the environment, arguments whole, the commands "
+           f"after a failure not run: {text}")
         broken = os.path.join(work, "broken.patch")
         with open(broken, "w", encoding="utf-8") as f:
             f.write(text.replace("  make check CHECK_ARGS='--filter patches/beta/'", "  make"))
