@@ -166,7 +166,16 @@ static bool gc_steals(bool major, unsigned threads)
  *    again each time.
  * Free blocks inside partly used megablocks are not returned (a megablock goes back whole);
  * fragmentation is why the need is a floor, not a target. -s reports what went back
- * (docs/stats.md). The leader's, with the world stopped. */
+ * (docs/stats.md). The leader's, with the world stopped.
+ *  - The need leaves out --sync-defer's budget (Note [Deferred GC requests] in gc.h), on
+ *    purpose. The budget bounds what a leader may take while the others stop; it is not what
+ *    leaders take: on a quiet machine they stop within microseconds and a request takes a
+ *    block or two, and -s's rtslab_stw_deferred_blocks_max says how many a program's took.
+ *    Counted whole, the default 8m would stay mapped for every program, idle or not: one with
+ *    1 MB live would keep 8 MB more than it needs, the opposite of what this Note is for. A
+ *    request that finds no free block maps a megablock as any allocation does (one mmap per
+ *    megablock, after a major GC gave some back), and the OS refusing it only ends the
+ *    request early (extend_nursery: the GC runs at once). */
 static size_t need_at_last_major;           /* megablocks */
 static unsigned quiet_majors;               /* major GCs in a row not caused by growth */
 
@@ -594,6 +603,16 @@ static void lead_gc(SmCap *cap, bool force_major, bool interrupt)
         gc_collect(cap, true);
 }
 
+/* Whether capability cap leads a GC sync now (stw_try_lead); when another capability's
+ * sync is in progress, cap takes part in it (stw_follow) and it is false. */
+static bool lead_or_follow(SmCap *cap)
+{
+    if (stw_try_lead(cap->no, SYNC_GC))
+        return true;
+    stw_follow(cap->no);                    /* another capability's sync: take part */
+    return false;
+}
+
 void gc_collect(SmCap *cap, bool force_major)
 {
     if (cap->gc_deferred) {                 /* its own request first */
@@ -601,30 +620,47 @@ void gc_collect(SmCap *cap, bool force_major)
         if (!force_major || last_gc_major)
             return;
     }
-    while (!stw_try_lead(cap->no, SYNC_GC)) {
-        stw_follow(cap->no);                /* another capability's sync: take part */
+    while (!lead_or_follow(cap))
         if (!force_major || last_gc_major)
             return;
-    }
     lead_gc(cap, force_major, true);
 }
 
-/* One more nursery block for a capability whose GC request waits (Note [Deferred GC
- * requests] in gc.h), if --sync-defer, -M and the OS allow it. Locks held: none; takes
+/* More nursery for a capability whose GC request waits (Note [Deferred GC requests] in
+ * gc.h), if --sync-defer, -M and the OS allow it: one extension, as many blocks as this
+ * request has taken so far (two the first time), taken under one sm_lock. A request that
+ * runs on for B blocks so takes the lock about log2(B) times, not B times, and holds at
+ * most about twice the blocks it fills. Returns whether it got any. Locks held: none; takes
  * sm_lock around the block allocator. */
 static bool extend_nursery(SmCap *cap)
 {
     size_t extra = __atomic_load_n(&cap->nursery_extra, __ATOMIC_RELAXED);
-    if ((extra + 1) * BLOCK_SIZE > rts_opts.sync_defer)
+    size_t budget = rts_opts.sync_defer / BLOCK_SIZE;
+    size_t n = extra ? extra : 2;
+    size_t room = budget > extra ? budget - extra : 0;
+    if (rts_opts.max_heap) {
+        size_t heap = sm_heap_blocks(), max = rts_opts.max_heap / BLOCK_SIZE;
+        size_t heap_room = max > heap ? max - heap : 0;
+        room = heap_room < room ? heap_room : room;
+    }
+    if (n > room)
+        n = room;
+    if (!n)
         return false;
-    if (rts_opts.max_heap && (sm_heap_blocks() + 1) * BLOCK_SIZE > rts_opts.max_heap)
-        return false;
+    bdescr *chain = NULL;
+    size_t got = 0;
     spin_lock(&sm_lock);
-    bdescr *bd = blk_alloc_on(numa_cap_node(cap->no));
+    for (; got < n; got++) {
+        bdescr *bd = blk_alloc_on(numa_cap_node(cap->no));
+        if (!bd)
+            break;                          /* the OS refused: what it gave, then collect */
+        bd->link = chain;
+        chain = bd;
+    }
     spin_unlock(&sm_lock);
-    if (!bd)
+    if (!got)
         return false;                       /* the GC will free some: collect now */
-    sm_extend_nursery(cap, bd);
+    sm_extend_nursery(cap, chain, got);
     return true;
 }
 
@@ -639,10 +675,8 @@ void gc_nursery_full(SmCap *cap)
         gc_collect(cap, false);
         return;
     }
-    if (!stw_try_lead(cap->no, SYNC_GC)) {
-        stw_follow(cap->no);                /* another capability's sync: take part */
+    if (!lead_or_follow(cap))
         return;
-    }
     stw_interrupt_all(cap->no, &lead_part);
     if (!stw_all_arrived()) {
         stw_defer();                        /* then look again: stw_defer's fence */

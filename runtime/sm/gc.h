@@ -23,8 +23,9 @@
  * workers beside one busy process on 2 cores ran at 2.0-2.3x their time alone, where the OS
  * gives them 1.5x (issue 43, experiments/external-load/). So a capability whose nursery is
  * full does not wait (gc_nursery_full): it leads the sync as before (stw_try_lead, then
- * stw_interrupt_all), and, unless everyone has already arrived, runs on in one more nursery
- * block at a time, taken from the block allocator and chained to its nursery
+ * stw_interrupt_all), and, unless everyone has already arrived, runs on in more nursery
+ * blocks, taken from the block allocator under one sm_lock per extension (as many as it holds
+ * already, two the first time: extend_nursery) and chained to its nursery
  * (sm_extend_nursery; SmCap.nursery_extra counts them), up to --sync-defer bytes (default
  * 8m; 0 is the old behaviour: wait at once). When all have arrived it collects as before;
  * the GC frees the extra blocks with the nursery (sm_reset_nursery). It looks at every

@@ -68,6 +68,7 @@ void sm_cap_init(SmCap *cap, unsigned no)
     cap->gc_deferred = false;
     cap->deferred_blocks = 0;
     cap->deferred_blocks_max = 0;
+    cap->deferred_extensions = 0;
     cap->large_young = NULL;
     cap->large_blocks_since_gc = 0;
     set_block(cap, hd);
@@ -115,19 +116,22 @@ static void trim_nursery(SmCap *cap)
     __atomic_store_n(&cap->nursery_extra, 0, __ATOMIC_RELAXED);
 }
 
-void sm_extend_nursery(SmCap *cap, bdescr *bd)
+void sm_extend_nursery(SmCap *cap, bdescr *chain, size_t n)
 {
-    bd->flags = BF_NURSERY;
-    bd->gen = 0;
-    bd->owner = cap->no;
-    bd->link = NULL;
-    cap->cur_block->link = bd;
-    size_t extra = cap->nursery_extra + 1;
+    RTS_ASSERT(n > 0 && cap->cur_block->link == NULL);
+    for (bdescr *bd = chain; bd; bd = bd->link) {      /* NULL-terminated */
+        bd->flags = BF_NURSERY;
+        bd->gen = 0;
+        bd->owner = cap->no;
+    }
+    cap->cur_block->link = chain;
+    size_t extra = cap->nursery_extra + n;
     __atomic_store_n(&cap->nursery_extra, extra, __ATOMIC_RELAXED);
-    cap->deferred_blocks++;
+    cap->deferred_blocks += n;
+    cap->deferred_extensions++;
     if (extra > cap->deferred_blocks_max)
         cap->deferred_blocks_max = extra;
-    set_block(cap, bd);
+    set_block(cap, chain);
 }
 
 void sm_reset_nursery(SmCap *cap)

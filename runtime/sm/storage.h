@@ -93,8 +93,9 @@ typedef struct SmCap {
     unsigned nsave;
     unsigned stress_allocs;    /* allocations since the last -DG GC */
     bool     gc_deferred;      /* it leads a GC sync and runs on (Note [Deferred GC requests]) */
-    uint64_t deferred_blocks;  /* nursery blocks it took while its GC requests waited, and */
-    size_t   deferred_blocks_max;   /* the most in one request (for -s) */
+    uint64_t deferred_blocks;  /* nursery blocks it took while its GC requests waited, */
+    size_t   deferred_blocks_max;   /* the most in one request, */
+    uint64_t deferred_extensions;   /* and in how many extensions (sm_lock's) (for -s) */
 #if RTS_PATCH_IDLE_OPTOUT
     bool     left_out;         /* takes no part in this GC (Note [Idle opt-out], sync/stw.h) */
 #endif
@@ -196,10 +197,11 @@ void   sm_sync_nursery(SmCap *cap);
 /* Empties cap's nursery after a GC (its extra blocks freed: Note [Deferred GC requests] in
  * gc.h). The leader, the world stopped. Locks held: sm_lock. */
 void   sm_reset_nursery(SmCap *cap);
-/* Chains bd (a free block) to cap's nursery as its current block, one past nursery_blocks
- * (Note [Deferred GC requests] in gc.h); sm_reset_nursery frees such blocks. Locks held:
- * none (bd was taken under sm_lock). */
-void   sm_extend_nursery(SmCap *cap, bdescr *bd);
+/* Chains the n free blocks of `chain` (linked by bd->link) to cap's nursery, past
+ * nursery_blocks, the first its current block (Note [Deferred GC requests] in gc.h): one
+ * extension; sm_reset_nursery frees such blocks. Locks held: none (they were taken under
+ * sm_lock). */
+void   sm_extend_nursery(SmCap *cap, bdescr *chain, size_t n);
 /* Adds the old, dirty object obj to cap's remembered set: the write barrier's slow path
  * (which has marked it dirty), or the GC's leader for what points to aged objects. Only cap's
  * mutator, or the leader with the world stopped. Locks held: none. */

@@ -251,8 +251,8 @@ typedef struct {
     /* ours */
     uint64_t stw_syncs;
     double stw_total, stw_mean, stw_max;
-    uint64_t deferred_syncs, deferred_blocks, deferred_blocks_max;   /* Note [Deferred GC
-                                                                      * requests] in sm/gc.h */
+    uint64_t deferred_syncs, deferred_blocks, deferred_blocks_max,   /* Note [Deferred GC */
+             deferred_extensions;                                    /* requests] in sm/gc.h */
     double deferred_mean;
     SyncWaitStats waits[WAIT_NKINDS];
     LockSummary locks[NLOCKS];
@@ -318,6 +318,7 @@ static void summarise(Summary *s)
     s->deferred_mean = st.deferred_syncs ? secs(st.deferred_ns_total) / (double)st.deferred_syncs : 0;
     for (unsigned i = 0; i < cap_count; i++) {
         s->deferred_blocks += cap_array[i].sm.deferred_blocks;
+        s->deferred_extensions += cap_array[i].sm.deferred_extensions;
         if (cap_array[i].sm.deferred_blocks_max > s->deferred_blocks_max)
             s->deferred_blocks_max = cap_array[i].sm.deferred_blocks_max;
     }
@@ -430,9 +431,10 @@ static void report_summary(FILE *f, const Summary *s)
 
     fprintf(f, "  Stop the world: %llu syncs, mean %.1f us, max %.1f us (the leader's wait for the last arrival)\n",
             (unsigned long long)s->stw_syncs, s->stw_mean * 1e6, s->stw_max * 1e6);
-    fprintf(f, "  Deferred GC requests: %llu (mean %.1f us from request to last arrival), %llu nursery blocks taken meanwhile, at most %llu at once\n",
+    fprintf(f, "  Deferred GC requests: %llu (mean %.1f us from request to last arrival), %llu nursery blocks taken meanwhile in %llu extensions, at most %llu at once\n",
             (unsigned long long)s->deferred_syncs, s->deferred_mean * 1e6,
-            (unsigned long long)s->deferred_blocks, (unsigned long long)s->deferred_blocks_max);
+            (unsigned long long)s->deferred_blocks, (unsigned long long)s->deferred_extensions,
+            (unsigned long long)s->deferred_blocks_max);
     lines_after(f, "Stop the world");
     fprintf(f, "  Barrier waits:          waits      spins     sleeps    time\n");
     for (int k = 0; k < WAIT_NKINDS; k++)
@@ -608,6 +610,7 @@ static void report_machine_readable(FILE *f, const Summary *s)
     mr_dbl(f, "rtslab_stw_deferred_mean_seconds", s->deferred_mean);
     mr_u64(f, "rtslab_stw_deferred_blocks", s->deferred_blocks);
     mr_u64(f, "rtslab_stw_deferred_blocks_max", s->deferred_blocks_max);
+    mr_u64(f, "rtslab_stw_deferred_extensions", s->deferred_extensions);
     keys_after(f, "rtslab_stw_max_seconds", -1, NULL);
     for (int k = 0; k < WAIT_NKINDS; k++) {
         char kind[48];
