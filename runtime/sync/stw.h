@@ -120,7 +120,7 @@ typedef enum { SYNC_NONE = 0, SYNC_GC = 1, SYNC_EXIT = 2 } SyncKind;
  * conversion is monotonic). A buffer's record count (at most TRACE_BUF_RECORDS, emptied by
  * each flush) and span depth (at most MAX_OPEN_SPANS) are bounded.
  *
- * Statistics counters (trace/stats.c's totals; StwStats, SyncWaitStats, the spinlocks' and
+ * Statistics counters (stats/stats.c's totals; StwStats, SyncWaitStats, the spinlocks' and
  * SpinCounts' counters, the capabilities' gc_wakeups, threads_pushed and obj_lock_*, the
  * stack pools', the sanity checker's): all uint64_t, added to and read, never compared in a
  * way a wrap could mislead, and read only for -s/-S/--machine-readable output; no decision
