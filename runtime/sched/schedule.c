@@ -606,8 +606,8 @@ static void deadlock(void)
  * wake-up is either seen by the caller's test of wake_pending or written to the back end's
  * eventfd) or next_wake, the earliest sleeper's time (0: none; Note [Idle in the ring] in
  * io/iomgr.h). False, without sleeping, when next_wake has come. Completions are kept as
- * tags (io_ntags) and handled once running (io_poll): no heap is touched here. */
-/* Locks held: cap's idle_mu (dropped and taken again around the sleep). */
+ * tags (io_ntags) and handled once running (io_poll): no heap is touched here. Locks held:
+ * cap's idle_mu (dropped and taken again around the sleep). */
 static bool idle_sleep(Capability *cap, uint64_t next_wake)
 {
     if (next_wake && rts_now_ns() >= next_wake)
