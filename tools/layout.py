@@ -8,7 +8,7 @@
                                  --libs LIBS -- LINK...
 
 `make rtslab-layout` calls `link` with the build's objects (the program's own, e.g.
-runtime/rts/main.o, and every object of librtslab.a) and its link command; nothing is
+runtime/main/main.o, and every object of librtslab.a) and its link command; nothing is
 compiled again. The runners take
 layouts through binaries(): `bench.py --layouts K` links seeds 1..K of every variant.
 

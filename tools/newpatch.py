@@ -322,7 +322,7 @@ def registration_c(name, desc, macro, ident):
  *     variable here, and .options = options in the registration (Note [The option table]
  *     in rts/options.c; docs/new-option.md); its tests in testsuite/patches/{name}/TESTS;
  *   - --info lines: an info function (.info, after the base line .info_after names);
- *   - counters: an RtsStatsSection (Note [Patch statistics] in trace/stats.h), its keys in
+ *   - counters: an RtsStatsSection (Note [Patch statistics] in stats/stats.h), its keys in
  *     docs/stats.md inside this patch's markers (stats/doc_keys checks them).
  * docs/new-patch.md has the rules. */
 #include <stddef.h>

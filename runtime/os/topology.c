@@ -322,13 +322,16 @@ void topo_free(Topology *t)
     memset(t, 0, sizeof *t);
 }
 
-/* Work arrays of topo_load, freed together. */
+/* Work arrays of topo_load, freed together, and what /proc/cpuinfo gave (read at most once,
+ * by whichever step needs it first). */
 typedef struct Scratch {
     RawCpu *raw;
     int *ids, *pkg_ids, *node_ids, *pkgs, *nodes;
     int *core_key_pkg, *core_key, *core_first, *core_size, *core_pkg, *core_node;
     int *pkg_used, *node_used;
     bool *taken;
+    bool cpuinfo_read;
+    cpu_set_t ci_procs;
 } Scratch;
 
 static void scratch_free(Scratch *s)
@@ -341,29 +344,19 @@ static void scratch_free(Scratch *s)
     free(s->taken);
 }
 
-int topo_load(Topology *t, const char *sysfs_root, const cpu_set_t *mask, char *err,
-              size_t errlen)
+/* topo_load's CPU mask: the argument, else RTSLAB_CPU_MASK, else this process's affinity
+ * (only on the real root: *have_affinity), else every CPU. -1 (with err) on a bad
+ * RTSLAB_CPU_MASK. */
+static int load_mask(Topology *t, const cpu_set_t *mask, bool real, cpu_set_t *allowed,
+                     bool *have_affinity, char *err, size_t errlen)
 {
-    memset(t, 0, sizeof *t);
-    set_err(err, errlen, "%s", "");
-
-    const char *root = sysfs_root;
-    if (root == NULL)
-        root = getenv("RTSLAB_SYSFS_ROOT");
-    if (root == NULL)
-        root = "";
-    bool real = root_is_real(root);
-    snprintf(t->root, sizeof t->root, "%s", root);
-
-    /* The mask. */
-    cpu_set_t allowed;
-    bool have_affinity = false;
+    *have_affinity = false;
     if (mask != NULL) {
-        allowed = *mask;
+        *allowed = *mask;
         t->mask_source = "argument";
     } else if (getenv("RTSLAB_CPU_MASK") != NULL) {
         const char *m = getenv("RTSLAB_CPU_MASK");
-        int n = topo_parse_cpulist(m, &allowed);
+        int n = topo_parse_cpulist(m, allowed);
         if (n < 0) {
             set_err(err, errlen, "RTSLAB_CPU_MASK is not a cpulist: \"%s\"", m);
             return -1;
@@ -373,111 +366,98 @@ int topo_load(Topology *t, const char *sysfs_root, const cpu_set_t *mask, char *
             return -1;
         }
         t->mask_source = "RTSLAB_CPU_MASK";
-    } else if (real && sched_getaffinity(0, sizeof allowed, &allowed) == 0) {
-        have_affinity = true;
+    } else if (real && sched_getaffinity(0, sizeof *allowed, allowed) == 0) {
+        *have_affinity = true;
         t->mask_source = "sched_getaffinity";
     } else {
         /* A fixture root (its CPU numbers are not this machine's), or more CPUs than a
          * cpu_set_t holds: every online CPU. */
-        memset(&allowed, 0xff, sizeof allowed);
+        memset(allowed, 0xff, sizeof *allowed);
         t->mask_source = "all";
     }
+    return 0;
+}
 
-    Scratch s = {0};
-    s.raw = calloc(TOPO_MAX_CPUS, sizeof *s.raw);
-    if (s.raw == NULL) {
-        set_err(err, errlen, "out of memory");
-        return -1;
-    }
-    for (int c = 0; c < TOPO_MAX_CPUS; c++) {
-        s.raw[c].core_id = s.raw[c].package_id = s.raw[c].sib_min = -1;
-        s.raw[c].ci_package = s.raw[c].ci_core = s.raw[c].node_id = -1;
-    }
-    bool cpuinfo_read = false;
-    cpu_set_t ci_procs;
-    CPU_ZERO(&ci_procs);
+/* The online CPUs under ROOT, into *online: sysfs's online list, else its present list, else
+ * its cpuN directories, else /proc/cpuinfo's processors, else (the real root) the affinity
+ * mask or sysconf; then without those whose cpuN/online says 0. Their number, or <= 0 when
+ * none is found. */
+static int load_online(const char *root, bool real, bool have_affinity,
+                       const cpu_set_t *allowed, Scratch *s, cpu_set_t *online)
+{
     char path[PATH_MAX];
-    int rc = -1;
-
-    /* Online CPUs. */
-    cpu_set_t online;
     int n = -1;
     if (mkpath(path, sizeof path, root, CPU_DIR "/online"))
-        n = read_cpulist(path, &online);
+        n = read_cpulist(path, online);
     if (n <= 0 && mkpath(path, sizeof path, root, CPU_DIR "/present"))
-        n = read_cpulist(path, &online);
+        n = read_cpulist(path, online);
     if (n <= 0)
-        n = list_cpu_dirs(root, &online) ? CPU_COUNT(&online) : -1;
+        n = list_cpu_dirs(root, online) ? CPU_COUNT(online) : -1;
     if (n <= 0) {
-        cpuinfo_read = parse_cpuinfo(root, s.raw, &ci_procs);
-        online = ci_procs;
-        n = CPU_COUNT(&online);
+        s->cpuinfo_read = parse_cpuinfo(root, s->raw, &s->ci_procs);
+        *online = s->ci_procs;
+        n = CPU_COUNT(online);
     }
     if (n <= 0 && real) {
         if (have_affinity) {
-            online = allowed;
+            *online = *allowed;
         } else {
             long k = sysconf(_SC_NPROCESSORS_ONLN);
-            CPU_ZERO(&online);
+            CPU_ZERO(online);
             for (long c = 0; c < k && c < TOPO_MAX_CPUS; c++)
-                CPU_SET((int)c, &online);
+                CPU_SET((int)c, online);
         }
-        n = CPU_COUNT(&online);
+        n = CPU_COUNT(online);
     }
-    if (n <= 0) {
-        set_err(err, errlen, "no CPUs found under \"%s\" (sys/devices/system/cpu, proc/cpuinfo)",
-                root);
-        goto out;
-    }
+    if (n <= 0)
+        return n;
     for (int c = 0; c < TOPO_MAX_CPUS; c++) {
         int on;
-        if (CPU_ISSET(c, &online)
+        if (CPU_ISSET(c, online)
             && mkpath(path, sizeof path, root, CPU_DIR "/cpu%d/online", c)
             && read_int(path, &on) && on == 0)
-            CPU_CLR(c, &online);
+            CPU_CLR(c, online);
     }
-    t->n_online = CPU_COUNT(&online);
-    CPU_AND(&allowed, &allowed, &online);
-    int nl = CPU_COUNT(&allowed);
-    if (nl == 0) {
-        set_err(err, errlen, "none of the %d online CPUs is in the %s mask", t->n_online,
-                t->mask_source);
-        goto out;
-    }
+    return n;
+}
 
-    s.ids = malloc((size_t)nl * sizeof *s.ids);
-    s.pkg_ids = malloc((size_t)nl * sizeof *s.pkg_ids);
-    s.node_ids = malloc((size_t)nl * sizeof *s.node_ids);
-    s.pkgs = malloc((size_t)nl * sizeof *s.pkgs);
-    s.nodes = malloc((size_t)nl * sizeof *s.nodes);
-    s.core_key_pkg = malloc((size_t)nl * sizeof(int));
-    s.core_key = malloc((size_t)nl * sizeof(int));
-    s.core_first = malloc((size_t)nl * sizeof(int));
-    s.core_size = calloc((size_t)nl, sizeof(int));
-    s.core_pkg = malloc((size_t)nl * sizeof(int));
-    s.core_node = malloc((size_t)nl * sizeof(int));
-    s.pkg_used = calloc((size_t)nl, sizeof(int));
-    s.node_used = calloc((size_t)nl, sizeof(int));
-    s.taken = calloc((size_t)nl, sizeof(bool));
+/* The arrays for NL allowed CPUs, in S and T; false when one cannot be allocated. */
+static bool scratch_alloc(Scratch *s, Topology *t, int nl)
+{
+    s->ids = malloc((size_t)nl * sizeof *s->ids);
+    s->pkg_ids = malloc((size_t)nl * sizeof *s->pkg_ids);
+    s->node_ids = malloc((size_t)nl * sizeof *s->node_ids);
+    s->pkgs = malloc((size_t)nl * sizeof *s->pkgs);
+    s->nodes = malloc((size_t)nl * sizeof *s->nodes);
+    s->core_key_pkg = malloc((size_t)nl * sizeof(int));
+    s->core_key = malloc((size_t)nl * sizeof(int));
+    s->core_first = malloc((size_t)nl * sizeof(int));
+    s->core_size = calloc((size_t)nl, sizeof(int));
+    s->core_pkg = malloc((size_t)nl * sizeof(int));
+    s->core_node = malloc((size_t)nl * sizeof(int));
+    s->pkg_used = calloc((size_t)nl, sizeof(int));
+    s->node_used = calloc((size_t)nl, sizeof(int));
+    s->taken = calloc((size_t)nl, sizeof(bool));
     t->cpus = calloc((size_t)nl, sizeof *t->cpus);
     t->logical_order = malloc((size_t)nl * sizeof(int));
     t->physical_order = malloc((size_t)nl * sizeof(int));
-    if (!s.ids || !s.pkg_ids || !s.node_ids || !s.pkgs || !s.nodes || !s.core_key_pkg
-        || !s.core_key || !s.core_first || !s.core_size || !s.core_pkg || !s.core_node
-        || !s.pkg_used || !s.node_used || !s.taken || !t->cpus || !t->logical_order
-        || !t->physical_order) {
-        set_err(err, errlen, "out of memory");
-        goto out;
-    }
-    for (int c = 0, k = 0; c < TOPO_MAX_CPUS; c++)
-        if (CPU_ISSET(c, &allowed))
-            s.ids[k++] = c;
+    return s->ids && s->pkg_ids && s->node_ids && s->pkgs && s->nodes && s->core_key_pkg
+        && s->core_key && s->core_first && s->core_size && s->core_pkg && s->core_node
+        && s->pkg_used && s->node_used && s->taken && t->cpus && t->logical_order
+        && t->physical_order;
+}
 
-    /* Cores and packages: sysfs, else /proc/cpuinfo, else flat. */
-    bool all_sysfs = true, all_sibs = true;
+/* Cores and packages of the NL allowed CPUs (s->ids): sysfs, else /proc/cpuinfo, else flat
+ * (t->source says which), into s->raw and s->pkg_ids. *all_sibs: sysfs gave every CPU's
+ * lowest sibling. Returns whether sysfs gave them all. */
+static bool load_cores(Topology *t, const char *root, Scratch *s, int nl, bool *all_sibs)
+{
+    char path[PATH_MAX];
+    bool all_sysfs = true;
+    *all_sibs = true;
     for (int k = 0; k < nl; k++) {
-        int c = s.ids[k];
-        RawCpu *r = &s.raw[c];
+        int c = s->ids[k];
+        RawCpu *r = &s->raw[c];
         r->has_sysfs =
             mkpath(path, sizeof path, root, CPU_DIR "/cpu%d/topology/core_id", c)
             && read_int(path, &r->core_id)
@@ -500,101 +480,177 @@ int topo_load(Topology *t, const char *sysfs_root, const cpu_set_t *mask, char *
                     }
         }
         if (r->sib_min < 0)
-            all_sibs = false;
+            *all_sibs = false;
     }
     bool all_cpuinfo = false;
     if (!all_sysfs) {
-        if (!cpuinfo_read)
-            cpuinfo_read = parse_cpuinfo(root, s.raw, &ci_procs);
-        all_cpuinfo = cpuinfo_read;
+        if (!s->cpuinfo_read)
+            s->cpuinfo_read = parse_cpuinfo(root, s->raw, &s->ci_procs);
+        all_cpuinfo = s->cpuinfo_read;
         for (int k = 0; k < nl && all_cpuinfo; k++) {
-            const RawCpu *r = &s.raw[s.ids[k]];
+            const RawCpu *r = &s->raw[s->ids[k]];
             all_cpuinfo = r->ci_seen && r->ci_package >= 0 && r->ci_core >= 0;
         }
     }
     t->source = all_sysfs ? "sysfs" : all_cpuinfo ? "cpuinfo" : "flat";
     for (int k = 0; k < nl; k++) {
-        int c = s.ids[k];
-        RawCpu *r = &s.raw[c];
+        int c = s->ids[k];
+        RawCpu *r = &s->raw[c];
         if (all_sysfs) {
-            s.pkg_ids[k] = r->package_id;
+            s->pkg_ids[k] = r->package_id;
         } else if (all_cpuinfo) {
-            s.pkg_ids[k] = r->package_id = r->ci_package;
+            s->pkg_ids[k] = r->package_id = r->ci_package;
             r->core_id = r->ci_core;
         } else {
-            s.pkg_ids[k] = r->package_id = 0;
+            s->pkg_ids[k] = r->package_id = 0;
             r->core_id = -1;
         }
     }
+    return all_sysfs;
+}
 
-    /* NUMA nodes. */
-    int lowest_node = read_nodes(root, s.raw);
+/* NUMA nodes of the NL allowed CPUs (a CPU sysfs puts in none is in the lowest node, or 0),
+ * into s->raw and s->node_ids. */
+static void load_nodes(Topology *t, const char *root, Scratch *s, int nl)
+{
+    int lowest_node = read_nodes(root, s->raw);
     t->numa_source = lowest_node >= 0 ? "sysfs" : "none";
     for (int k = 0; k < nl; k++) {
-        RawCpu *r = &s.raw[s.ids[k]];
+        RawCpu *r = &s->raw[s->ids[k]];
         if (r->node_id < 0)
             r->node_id = lowest_node >= 0 ? lowest_node : 0;
-        s.node_ids[k] = r->node_id;
+        s->node_ids[k] = r->node_id;
     }
+}
 
-    int np = distinct_sorted(s.pkg_ids, nl, s.pkgs);
-    int nn = distinct_sorted(s.node_ids, nl, s.nodes);
-
-    /* Cores, in order of their lowest allowed CPU. */
+/* t->cpus and t->logical_order: the NL allowed CPUs grouped into cores, in order of their
+ * lowest allowed CPU (a core is its package and its key: the lowest sibling when BY_SIBLING,
+ * else the core id, else the CPU itself), among NP packages and NN nodes. Sets t->max_smt;
+ * returns the number of cores. */
+static int group_cores(Topology *t, Scratch *s, int nl, int np, int nn, bool by_sibling)
+{
     int ncores = 0, max_smt = 0;
     for (int k = 0; k < nl; k++) {
-        int c = s.ids[k];
-        const RawCpu *r = &s.raw[c];
-        int key = all_sysfs && all_sibs ? r->sib_min : r->core_id >= 0 ? r->core_id : c;
+        int c = s->ids[k];
+        const RawCpu *r = &s->raw[c];
+        int key = by_sibling ? r->sib_min : r->core_id >= 0 ? r->core_id : c;
         int core = -1;
         for (int j = 0; j < ncores && core < 0; j++)
-            if (s.core_key_pkg[j] == r->package_id && s.core_key[j] == key)
+            if (s->core_key_pkg[j] == r->package_id && s->core_key[j] == key)
                 core = j;
         if (core < 0) {
             core = ncores++;
-            s.core_key_pkg[core] = r->package_id;
-            s.core_key[core] = key;
-            s.core_first[core] = c;
-            s.core_pkg[core] = index_of(s.pkgs, np, r->package_id);
-            s.core_node[core] = index_of(s.nodes, nn, r->node_id);
+            s->core_key_pkg[core] = r->package_id;
+            s->core_key[core] = key;
+            s->core_first[core] = c;
+            s->core_pkg[core] = index_of(s->pkgs, np, r->package_id);
+            s->core_node[core] = index_of(s->nodes, nn, r->node_id);
         }
         TopoCpu *tc = &t->cpus[k];
         tc->id = c;
         tc->core = core;
-        tc->package = index_of(s.pkgs, np, r->package_id);
-        tc->node = index_of(s.nodes, nn, r->node_id);
-        tc->smt_rank = s.core_size[core]++;
+        tc->package = index_of(s->pkgs, np, r->package_id);
+        tc->node = index_of(s->nodes, nn, r->node_id);
+        tc->smt_rank = s->core_size[core]++;
         tc->core_id = r->core_id;
         tc->package_id = r->package_id;
         tc->node_id = r->node_id;
-        if (s.core_size[core] > max_smt)
-            max_smt = s.core_size[core];
+        if (s->core_size[core] > max_smt)
+            max_smt = s->core_size[core];
         t->logical_order[k] = c;
     }
+    t->max_smt = max_smt;
+    return ncores;
+}
 
-    /* Physical order: spread over packages, then nodes, then by core index. */
+/* t->physical_order: the first CPU of each of the NCORES cores, spread over packages, then
+ * nodes, then by core index. */
+static void physical_order(Topology *t, Scratch *s, int ncores)
+{
     for (int i = 0; i < ncores; i++) {
         int best = -1;
         for (int j = 0; j < ncores; j++) {
-            if (s.taken[j])
+            if (s->taken[j])
                 continue;
             if (best < 0
-                || s.pkg_used[s.core_pkg[j]] < s.pkg_used[s.core_pkg[best]]
-                || (s.pkg_used[s.core_pkg[j]] == s.pkg_used[s.core_pkg[best]]
-                    && s.node_used[s.core_node[j]] < s.node_used[s.core_node[best]]))
+                || s->pkg_used[s->core_pkg[j]] < s->pkg_used[s->core_pkg[best]]
+                || (s->pkg_used[s->core_pkg[j]] == s->pkg_used[s->core_pkg[best]]
+                    && s->node_used[s->core_node[j]] < s->node_used[s->core_node[best]]))
                 best = j;
         }
-        s.taken[best] = true;
-        s.pkg_used[s.core_pkg[best]]++;
-        s.node_used[s.core_node[best]]++;
-        t->physical_order[i] = s.core_first[best];
+        s->taken[best] = true;
+        s->pkg_used[s->core_pkg[best]]++;
+        s->node_used[s->core_node[best]]++;
+        t->physical_order[i] = s->core_first[best];
     }
+}
+
+int topo_load(Topology *t, const char *sysfs_root, const cpu_set_t *mask, char *err,
+              size_t errlen)
+{
+    memset(t, 0, sizeof *t);
+    set_err(err, errlen, "%s", "");
+
+    const char *root = sysfs_root;
+    if (root == NULL)
+        root = getenv("RTSLAB_SYSFS_ROOT");
+    if (root == NULL)
+        root = "";
+    bool real = root_is_real(root);
+    snprintf(t->root, sizeof t->root, "%s", root);
+
+    cpu_set_t allowed;
+    bool have_affinity;
+    if (load_mask(t, mask, real, &allowed, &have_affinity, err, errlen) != 0)
+        return -1;
+
+    Scratch s = {0};
+    s.raw = calloc(TOPO_MAX_CPUS, sizeof *s.raw);
+    if (s.raw == NULL) {
+        set_err(err, errlen, "out of memory");
+        return -1;
+    }
+    for (int c = 0; c < TOPO_MAX_CPUS; c++) {
+        s.raw[c].core_id = s.raw[c].package_id = s.raw[c].sib_min = -1;
+        s.raw[c].ci_package = s.raw[c].ci_core = s.raw[c].node_id = -1;
+    }
+    CPU_ZERO(&s.ci_procs);
+    int rc = -1;
+
+    cpu_set_t online;
+    if (load_online(root, real, have_affinity, &allowed, &s, &online) <= 0) {
+        set_err(err, errlen, "no CPUs found under \"%s\" (sys/devices/system/cpu, proc/cpuinfo)",
+                root);
+        goto out;
+    }
+    t->n_online = CPU_COUNT(&online);
+    CPU_AND(&allowed, &allowed, &online);
+    int nl = CPU_COUNT(&allowed);
+    if (nl == 0) {
+        set_err(err, errlen, "none of the %d online CPUs is in the %s mask", t->n_online,
+                t->mask_source);
+        goto out;
+    }
+    if (!scratch_alloc(&s, t, nl)) {
+        set_err(err, errlen, "out of memory");
+        goto out;
+    }
+    for (int c = 0, k = 0; c < TOPO_MAX_CPUS; c++)
+        if (CPU_ISSET(c, &allowed))
+            s.ids[k++] = c;
+
+    bool all_sibs;
+    bool all_sysfs = load_cores(t, root, &s, nl, &all_sibs);
+    load_nodes(t, root, &s, nl);
+    int np = distinct_sorted(s.pkg_ids, nl, s.pkgs);
+    int nn = distinct_sorted(s.node_ids, nl, s.nodes);
+    int ncores = group_cores(t, &s, nl, np, nn, all_sysfs && all_sibs);
+    physical_order(t, &s, ncores);
 
     t->n_logical = nl;
     t->n_physical = ncores;
     t->n_packages = np;
     t->n_nodes = nn;
-    t->max_smt = max_smt;
     rc = 0;
 
 out:

@@ -7,7 +7,7 @@
  * with the patch and `make patches` gives it to the patch, tools/mkpatches.py). configure
  * lists the patches that are on as RTSLAB_PATCH_REGS, one RTSLAB_PATCH_REG(name) each (the
  * name with '_' for '-', m4/rtslab_patches.m4); options.c makes of it rts_patches[], the
- * registered patches in configure.ac's order, which options.c and trace/stats.c walk. So
+ * registered patches in configure.ac's order, which options.c and stats/stats.c walk. So
  * neither names a patch, and a patch touches neither. A patch's --info lines and -s lines
  * follow a line of the base's that it names (so that the output is the same as when each
  * patch had islands in the two files).
@@ -28,7 +28,7 @@
 #include <stdint.h>
 #include "rtslab_options.h"
 #include "base/util.h"                /* RtsConfig */
-#include "trace/stats.h"             /* RtsStatsSection */
+#include "stats/stats.h"             /* RtsStatsSection */
 
 /* Where a patch's -? lines go: right after -qa, after those (the other -q options), after
  * the stack sizes; within one place, in the patches' order. A base row emits the sections
@@ -101,7 +101,7 @@ typedef struct RtsPatch {
     /* once, in rts_config_resolve: what its options come to here; may set the base's
      * values that it gives another meaning to (-qb's default) */
     void (*resolve)(const RtsOptions *o, RtsConfig *c);
-    const RtsStatsSection *stats;    /* NULL: none (Note [Patch statistics] in trace/stats.h) */
+    const RtsStatsSection *stats;    /* NULL: none (Note [Patch statistics] in stats/stats.h) */
     const char *name;                /* the patch's name (configure --enable-NAME) */
 } RtsPatch;
 

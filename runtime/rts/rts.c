@@ -18,7 +18,7 @@
 #include "sched/schedule.h"
 #include "sched/profile.h"
 #include "io/iomgr.h"
-#include "trace/stats.h"
+#include "stats/stats.h"
 #include "rts/patch.h"
 #include "trace/eventlog.h"
 

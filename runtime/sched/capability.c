@@ -110,6 +110,8 @@ void cap_tick(void)
 
 void cap_send_thread(Capability *from, Capability *to, Value t)
 {
+    /* a thread runs only on the capability its TSO_CAP names (capability.h) */
+    RTS_ASSERT(rts_fixnum_val(tso_get(t, TSO_CAP)) == (intptr_t)to->sm.no);
     spin_lock(&to->inbox_lock);
     tso_set(from, t, TSO_LINK, RTS_FALSE);
     if (to->inbox_tl == RTS_FALSE)

@@ -115,12 +115,16 @@ void cap_init_all(unsigned n);
 /* This OS thread runs capability cap from now on. */
 void cap_attach(Capability *cap);
 /* Wakes the capability's OS thread if it is idle: a write to its IO back end's eventfd
- * when it sleeps there; else wake_pending keeps it from going to sleep. */
+ * when it sleeps there; else wake_pending keeps it from going to sleep.
+ * Locks held: none (not cap's idle_mu); takes cap's idle_mu. */
 void cap_wake(Capability *cap);
-/* Gives thread t to capability `to` (through its inbox) and wakes it. */
+/* Gives thread t, which is to's (TSO_CAP), to capability `to` (through its inbox) and wakes
+ * it. Locks held: none, or one object lock, under which the wake waits for obj_unlock (Note
+ * [No wake under a lock] in objlock.h); takes to's inbox_lock, then (cap_wake) its idle_mu. */
 void cap_send_thread(Capability *from, Capability *to, Value t);
 /* The StwHooks.interrupt of sync/stw.h: makes capability `no`'s next heap check trap, and
- * wakes it (counted in gc_wakeups) when it is idle. */
+ * wakes it (counted in gc_wakeups) when it is idle. Locks held: none; takes no's idle_mu
+ * when it is idle (cap_wake). */
 void cap_interrupt(unsigned no);
 /* The timer's tick (os/timer.h): every capability switches threads at its next safe point. */
 void cap_tick(void);

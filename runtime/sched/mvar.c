@@ -23,8 +23,10 @@ Value rts_new_mvar(Capability *cap)
     return mv;
 }
 
+/* The queue of Note [MVar queues]. Locks held (here to try_put_locked): mv's (obj_lock). */
 static void enqueue(Capability *cap, Value mv, Value t)
 {
+    RTS_ASSERT(obj_locked(mv));
     tso_set(cap, t, TSO_LINK, RTS_FALSE);
     tso_set(cap, t, TSO_BLOCKED_ON, mv);
     if (mv_get(mv, MVAR_TAIL) == RTS_FALSE)
@@ -36,6 +38,7 @@ static void enqueue(Capability *cap, Value mv, Value t)
 
 static Value dequeue(Capability *cap, Value mv)
 {
+    RTS_ASSERT(obj_locked(mv) && mv_get(mv, MVAR_HEAD) != RTS_FALSE);
     Value t = mv_get(mv, MVAR_HEAD);
     Value next = tso_get(t, TSO_LINK);
     mv_set(cap, mv, MVAR_HEAD, next);
@@ -46,6 +49,8 @@ static Value dequeue(Capability *cap, Value mv)
 
 static void block_on(Capability *cap, Value mv, ThreadStatus why)
 {
+    /* Note [MVar queues]: putters wait only while it is full, the others while it is empty */
+    RTS_ASSERT((why == TS_BLOCKED_PUT) == (mv_get(mv, MVAR_VALUE) != RTS_UNDEF));
     Value me = cap->current;
     tso_set_status(cap, me, why);
     enqueue(cap, mv, me);
@@ -59,11 +64,13 @@ static void after_take(Capability *cap, Value mv)
         return;
     }
     Value putter = dequeue(cap, mv);
+    RTS_ASSERT(tso_status(putter) == TS_BLOCKED_PUT);   /* Note [MVar queues]: it was full */
     mv_set(cap, mv, MVAR_VALUE, tso_get(putter, TSO_PUT_VALUE));
     tso_set(cap, putter, TSO_PUT_VALUE, RTS_FALSE);
     thread_wake(cap, putter);
 }
 
+/* Locks held: none; takes mv's. */
 bool mvar_cancel_wait(Capability *cap, Value mv, Value t)
 {
     obj_lock(cap, mv);
@@ -80,7 +87,9 @@ bool mvar_cancel_wait(Capability *cap, Value mv, Value t)
 }
 
 /* The operations below run with the MVar locked (obj_lock: its header's lock bit), so
- * capabilities may share it; rts_set_result touches only the caller's own thread. */
+ * capabilities may share it; rts_set_result touches only the caller's own thread.
+ * Locks held: try_*_locked, mv's; the rts_mvar_* entry points (rtslab.h), none: each takes
+ * mv's and releases it before it returns. */
 
 static bool try_take_locked(Capability *cap, Value mv, Value *out)
 {
@@ -101,6 +110,7 @@ static bool try_put_locked(Capability *cap, Value mv, Value v)
         Value t = dequeue(cap, mv);
         tso_set(cap, t, TSO_RESULT, v);
         bool taker = tso_status(t) == TS_BLOCKED_TAKE;
+        RTS_ASSERT(taker || tso_status(t) == TS_BLOCKED_READ);   /* Note [MVar queues] */
         thread_wake(cap, t);
         if (taker)
             return true;

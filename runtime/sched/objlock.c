@@ -1,9 +1,11 @@
 /* Object header locks: see objlock.h. */
 #include "sched/objlock.h"
+#include "base/util.h"
 #include "trace/eventlog.h"
 
 void obj_lock(Capability *cap, Value obj)
 {
+    RTS_ASSERT(!cap->defer_wakes && cap->n_wake_later == 0);   /* one at a time (objlock.h) */
     Value *h = obj_ptr(obj);
     SpinWait w = SPIN_WAIT_INIT;
     while (__atomic_fetch_or(h, OBJ_LOCKED, __ATOMIC_ACQUIRE) & OBJ_LOCKED)
@@ -19,6 +21,7 @@ void obj_lock(Capability *cap, Value obj)
 
 void obj_unlock(Capability *cap, Value obj)
 {
+    RTS_ASSERT(cap->defer_wakes && obj_locked(obj));
     __atomic_fetch_and(obj_ptr(obj), ~OBJ_LOCKED, __ATOMIC_RELEASE);
     cap->defer_wakes = 0;
     for (unsigned i = 0; i < cap->n_wake_later; i++)

@@ -17,7 +17,17 @@
 
 #include "sched/capability.h"
 
+/* Locks held: no object lock (cap holds at most one; RTS_ASSERT checks it through
+ * cap->defer_wakes, which only obj_lock sets); takes obj's. */
 void obj_lock(Capability *cap, Value obj);
+/* Locks held: obj's; releases it, then makes the wakes owed (Note [No wake under a lock]). */
 void obj_unlock(Capability *cap, Value obj);
+
+/* Whether some capability holds obj's lock: for RTS_ASSERT (Note [Assertions] in
+ * base/util.h) in functions whose "Locks held:" says an object's lock. */
+static inline bool obj_locked(Value obj)
+{
+    return (__atomic_load_n(obj_ptr(obj), __ATOMIC_RELAXED) & OBJ_LOCKED) != 0;
+}
 
 #endif

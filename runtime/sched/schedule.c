@@ -105,6 +105,7 @@ unsigned sched_deadlock_check_pause_us;   /* schedule.h: tests only */
  * is finished now (Note [Deferred GC requests] in sm/gc.h). */
 static inline void safe_point(Capability *cap, bool stop)
 {
+    RTS_ASSERT(!cap->defer_wakes);      /* no object lock across a safe point (objlock.h) */
     if (stw_pending())
         gc_safe_point(&cap->sm, stop);
 }
@@ -181,6 +182,8 @@ static void push_work(Capability *cap);
  * never blocks cannot keep them asleep. */
 static void run_thread(Capability *cap, Value t)
 {
+    /* a thread runs only on the capability its TSO_CAP names (capability.h) */
+    RTS_ASSERT(sched_thread_cap(t) == cap->sm.no);
     jmp_buf exit_point;
     cap->current = t;
     tso_set_status(cap, t, TS_RUNNING);
@@ -257,7 +260,8 @@ static void run_thread(Capability *cap, Value t)
     cap->thread_exit = NULL;
 }
 
-/* Moves the threads other capabilities sent here onto the run queue. */
+/* Moves the threads other capabilities sent here onto the run queue. Locks held: none;
+ * takes cap's inbox_lock. */
 static void drain_inbox(Capability *cap)
 {
     if (!__atomic_load_n(&cap->inbox_n, __ATOMIC_ACQUIRE))
@@ -467,7 +471,8 @@ bool sched_interrupt_main(int sig)
     return true;
 }
 
-/* Takes t off the joiners of `target` if it is still there; true if it was. */
+/* Takes t off the joiners of `target` if it is still there; true if it was. Locks held:
+ * none; takes target's. */
 static bool join_cancel_wait(Capability *cap, Value target, Value t)
 {
     obj_lock(cap, target);
@@ -481,7 +486,8 @@ static bool join_cancel_wait(Capability *cap, Value target, Value t)
 
 /* On capability 0, the main thread not running: makes it runnable if it waits. A waker on
  * another capability may be making it runnable at the same time; whoever takes it off the
- * queue it waits on (under that queue's lock) wakes it. */
+ * queue it waits on (under that queue's lock) wakes it. Locks held: none; takes the lock of
+ * the MVar or thread it waits on. */
 static void unblock_main(Capability *cap)
 {
     Value m = sched_main();
@@ -550,6 +556,7 @@ static Value take_pushable(Capability *cap)
             tso_set(cap, prev, TSO_LINK, next);
         if (cap->run_tl == t)
             cap->run_tl = prev;
+        RTS_ASSERT(cap->run_len > 0 && cap->run_movable > 0);
         cap->run_len--;
         cap->run_movable--;
         tso_set(cap, t, TSO_LINK, RTS_FALSE);
@@ -558,6 +565,7 @@ static Value take_pushable(Capability *cap)
     return RTS_FALSE;
 }
 
+/* Locks held: none; takes the inbox_lock (and idle_mu) of each capability it gives a thread. */
 static void push_work(Capability *cap)
 {
     for (unsigned k = 1; k < cap_count && cap->run_hd != RTS_FALSE; k++) {
@@ -567,6 +575,8 @@ static void push_work(Capability *cap)
         Value t = take_pushable(cap);
         if (t == RTS_FALSE)
             return;
+        /* Note [Pushing work]: never a TSO_LOCKED thread; only its owner moves it */
+        RTS_ASSERT(tso_get(t, TSO_LOCKED) != RTS_TRUE && sched_thread_cap(t) == cap->sm.no);
         tso_set(cap, t, TSO_CAP, rts_fixnum(c->sm.no));
         cap->threads_pushed++;
         trace_thread(THREAD_EV_MIGRATE, (uint64_t)rts_thread_id(t), c->sm.no);
@@ -596,7 +606,8 @@ static void deadlock(void)
  * wake-up is either seen by the caller's test of wake_pending or written to the back end's
  * eventfd) or next_wake, the earliest sleeper's time (0: none; Note [Idle in the ring] in
  * io/iomgr.h). False, without sleeping, when next_wake has come. Completions are kept as
- * tags (io_ntags) and handled once running (io_poll): no heap is touched here. */
+ * tags (io_ntags) and handled once running (io_poll): no heap is touched here. Locks held:
+ * cap's idle_mu (dropped and taken again around the sleep). */
 static bool idle_sleep(Capability *cap, uint64_t next_wake)
 {
     if (next_wake && rts_now_ns() >= next_wake)
@@ -609,7 +620,8 @@ static bool idle_sleep(Capability *cap, uint64_t next_wake)
     return true;
 }
 
-/* Note [Idle capabilities and deadlock]. */
+/* Note [Idle capabilities and deadlock]. Locks held: none; takes cap's idle_mu, and holds it
+ * while it sets the state to IDLE and back (Note [Capability states] in sync/stw.h). */
 static void idle_wait(Capability *cap, uint64_t next_wake)
 {
     if (!__atomic_load_n(&sched_live, __ATOMIC_SEQ_CST) && !stw_pending()

@@ -32,13 +32,15 @@ unsigned sched_thread_cap(Value t);
 
 /* Note [Interrupting the main thread] in schedule.c: records signal `sig` for the main thread
  * and makes capability 0 take it soon; false when one is still pending (a second ^C). Called
- * from the runtime's signal thread, which starts once the capabilities exist. */
+ * from the runtime's signal thread, which starts once the capabilities exist. Locks held:
+ * none; takes capability 0's idle_mu (cap_wake). */
 bool sched_interrupt_main(int sig);
 /* A function of the start-up layer that the first rts_run_main calls before anything runs
  * (rts/rts.c opens the output files there: Note [Output files]). */
 void sched_set_before_first_run(void (*fn)(void));
 /* mvar.c: takes thread t off the queue of the MVar it waits on, if it is still there (no
- * waker took it first); true if it was. The caller then wakes it. */
+ * waker took it first); true if it was. The caller then wakes it. Locks held: none; takes
+ * mv's. */
 bool mvar_cancel_wait(struct Capability *cap, Value mv, Value t);
 /* Note [Sleepers]: puts thread t, to wake at `wake` (ns), on cap's sleep heap. */
 void sleepers_push(struct Capability *cap, Value t, uint64_t wake);

@@ -274,6 +274,7 @@ void rts_pop_frame(Capability *cap)
 {
     Value s = cur_stack(cap);
     size_t sp = stack_sp(s);
+    RTS_ASSERT(stack_frame_base(s, sp) != (size_t)-1);    /* frames tile [0, sp) (stack.h) */
     size_t n = (size_t)rts_fixnum_val(stack_slots(s)[sp - 1]);
     stack_set_sp(s, sp - n - 2);
 }
@@ -291,8 +292,20 @@ static inline Value *frame_slot(Capability *cap, size_t i)
 }
 
 Value rts_slot(Capability *cap, size_t i)                 { return *frame_slot(cap, i); }
+
+/* Whether stack object s needs no write barrier: young, or old and already remembered. */
+static inline bool stack_is_dirty(Value s)
+{
+    return bdescr_of(obj_ptr(s))->gen == 0
+        || (__atomic_load_n(obj_ptr(s), __ATOMIC_RELAXED) & OBJ_DIRTY);
+}
+
 /* No barrier: a running thread's stack is always dirty (Note [Dirty stacks]). */
-void  rts_set_slot(Capability *cap, size_t i, Value v)    { *frame_slot(cap, i) = v; }
+void rts_set_slot(Capability *cap, size_t i, Value v)
+{
+    RTS_ASSERT(stack_is_dirty(cur_stack(cap)));
+    *frame_slot(cap, i) = v;
+}
 
 size_t rts_stack_depth(Capability *cap)
 {

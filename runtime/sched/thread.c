@@ -82,6 +82,8 @@ void rts_thread_error(Capability *cap, const char *fmt, ...)
 
 void runq_push(Capability *cap, Value t)
 {
+    /* capability.h: cap's own threads only; a thread is on one queue at a time */
+    RTS_ASSERT(rts_fixnum_val(tso_get(t, TSO_CAP)) == (intptr_t)cap->sm.no && t != cap->run_tl);
     tso_set(cap, t, TSO_LINK, RTS_FALSE);
     tso_set_status(cap, t, TS_RUNNABLE);
     if (cap->run_tl == RTS_FALSE)
@@ -91,11 +93,13 @@ void runq_push(Capability *cap, Value t)
     cap->run_tl = t;
     cap->run_len++;
     cap->run_movable += tso_get(t, TSO_LOCKED) != RTS_TRUE;
+    RTS_ASSERT(cap->run_movable <= cap->run_len);
 }
 
 Value runq_pop(Capability *cap)
 {
     Value t = cap->run_hd;
+    RTS_ASSERT((t == RTS_FALSE) == (cap->run_len == 0) && cap->run_movable <= cap->run_len);
     if (t == RTS_FALSE)
         return t;
     cap->run_hd = tso_get(t, TSO_LINK);
@@ -123,9 +127,16 @@ bool thread_unlink(Capability *cap, Value head, Value t, Value *prev, Value *nex
     return true;
 }
 
+/* Whether a thread in status st waits for another's help: an MVar, a join, a sleep, IO. */
+static inline bool waiting(ThreadStatus st)
+{
+    return (st >= TS_BLOCKED_TAKE && st <= TS_SLEEPING) || st == TS_BLOCKED_IO;
+}
+
 /* The waker may be any capability; the thread runs on its own (TSO_CAP). */
 void thread_wake(Capability *cap, Value t)
 {
+    RTS_ASSERT(waiting(tso_status(t)));
     __atomic_fetch_add(&sched_live, 1, __ATOMIC_SEQ_CST);
     tso_set(cap, t, TSO_BLOCKED_ON, RTS_FALSE);
     unsigned owner = (unsigned)rts_fixnum_val(tso_get(t, TSO_CAP));

@@ -60,20 +60,22 @@ void thread_dirty(Capability *cap, Value t);
 RtsCode thread_top_code(Value t);
 /* A frame's code word (Note [Stack layout]). */
 static inline Value code_value(RtsCode code) { return rts_fixnum((intptr_t)(uintptr_t)code); }
-/* Queues of threads linked through TSO_LINK. */
+/* Queues of threads linked through TSO_LINK. The run queue is cap's own (capability.h):
+ * its OS thread's, and only for threads whose TSO_CAP is cap. Locks held: none. */
 void  runq_push(Capability *cap, Value t);
 Value runq_pop(Capability *cap);
 /* Finds t on the TSO_LINK chain that starts at `head` (a queue whose head the caller holds:
  * an MVar's waiters, a thread's joiners, a sleep queue, all under the owner's lock or on the
- * owning capability). If found, sets *prev to t's predecessor (RTS_FALSE when t is the head)
+ * owning capability). Locks held: the lock of the MVar or thread whose queue it is. If found, sets *prev to t's predecessor (RTS_FALSE when t is the head)
  * and *next to its successor, links the predecessor past t (with the write barrier), and
  * returns true; the caller stores *next in the head when *prev is RTS_FALSE, and fixes a tail
  * if its queue keeps one. t's own TSO_LINK is left as it was. */
 bool  thread_unlink(Capability *cap, Value head, Value t, Value *prev, Value *next);
-/* Makes a blocked thread runnable on its own capability (through its inbox when that is
- * not cap). */
+/* Makes a blocked (or sleeping) thread runnable on its own capability (through its inbox when
+ * that is not cap). Locks held: none, or the lock of the queue it was taken off; takes the
+ * owner's inbox_lock when the owner is not cap (cap_send_thread). */
 void  thread_wake(Capability *cap, Value t);
-/* Finishes the current thread: wakes its joiners. */
+/* Finishes the current thread: wakes its joiners. Locks held: none; takes t's lock. */
 void  thread_finish(Capability *cap, Value t, ThreadStatus how);
 
 #endif

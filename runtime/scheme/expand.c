@@ -669,6 +669,80 @@ static Datum *include(Ex *x, Datum *d)
     return r;
 }
 
+/* --- define, define-values, parameterize, assert ---------------------------------------------------- */
+
+/* (define (f . formals) body ...), curried (define ((f a) b) ...), (define v [expr]). */
+static Datum *define(Ex *x, Datum *d, size_t n, Datum *a1)
+{
+    if (n < 2) fail(x, d, "%s: bad syntax", "define");
+    if (a1->kind == D_PAIR) {                      /* (define (f . formals) body ...) */
+        Datum *target = dcar(a1), *formals = dcdr(a1), *body = dcdr(dcdr(d));
+        if (body == DNIL) fail(x, d, "%s: no body", "define");
+        Datum *lam = cons(x, sym(x, S_lambda), cons(x, formals, body));
+        while (target->kind == D_PAIR) {           /* curried: (define ((f a) b) ...) */
+            lam = list3(x, sym(x, S_lambda), dcdr(target), lam);
+            target = dcar(target);
+        }
+        if (target->kind != D_SYM) fail(x, d, "%s: bad name", "define");
+        return list3(x, sym(x, S_define), target, expand(x, lam));
+    }
+    if (a1->kind != D_SYM || n > 3) fail(x, d, "%s: bad syntax", "define");
+    return list3(x, sym(x, S_define), a1, n == 3 ? expand(x, dcar(dcdr(dcdr(d)))) : DUNSPEC);
+}
+
+/* (define-values formals expr): each variable defined, then set from expr's values. */
+static Datum *define_values(Ex *x, Datum *d, size_t n, Datum *a1)
+{
+    const char *s = S_define_values;
+    if (n != 3 || !is_formals(a1)) fail(x, d, "%s: bad syntax", s);
+    Datum *defs = DNIL, **dt = &defs, *tmps = DNIL, **tt = &tmps, *sets = DNIL, **st = &sets;
+    Datum *f = a1;
+    for (; f->kind == D_PAIR; f = dcdr(f)) {
+        Datum *t = gensym(x);
+        *dt = cons(x, list2(x, sym(x, S_define), dcar(f)), DNIL); dt = &(*dt)->u.pair.cdr;
+        *tt = cons(x, t, DNIL); tt = &(*tt)->u.pair.cdr;
+        *st = cons(x, list3(x, sym(x, S_set), dcar(f), t), DNIL); st = &(*st)->u.pair.cdr;
+    }
+    if (f->kind == D_SYM) {
+        Datum *t = gensym(x);
+        *dt = cons(x, list2(x, sym(x, S_define), f), DNIL);
+        *tt = t;
+        *st = cons(x, list3(x, sym(x, S_set), f, t), DNIL);
+    }
+    Datum *consumer = cons(x, sym(x, S_lambda), cons(x, tmps, append2(x, sets, list1(x, DUNSPEC))));
+    Datum *call = list3(x, isym(x, "%call-with-values"),
+                        list3(x, sym(x, S_lambda), DNIL, dcar(dcdr(dcdr(d)))), consumer);
+    return expand(x, cons(x, sym(x, S_begin), append2(x, defs, list1(x, call))));
+}
+
+/* (parameterize ((p v) ...) body ...) as (%parameterize (list p ...) (list v ...) thunk). */
+static Datum *parameterize(Ex *x, Datum *d, size_t n, Datum *a1)
+{
+    const char *s = S_parameterize;
+    if (n < 3 || datum_list_length(a1) == (size_t)-1) fail(x, d, "%s: bad syntax", s);
+    Datum *ps = DNIL, **pt = &ps, *vs = DNIL, **vt = &vs;
+    for (Datum *b = a1; b != DNIL; b = dcdr(b)) {
+        if (datum_list_length(dcar(b)) != 2) fail(x, dcar(b), "%s: bad binding", s);
+        *pt = cons(x, dcar(dcar(b)), DNIL); pt = &(*pt)->u.pair.cdr;
+        *vt = cons(x, dcar(dcdr(dcar(b))), DNIL); vt = &(*vt)->u.pair.cdr;
+    }
+    Datum *thunk = cons(x, sym(x, S_lambda), cons(x, DNIL, dcdr(dcdr(d))));
+    return expand(x, list4(x, isym(x, "%parameterize"), cons(x, isym(x, "%list"), ps),
+                           cons(x, isym(x, "%list"), vs), thunk));
+}
+
+/* (assert expr): an error quoting expr when it is false. */
+static Datum *assertion(Ex *x, Datum *d, size_t n, Datum *a1)
+{
+    const char *s = S_assert;
+    if (n != 2) fail(x, d, "%s: bad syntax", s);
+    static uint32_t msg[] = { 'a','s','s','e','r','t','i','o','n',' ','f','a','i','l','e','d',':' };
+    Datum *m = datum_new(x->a, D_STR, 0, 0);
+    m->u.str.s = msg;
+    m->u.str.n = sizeof msg / sizeof msg[0];
+    return expand(x, list4(x, sym(x, S_if), a1, DUNSPEC, list3(x, isym(x, "%error"), m, quote(x, a1))));
+}
+
 /* --- the dispatch -------------------------------------------------------------------------------------- */
 
 static Datum *expand_pair(Ex *x, Datum *d)
@@ -693,22 +767,7 @@ static Datum *expand_pair(Ex *x, Datum *d)
         if (n < 3) fail(x, d, "%s: bad syntax", "lambda");
         return make_lambda(x, a1, dcdr(dcdr(d)), d);
     }
-    if (s == S_define) {
-        if (n < 2) fail(x, d, "%s: bad syntax", "define");
-        if (a1->kind == D_PAIR) {                      /* (define (f . formals) body ...) */
-            Datum *target = dcar(a1), *formals = dcdr(a1), *body = dcdr(dcdr(d));
-            if (body == DNIL) fail(x, d, "%s: no body", "define");
-            Datum *lam = cons(x, sym(x, S_lambda), cons(x, formals, body));
-            while (target->kind == D_PAIR) {           /* curried: (define ((f a) b) ...) */
-                lam = list3(x, sym(x, S_lambda), dcdr(target), lam);
-                target = dcar(target);
-            }
-            if (target->kind != D_SYM) fail(x, d, "%s: bad name", "define");
-            return list3(x, sym(x, S_define), target, expand(x, lam));
-        }
-        if (a1->kind != D_SYM || n > 3) fail(x, d, "%s: bad syntax", "define");
-        return list3(x, sym(x, S_define), a1, n == 3 ? expand(x, dcar(dcdr(dcdr(d)))) : DUNSPEC);
-    }
+    if (s == S_define) return define(x, d, n, a1);
     if (s == S_set) {
         if (n != 3 || a1->kind != D_SYM) fail(x, d, "%s: bad syntax", "set!");
         return list3(x, h, a1, expand(x, dcar(dcdr(dcdr(d)))));
@@ -785,48 +844,10 @@ static Datum *expand_pair(Ex *x, Datum *d)
         if (n < 4) fail(x, d, "%s: bad syntax", s);
         return let_values(x, list1(x, list2(x, a1, dcar(dcdr(dcdr(d))))), dcdr(dcdr(dcdr(d))), d);
     }
-    if (s == S_define_values) {
-        if (n != 3 || !is_formals(a1)) fail(x, d, "%s: bad syntax", s);
-        Datum *defs = DNIL, **dt = &defs, *tmps = DNIL, **tt = &tmps, *sets = DNIL, **st = &sets;
-        Datum *f = a1;
-        for (; f->kind == D_PAIR; f = dcdr(f)) {
-            Datum *t = gensym(x);
-            *dt = cons(x, list2(x, sym(x, S_define), dcar(f)), DNIL); dt = &(*dt)->u.pair.cdr;
-            *tt = cons(x, t, DNIL); tt = &(*tt)->u.pair.cdr;
-            *st = cons(x, list3(x, sym(x, S_set), dcar(f), t), DNIL); st = &(*st)->u.pair.cdr;
-        }
-        if (f->kind == D_SYM) {
-            Datum *t = gensym(x);
-            *dt = cons(x, list2(x, sym(x, S_define), f), DNIL);
-            *tt = t;
-            *st = cons(x, list3(x, sym(x, S_set), f, t), DNIL);
-        }
-        Datum *consumer = cons(x, sym(x, S_lambda), cons(x, tmps, append2(x, sets, list1(x, DUNSPEC))));
-        Datum *call = list3(x, isym(x, "%call-with-values"),
-                            list3(x, sym(x, S_lambda), DNIL, dcar(dcdr(dcdr(d)))), consumer);
-        return expand(x, cons(x, sym(x, S_begin), append2(x, defs, list1(x, call))));
-    }
+    if (s == S_define_values) return define_values(x, d, n, a1);
     if (s == S_case_lambda) return case_lambda(x, d);
-    if (s == S_parameterize) {             /* (%parameterize (list p ...) (list v ...) thunk) */
-        if (n < 3 || datum_list_length(a1) == (size_t)-1) fail(x, d, "%s: bad syntax", s);
-        Datum *ps = DNIL, **pt = &ps, *vs = DNIL, **vt = &vs;
-        for (Datum *b = a1; b != DNIL; b = dcdr(b)) {
-            if (datum_list_length(dcar(b)) != 2) fail(x, dcar(b), "%s: bad binding", s);
-            *pt = cons(x, dcar(dcar(b)), DNIL); pt = &(*pt)->u.pair.cdr;
-            *vt = cons(x, dcar(dcdr(dcar(b))), DNIL); vt = &(*vt)->u.pair.cdr;
-        }
-        Datum *thunk = cons(x, sym(x, S_lambda), cons(x, DNIL, dcdr(dcdr(d))));
-        return expand(x, list4(x, isym(x, "%parameterize"), cons(x, isym(x, "%list"), ps),
-                               cons(x, isym(x, "%list"), vs), thunk));
-    }
-    if (s == S_assert) {
-        if (n != 2) fail(x, d, "%s: bad syntax", s);
-        static uint32_t msg[] = { 'a','s','s','e','r','t','i','o','n',' ','f','a','i','l','e','d',':' };
-        Datum *m = datum_new(x->a, D_STR, 0, 0);
-        m->u.str.s = msg;
-        m->u.str.n = sizeof msg / sizeof msg[0];
-        return expand(x, list4(x, sym(x, S_if), a1, DUNSPEC, list3(x, isym(x, "%error"), m, quote(x, a1))));
-    }
+    if (s == S_parameterize) return parameterize(x, d, n, a1);
+    if (s == S_assert) return assertion(x, d, n, a1);
     if (s == S_import) return DUNSPEC;
     if (s == S_include) return include(x, d);
     if (s == S_define_syntax) fail(x, d, "%s: macros are not supported", s);

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "base/util.h"               /* RTS_ASSERT */
 #include "sync/spinwait.h"
 #include "trace/eventlog.h"
 
@@ -20,6 +21,8 @@ typedef struct SpinLock {
 
 #define SPINLOCK_INIT(nm) { 0, 0, 0, 0, nm }
 
+/* Locks held: not l (a spinlock does not nest: its holder taking it again spins for ever);
+ * takes l. */
 static inline void spin_lock(SpinLock *l)
 {
     SpinWait w = SPIN_WAIT_INIT;
@@ -36,8 +39,10 @@ static inline void spin_lock(SpinLock *l)
         trace_spin(l->name, w.spins);
 }
 
+/* Locks held: l; releases it. */
 static inline void spin_unlock(SpinLock *l)
 {
+    RTS_ASSERT(__atomic_load_n(&l->locked, __ATOMIC_RELAXED));
     __atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
 }
 

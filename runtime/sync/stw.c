@@ -72,6 +72,8 @@ uint32_t stw_state(unsigned no)
 
 void stw_set_state(unsigned no, uint32_t state)
 {
+    /* Note [Capability states]: its owner moves it between RUNNING and IDLE */
+    RTS_ASSERT(no < n_members && (state == STW_RUNNING || state == STW_IDLE));
 #if RTS_PATCH_IDLE_OPTOUT
     state = stw_optout_state(state);            /* IDLE carries a sync number */
 #endif
@@ -115,6 +117,7 @@ static bool ran_on;              /* the leader ran on during this sync (stw_defe
 
 void stw_interrupt_all(unsigned leader, StwTakingPart *part)
 {
+    RTS_ASSERT(stw_is_leader(leader));          /* Note [Stop the world]: step 1 */
     request_ns = rts_now_ns();
     uint32_t epoch = load(&stw_sync.word) >> 2;
     request_epoch = epoch;
@@ -165,6 +168,7 @@ void stw_defer(void)
 
 uint64_t stw_await_arrivals(void)
 {
+    RTS_ASSERT(stw_pending());
     uint64_t t0 = rts_now_ns();
     if (ran_on)                 /* it waits now: the arrivals need not interrupt it */
         __atomic_store_n(&stw_sync.deferred, 0, __ATOMIC_SEQ_CST);
@@ -180,6 +184,7 @@ uint64_t stw_await_arrivals(void)
         sync_wait(&members[i].arrived, has_arrived, &a, WAIT_ARRIVAL);
     }
 #endif
+    RTS_ASSERT(stw_all_arrived());              /* the enter barrier is complete */
     uint64_t now = rts_now_ns();
     /* A leader that ran on waited only from here; one that did not, since its request. */
     uint64_t ns = now - (ran_on ? t0 : request_ns);
@@ -201,6 +206,8 @@ uint64_t stw_stop_all(unsigned leader, StwTakingPart *part)
 
 void stw_start_gc(bool major)
 {
+    /* Note [Stop the world]: step 3, once every member that takes part has arrived */
+    RTS_ASSERT((load(&stw_sync.word) & 3) == SYNC_GC && stw_all_arrived());
     __atomic_store_n(&stw_sync.major, major, __ATOMIC_RELAXED);
     __atomic_store_n(&stw_sync.go, load(&stw_sync.word) >> 2, __ATOMIC_RELEASE);
     sync_wake(&stw_sync.go, WAIT_ENTER);
@@ -222,6 +229,8 @@ static bool count_reached(void *arg)
 
 void stw_await_gc_threads(unsigned n_followers)
 {
+    /* the GC threads are picked among the members that take part (Note [Stop the world]) */
+    RTS_ASSERT(n_followers < n_taking_part);
     struct count c = { &stw_sync.done, n_followers };
     sync_wait(&stw_sync.done, count_reached, &c, WAIT_GC_DONE);
 }
@@ -231,6 +240,7 @@ void stw_await_gc_threads(unsigned n_followers)
 void stw_release(void)
 {
     uint32_t w = load(&stw_sync.word);
+    RTS_ASSERT((w & 3) == SYNC_GC);             /* a SYNC_EXIT never releases */
 #if RTS_PATCH_FUTEX_BARRIER
     /* Every follower has arrived (counted down) already; the next sync's cannot start
      * counting before the word below says this one is over (Note [Arrival count]). */
@@ -265,6 +275,8 @@ void stw_follow(unsigned me)
     uint32_t epoch = w >> 2;
     if (kind == SYNC_NONE || load(&members[me].arrived) == epoch)
         return;
+    /* Note [Counters that wrap]: every member's `arrived` is the last sync, one before this */
+    RTS_ASSERT(((epoch - load(&members[me].arrived)) & STW_EPOCH_MASK) == 1);
     uint64_t thread = 0;
     bool in_mutator = trace_suspend_mutator(&thread);
     trace_begin(SPAN_ENTER_BARRIER, 0);

@@ -120,7 +120,7 @@ typedef enum { SYNC_NONE = 0, SYNC_GC = 1, SYNC_EXIT = 2 } SyncKind;
  * conversion is monotonic). A buffer's record count (at most TRACE_BUF_RECORDS, emptied by
  * each flush) and span depth (at most MAX_OPEN_SPANS) are bounded.
  *
- * Statistics counters (trace/stats.c's totals; StwStats, SyncWaitStats, the spinlocks' and
+ * Statistics counters (stats/stats.c's totals; StwStats, SyncWaitStats, the spinlocks' and
  * SpinCounts' counters, the capabilities' gc_wakeups, threads_pushed and obj_lock_*, the
  * stack pools', the sanity checker's): all uint64_t, added to and read, never compared in a
  * way a wrap could mislead, and read only for -s/-S/--machine-readable output; no decision
@@ -272,6 +272,11 @@ typedef struct StwStats {
     uint64_t deferred_syncs, deferred_ns_total;
 } StwStats;
 
+/* Locks held: none of the protocol's functions below takes or expects a lock (its words are
+ * atomics: Note [Stop the world]), but stw_set_state, which Note [Capability states] has its
+ * owner call under its idle mutex (sched/capability.h: idle_mu). The ones marked "Leader:"
+ * are called by the capability whose stw_try_lead succeeded, with its sync in progress
+ * (RTS_ASSERT, Note [Assertions] in base/util.h, checks what the Notes state there). */
 void stw_init(unsigned n_members, const StwHooks *hooks);
 
 static inline bool stw_pending(void)
@@ -306,7 +311,8 @@ void stw_release(void);
  * when released. */
 void stw_follow(unsigned me);
 bool stw_is_leader(unsigned me);
-/* Member `no`'s state word (Note [Capability states]): read by anyone; set by its owner. */
+/* Member `no`'s state word (Note [Capability states]): read by anyone; set by its owner.
+ * stw_set_state: Locks held: the owner's idle mutex (idle_mu), for RUNNING <-> IDLE. */
 uint32_t stw_state(unsigned no);
 void stw_set_state(unsigned no, uint32_t state);
 /* Whether member `no` sleeps in the idle wait (for the scheduler, which pushes work to it). */

@@ -71,7 +71,7 @@ typedef enum {
 } ThreadEv;
 
 /* One GC, as its leader (sm/gc.c) records it after the collection: the one record of a GC,
- * which the eventlog (trace_gc_stats), -s and -S (trace/stats.c, through gc_on_done) and
+ * which the eventlog (trace_gc_stats), -s and -S (stats/stats.c, through gc_on_done) and
  * the patches' statistics sections read. It lives here, in the lowest layer that reads it
  * (runtime/README.md). */
 typedef struct GcRecord {

@@ -8,8 +8,8 @@ code against them; runtime/README.md shows them to readers as a table whose rows
 `| rank | module | what it is | what it may use |`. This check reads both (LAYERS from
 SRCDIR/testsuite/lint/layers.py) and fails unless the table has one row per entry of LAYERS,
 in the same order, with the same rank and module. A module is written in the table as
-its directory (`include/`), or as its file without `.c` or with it (`trace/eventlog`,
-`rts/main.c`). Exit status 1 on a disagreement, each printed as "layer_table: what differs".
+its directory (`include/`), or, where LAYERS names a file, as that file without `.c` or
+with it (`dir/file`, `dir/file.c`). Exit status 1 on a disagreement, each printed as "layer_table: what differs".
 """
 import argparse
 import importlib.util

@@ -50,16 +50,14 @@ LAYERS = [
     (1, "base",           ["base/"]),              # leaf utilities: errors, clocks, options
     (2, "os",             ["os/"]),
     (2, "io",             ["io/"]),                # the IO manager's back ends (uring, epoll)
-    (2, "trace/eventlog", ["trace/eventlog.c", "trace/eventlog.h", "trace/eventlog_chrome.c",
-                            "trace/eventlog_ghc.c", "trace/eventlog_ghc.h",
-                            "trace/eventlog_writer.h"]),
+    (2, "trace",          ["trace/"]),             # the eventlog
     (3, "sync",           ["sync/"]),
     (4, "sm",             ["sm/"]),
     (5, "sched",          ["sched/"]),
-    (6, "trace/stats",    ["trace/stats.c", "trace/stats.h"]),   # observers
+    (6, "stats",          ["stats/"]),             # observers: -s, -S, --machine-readable
     (7, "rts",            ["rts/"]),               # start-up, option parsing, rts/vm_api.h
     (8, "scheme",         ["scheme/"]),            # the front-end (see ONLY_INCLUDES)
-    (9, "rts/main",       ["rts/main.c"]),         # the rtslab driver program
+    (9, "main",           ["main/"]),              # the rtslab driver program
 ]
 
 # Files the build generates (in the build directory, found through -I), and their modules.

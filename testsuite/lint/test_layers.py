@@ -89,11 +89,11 @@ def test_other_rules(tmp):
         "runtime/os/timer.c": '#include "trace/eventlog.h"\n',               # same rank
         "runtime/trace/eventlog.h": "",
         "runtime/trace/eventlog.c": '#include "trace/eventlog.h"\n#include "os/nope.h"\n',
-        "runtime/trace/stats.c": '#include "trace/eventlog.h"\n',             # down: fine
+        "runtime/stats/stats.c": '#include "trace/eventlog.h"\n',             # down: fine
         "runtime/sm/gc.h": "",
         "runtime/rts/vm_api.h": '#include "rtslab.h"\n',
         "runtime/rts/rts.h": "",
-        "runtime/rts/main.c": '#include "scheme/vm.h"\n#include "rts/rts.h"\n',  # fine
+        "runtime/main/main.c": '#include "scheme/vm.h"\n#include "rts/rts.h"\n',  # fine
         "runtime/scheme/vm.h": '#include "rtslab.h"\n',
         "runtime/scheme/vm.c": ('#include "vm.h"\n'
                                 '#include "rts/vm_api.h"\n'
@@ -108,7 +108,7 @@ def test_other_rules(tmp):
     expect("the other rules fail the check", code == 1, f"exit {code}\n{out}{err}")
     only = "scheme may include only runtime/include/, rts/vm_api.h and scheme/ headers"
     expect_exactly("same rank, scheme's own rule, unresolvable, uncovered", violations(err), [
-        "runtime/os/timer.c:1: includes trace/eventlog.h (trace/eventlog, rank 2) from os "
+        "runtime/os/timer.c:1: includes trace/eventlog.h (trace, rank 2) from os "
         "(rank 2): another module of the same rank",
         "runtime/trace/eventlog.c:2: includes os/nope.h: not found under runtime/ (nor a "
         "generated file)",

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """docs/stats.md against the patches' registered statistics (Note [Patch statistics] in
-runtime/trace/stats.h), so that the doc cannot drift from the code.
+runtime/stats/stats.h), so that the doc cannot drift from the code.
 
     python3 testsuite/stats/doc_keys.py --doc docs/stats.md -- PROGRAM
 

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include "trace/stats.h"
+#include "stats/stats.h"
 #include "base/util.h"
 #include "os/numa.h"
 #include "sm/gc.h"
@@ -78,10 +78,10 @@ void stats_register(const char *name, const RtsStatsSection *sec)
         if (sections[i].sec == sec) return;
     if (sec->lines && (sec->lines_after == NULL || !is_anchor(line_anchors, sec->lines_after)))
         rts_fatal("the statistics of %s follow the -s line \"%s\", which is not one of "
-                "trace/stats.c's line_anchors", name, sec->lines_after ? sec->lines_after : "");
+                "stats/stats.c's line_anchors", name, sec->lines_after ? sec->lines_after : "");
     if (sec->keys && (sec->keys_after == NULL || !is_anchor(key_anchors, sec->keys_after)))
         rts_fatal("the statistics of %s follow the key \"%s\", which is not one of "
-                "trace/stats.c's key_anchors", name, sec->keys_after ? sec->keys_after : "");
+                "stats/stats.c's key_anchors", name, sec->keys_after ? sec->keys_after : "");
     if (n_sections == MAX_SECTIONS)
         rts_die(1, "more than %d statistics sections", MAX_SECTIONS);
     sections[n_sections].name = name;

@@ -32,7 +32,7 @@ typedef struct RtsStatsSection {
     void (*init)(void);              /* at start-up: the counters to zero */
     void (*gc_done)(const GcRecord *r);  /* after each GC, the world stopped */
     void (*summarise)(void);         /* at exit, before the report */
-    const char *lines_after;         /* the base -s line (trace/stats.c's anchors) */
+    const char *lines_after;         /* the base -s line (stats/stats.c's anchors) */
     void (*lines)(FILE *f);
     const char *keys_after;          /* the base key, or "rtslab_barrier_*" */
     const RtsStatsKey *keys;         /* ended by a NULL key */
