@@ -697,7 +697,7 @@ static void *worker_main(void *arg)
 {
     Capability *cap = arg;
     cap_attach(cap);
-    if (rts_opts.pin_caps)
+    if (rts_cfg->pin_caps)
         affinity_pin_self(cap->sm.no);
     numa_bind_self(cap->sm.no);         /* without -qa: its node's CPUs (os/numa.h) */
     schedule(cap);
@@ -727,7 +727,7 @@ int rts_run_main(RtsCode code, size_t nslots)
     Capability *cap = &cap_array[0];
     __atomic_fetch_add(&sched_live, 1, __ATOMIC_SEQ_CST);    /* the placeholder */
     cap_attach(cap);
-    if (rts_opts.pin_caps)
+    if (rts_cfg->pin_caps)
         affinity_pin_self(0);
     numa_bind_self(0);
     if (!workers_started) {

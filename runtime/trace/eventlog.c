@@ -178,12 +178,12 @@ void trace_optout_slow(bool rejoin, bool waited)
 
 void trace_init(const char *prog, unsigned n_caps)
 {
-    if (!rts_opts.eventlog)
+    if (!rts_cfg->eventlog)
         return;
-    writer = rts_opts.eventlog_format == EVENTLOG_CHROME ? &trace_chrome_writer : &trace_ghc_writer;
+    writer = rts_cfg->eventlog_format == EVENTLOG_CHROME ? &trace_chrome_writer : &trace_ghc_writer;
     n_tracks = n_caps;
-    if (rts_opts.eventlog_file) {
-        snprintf(out_name, sizeof out_name, "%s", rts_opts.eventlog_file);
+    if (rts_cfg->eventlog_file) {
+        snprintf(out_name, sizeof out_name, "%s", rts_cfg->eventlog_file);
         pthread_mutex_lock(&out_mu);
         bool ok = open_out();
         pthread_mutex_unlock(&out_mu);
@@ -201,7 +201,7 @@ void trace_init(const char *prog, unsigned n_caps)
 
 void trace_set_program(const char *prog)
 {
-    if (!rts_opts.eventlog || rts_opts.eventlog_file)
+    if (!rts_cfg->eventlog || rts_cfg->eventlog_file)
         return;
     pthread_mutex_lock(&out_mu);
     if (!out && !out_failed) {
@@ -210,7 +210,7 @@ void trace_set_program(const char *prog)
         size_t n = strlen(base);
         if (n > 4 && strcmp(base + n - 4, ".scm") == 0)
             n -= 4;
-        const char *suffix = (rts_opts.eventlog_format == EVENTLOG_CHROME
+        const char *suffix = (rts_cfg->eventlog_format == EVENTLOG_CHROME
                               ? trace_chrome_writer : trace_ghc_writer).default_suffix;
         snprintf(out_name, sizeof out_name, "%.*s%s", (int)n, base, suffix);
     }

@@ -105,11 +105,11 @@ void stats_init(void)
     st.start_ns = rts_now_ns();
     st.start_cpu = rts_cpu_ns();
     stats_out = NULL;
-    if (rts_opts.stats != RTS_STATS_NONE) {
-        stats_out = rts_opts.stats_file ? fopen(rts_opts.stats_file, "w") : stderr;
+    if (rts_cfg->stats != RTS_STATS_NONE) {
+        stats_out = rts_cfg->stats_file ? fopen(rts_cfg->stats_file, "w") : stderr;
         if (!stats_out)
-            rts_die(1, "cannot open %s for the statistics: %s", rts_opts.stats_file, strerror(errno));
-        if (rts_opts.stats == RTS_STATS_VERBOSE) {
+            rts_die(1, "cannot open %s for the statistics: %s", rts_cfg->stats_file, strerror(errno));
+        if (rts_cfg->stats == RTS_STATS_VERBOSE) {
             /* GHC's two header lines, then ours after `(Gen:  n)` */
             fprintf(stats_out,
                     "    Alloc    Copied     Live     GC     GC      TOT      TOT  Page Flts"
@@ -177,7 +177,7 @@ void stats_gc_done(const GcRecord *r)
     }
     size_t heap = r->heap_bytes / BLOCK_SIZE;
     if (heap > st.max_heap_blocks) st.max_heap_blocks = heap;
-    if (stats_out && rts_opts.stats == RTS_STATS_VERBOSE) {
+    if (stats_out && rts_cfg->stats == RTS_STATS_VERBOSE) {
         uint64_t alloc = r->allocated_bytes;
         long faults = major_faults();
         double bal = gc_balance(r);
@@ -383,7 +383,7 @@ static void report_numa(FILE *f)
     if (buf == NULL)
         return;
     fprintf(f, "  NUMA (--numa): %s; %llu megablocks given a node's policy",
-            numa_explain(buf, len, true, rts_opts.numa_mask, rts_opts.pin_caps, cap_count),
+            numa_explain(buf, len, true, rts_cfg->numa_mask, rts_cfg->pin_caps, cap_count),
             (unsigned long long)numa_bound_mblocks());
     if (numa_bind_failures())
         fprintf(f, ", %llu refused", (unsigned long long)numa_bind_failures());
@@ -455,9 +455,9 @@ static void report_summary(FILE *f, const Summary *s)
     fprintf(f, "  OS context switches: %llu (%llu voluntary, %llu involuntary)\n\n",
             (unsigned long long)(s->vcsw + s->ivcsw), (unsigned long long)s->vcsw,
             (unsigned long long)s->ivcsw);
-    if (rts_opts.numa)
+    if (rts_cfg->numa)
         report_numa(f);
-    if (rts_opts.sanity) {
+    if (rts_cfg->sanity) {
         char w[40];
         uint64_t alloc_words = s->alloc / sizeof(Value);
         fprintf(f, "  Sanity checks (-DS): %llu, %llu of them whole-heap; %s words walked, "
@@ -638,7 +638,7 @@ static void report_machine_readable(FILE *f, const Summary *s)
     mr_u64(f, "rtslab_os_context_switches", s->vcsw + s->ivcsw);
     mr_u64(f, "rtslab_os_voluntary_context_switches", s->vcsw);
     mr_u64(f, "rtslab_os_involuntary_context_switches", s->ivcsw);
-    if (rts_opts.numa) {
+    if (rts_cfg->numa) {
         mr_u64(f, "rtslab_numa_heap_nodes", numa_heap_nodes());
         mr_u64(f, "rtslab_numa_bound_mblocks", numa_bound_mblocks());
         mr_u64(f, "rtslab_numa_bind_failures", numa_bind_failures());
@@ -655,7 +655,7 @@ bool stats_report(void)
         return true;
     Summary s;
     summarise(&s);
-    if (rts_opts.machine_readable)
+    if (rts_cfg->machine_readable)
         report_machine_readable(stats_out, &s);
     else
         report_summary(stats_out, &s);
@@ -670,7 +670,7 @@ bool stats_report(void)
             e = errno;
         }
         if (failed) {
-            fprintf(stderr, "rtslab: cannot write the statistics to %s: %s\n", rts_opts.stats_file,
+            fprintf(stderr, "rtslab: cannot write the statistics to %s: %s\n", rts_cfg->stats_file,
                     strerror(e ? e : EIO));
             ok = false;
         }
