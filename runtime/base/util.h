@@ -25,9 +25,16 @@
  * a count) is computed once here. A patch decides what its own options come to, and what it
  * changes of the base's (-qb's default), in its RtsPatch.resolve (Note [Patch registration]
  * in rts/patch.h), called by rts_config_resolve, and hands its own settings to its module
- * there, before the module runs. A module still keeps its own copy of the capability count
- * where it needs one on a hot path (cap_count, sm_n_caps, the stop-the-world member count),
- * set from rts_cfg->n_caps by its init. */
+ * there, before the module runs.
+ *
+ * One name per quantity: the number of capabilities is `n_caps` everywhere: the config's
+ * rts_cfg->n_caps, a parameter `n_caps`, and a module's own copy (for its hot paths, or set
+ * by its init) `<prefix>_n_caps`: cap_n_caps in sched/capability.h, sm_n_caps in
+ * sm/storage.h, stw_n_caps in sync/stw.c, trace_n_caps in trace/eventlog.c, ghc_n_caps in
+ * trace/eventlog_ghc.c, prof_n_caps in sched/profile.c, numa_n_caps in os/numa.c, and a
+ * patch's module the same way, each set from rts_cfg->n_caps by rts_init. (The GC threads of
+ * one GC, the parties of one barrier or the members taking part in one sync are other
+ * quantities, with their own names.) */
 typedef struct RtsConfig {
     /* capabilities and the parallel GC */
     unsigned n_caps;            /* the capabilities: -N<n>, or -N's default

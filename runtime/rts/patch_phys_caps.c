@@ -47,20 +47,20 @@ static void info(FILE *f, RtsInfoPut put)
  * to. */
 static void section_lines(FILE *f)
 {
-    size_t len = 12 * (size_t)cap_count + 512;
+    size_t len = 12 * (size_t)cap_n_caps + 512;
     char *buf = malloc(len);
     if (buf == NULL)
         return;
     if (rts_cfg->n_caps_auto)
-        fprintf(f, "  Capabilities: -N%u, the default: %s\n", cap_count,
+        fprintf(f, "  Capabilities: -N%u, the default: %s\n", cap_n_caps,
                 affinity_explain_default(buf, len));
     else
-        fprintf(f, "  Capabilities: -N%u, given\n", cap_count);
+        fprintf(f, "  Capabilities: -N%u, given\n", cap_n_caps);
     if (rts_cfg->pin_caps)
-        fprintf(f, "  Capability -> CPU (-qa): %s\n", affinity_format_placement(buf, len, cap_count));
+        fprintf(f, "  Capability -> CPU (-qa): %s\n", affinity_format_placement(buf, len, cap_n_caps));
     else
         fprintf(f, "  Capability -> CPU: not pinned (no -qa; -qa would use %s)\n",
-                affinity_format_placement(buf, len, cap_count));
+                affinity_format_placement(buf, len, cap_n_caps));
     free(buf);
 }
 

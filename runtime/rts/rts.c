@@ -287,7 +287,7 @@ static void rts_shutdown(int status)
     if (!out_errno)
         out_errno = errno;
     Capability *cap = cap_self;
-    if (cap && cap_count > 1 && !stw_is_leader(cap->sm.no)) {
+    if (cap && cap_n_caps > 1 && !stw_is_leader(cap->sm.no)) {
         while (!stw_try_lead(cap->sm.no, SYNC_EXIT))
             stw_follow(cap->sm.no);
         trace_begin(SPAN_STW_REQUEST, 0);

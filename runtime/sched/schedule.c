@@ -134,7 +134,7 @@ unsigned sched_thread_cap(Value t)
 
 void sched_after_gc(void)
 {
-    for (unsigned i = 0; i < cap_count; i++) {
+    for (unsigned i = 0; i < cap_n_caps; i++) {
         Capability *c = &cap_array[i];
         if (c->current != RTS_FALSE)
             thread_dirty(c, c->current);
@@ -560,8 +560,8 @@ static Value take_pushable(Capability *cap)
 
 static void push_work(Capability *cap)
 {
-    for (unsigned k = 1; k < cap_count && cap->run_hd != RTS_FALSE; k++) {
-        Capability *c = &cap_array[(cap->sm.no + k) % cap_count];
+    for (unsigned k = 1; k < cap_n_caps && cap->run_hd != RTS_FALSE; k++) {
+        Capability *c = &cap_array[(cap->sm.no + k) % cap_n_caps];
         if (!stw_idle(c->sm.no))
             continue;
         Value t = take_pushable(cap);
@@ -706,7 +706,7 @@ static void *worker_main(void *arg)
 
 static void sched_start_workers(void)
 {
-    for (unsigned i = 1; i < cap_count; i++)
+    for (unsigned i = 1; i < cap_n_caps; i++)
         if (pthread_create(&cap_array[i].os_thread, NULL, worker_main, &cap_array[i]) != 0)
             rts_fatal("cannot start the worker thread of capability %u", i);
 }

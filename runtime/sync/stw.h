@@ -272,7 +272,7 @@ typedef struct StwStats {
     uint64_t deferred_syncs, deferred_ns_total;
 } StwStats;
 
-void stw_init(unsigned n_members, const StwHooks *hooks);
+void stw_init(unsigned n_caps, const StwHooks *hooks);
 
 static inline bool stw_pending(void)
 {
@@ -334,7 +334,7 @@ void stw_optout_stats(StwOptoutStats *out);
  * whether the leader of sync `epoch` leaves member `no` out), stw_follow (at_go: whether
  * `me` opts out at this go, and so skips the leave barrier), stw_debug_set_sync_number.
  * stw_member lends it stw.c's members. */
-void stw_optout_init(unsigned n_members);
+void stw_optout_init(unsigned n_caps);
 uint32_t stw_optout_state(uint32_t state);
 bool stw_optout_leave_out(unsigned no, uint32_t epoch);
 bool stw_optout_at_go(unsigned me, uint32_t epoch);

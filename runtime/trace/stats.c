@@ -135,7 +135,7 @@ void stats_mutator_start(void)
 static uint64_t bytes_allocated(void)
 {
     uint64_t n = 0;
-    for (unsigned i = 0; i < cap_count; i++)
+    for (unsigned i = 0; i < cap_n_caps; i++)
         n += cap_array[i].sm.bytes_allocated
            + (uint64_t)((uint8_t *)cap_array[i].sm.hp - cap_array[i].sm.cur_block->free);
     return n;
@@ -316,7 +316,7 @@ static void summarise(Summary *s)
     s->stw_max = secs(st.stw_ns_max);
     s->deferred_syncs = st.deferred_syncs;
     s->deferred_mean = st.deferred_syncs ? secs(st.deferred_ns_total) / (double)st.deferred_syncs : 0;
-    for (unsigned i = 0; i < cap_count; i++) {
+    for (unsigned i = 0; i < cap_n_caps; i++) {
         s->deferred_blocks += cap_array[i].sm.deferred_blocks;
         if (cap_array[i].sm.deferred_blocks_max > s->deferred_blocks_max)
             s->deferred_blocks_max = cap_array[i].sm.deferred_blocks_max;
@@ -334,7 +334,7 @@ static void summarise(Summary *s)
                                      gw->yields, 0 };
     l[LOCK_GC_COPY] = (LockSummary){ "gc_copy", "gc copy in progress", gcw->waits, gcw->spins,
                                      gcw->yields, 0 };
-    for (unsigned i = 0; i < cap_count; i++) {
+    for (unsigned i = 0; i < cap_n_caps; i++) {
         const SpinLock *in = &cap_array[i].inbox_lock;
         l[LOCK_INBOX].acquisitions += in->acquisitions;
         l[LOCK_INBOX].spins += in->spins;
@@ -378,12 +378,12 @@ static const char *commas(uint64_t n, char *buf)
 /* Note [NUMA-local heap] in os/numa.h: what --numa did. */
 static void report_numa(FILE *f)
 {
-    size_t len = 12 * (size_t)cap_count + 512;
+    size_t len = 12 * (size_t)cap_n_caps + 512;
     char *buf = malloc(len);
     if (buf == NULL)
         return;
     fprintf(f, "  NUMA (--numa): %s; %llu megablocks given a node's policy",
-            numa_explain(buf, len, true, rts_cfg->numa_mask, rts_cfg->pin_caps, cap_count),
+            numa_explain(buf, len, true, rts_cfg->numa_mask, rts_cfg->pin_caps, cap_n_caps),
             (unsigned long long)numa_bound_mblocks());
     if (numa_bind_failures())
         fprintf(f, ", %llu refused", (unsigned long long)numa_bind_failures());
@@ -413,7 +413,7 @@ static void report_summary(FILE *f, const Summary *s)
         fprintf(f, "  Parallel GC work balance: %.2f%% (serial 0%%, perfect 100%%)\n\n",
                 100 * s->work_balance);
     fprintf(f, "  TASKS: %u (%u bound, %u peak workers (%u total), using -N%u)\n\n",
-            cap_count + 1, 1u, cap_count, cap_count, cap_count);
+            cap_n_caps + 1, 1u, cap_n_caps, cap_n_caps, cap_n_caps);
     fprintf(f, "  INIT    time  %7.3fs  (%7.3fs elapsed)\n", s->init_c, s->init_e);
     fprintf(f, "  MUT     time  %7.3fs  (%7.3fs elapsed)\n", s->mut_c, s->mut_e);
     fprintf(f, "  GC      time  %7.3fs  (%7.3fs elapsed)\n", s->gc_c, s->gc_e);
@@ -585,7 +585,7 @@ static void report_machine_readable(FILE *f, const Summary *s)
     mr_dbl(f, "productivity_cpu_percent", s->prod_cpu_frac);
     mr_dbl(f, "productivity_wall_percent", s->prod_wall_frac);
     mr_dbl(f, "work_balance", s->work_balance > 0 ? s->work_balance : 0.0);
-    mr_u64(f, "n_capabilities", cap_count);
+    mr_u64(f, "n_capabilities", cap_n_caps);
     for (int g = 0; g < 2; g++) {
 #define GEN_KEY(name) (snprintf(key, sizeof key, "gen_%d_" name, g), key)
         mr_u64(f, GEN_KEY("collections"), s->gcs[g]);
