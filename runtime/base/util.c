@@ -5,8 +5,6 @@
 #include <time.h>
 #include "base/util.h"
 
-RtsOptions rts_opts;
-
 static RtsConfig config;           /* Note [Options, resolved once] in util.h */
 const RtsConfig *const rts_cfg = &config;
 
@@ -58,7 +56,6 @@ void rts_die(int status, const char *fmt, ...)
     exit(status);
 }
 
-const RtsOptions *rts_options(void) { return &rts_opts; }
 #if RTS_PATCH_SPIN_YIELD
 /* -qy<n> (Note [Spin-wait yields] in sync/spinwait.h): here, below every spin-wait */
 unsigned spin_yield_every = RTS_SPIN_YIELD_SPINS;

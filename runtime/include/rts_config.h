@@ -1,7 +1,7 @@
 /* Every knob of the runtime defaults here, once. The patch switches (RTS_PATCH_NAME, each
  * 0 or 1) and what configure found come from the generated rtslab_config.h; code tests them
  * with #if, and the build uses -Wundef so a misspelt name is an error. A patch's own knobs
- * sit in its islands. */
+ * sit in its own files (its options' rows and its resolve, in rts/patch_NAME.c). */
 #ifndef RTS_CONFIG_H
 #define RTS_CONFIG_H
 
@@ -18,10 +18,6 @@
 #define RTS_DEFAULT_PAR_GC_GEN     0                     /* -qg0: parallel GC in every generation */
 #define RTS_DEFAULT_BALANCE_GEN    1                     /* -qb1: major GCs only */
 #define RTS_MIN_OLD_GEN_LIMIT      ((size_t)4 << 20)     /* -O4m: no major GC while the old gen is below this */
-#if RTS_PATCH_FUTEX_BARRIER
-#define RTS_DEFAULT_WAIT_SPINS     1000                  /* -qw1000: spins before a barrier wait sleeps */
-#define RTS_OVERSUB_WAIT_SPINS     30                    /* the default with more capabilities than CPUs */
-#endif
 #define RTS_TICK_MS                20                    /* preemption timer period */
 #define RTS_PROF_TICK_US           1000                  /* -p: the tick, in us (a divisor of RTS_TICK_MS) */
 /* -DS walks the whole heap at a minor GC while the old generation is under the floor (the

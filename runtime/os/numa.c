@@ -23,8 +23,8 @@ static unsigned n_nodes = 1;
 static int node_ids[TOPO_MAX_NODES];
 static int bind_ids[TOPO_MAX_NODES];   /* the kernel node each heap node's policy names */
 static bool binding, pinned_caps, for_test, real_machine;
-static unsigned n_caps_planned;
-static unsigned *cap_nodes;            /* n_caps_planned entries; NULL: all on node 0 */
+static unsigned numa_n_caps;
+static unsigned *cap_nodes;            /* numa_n_caps entries; NULL: all on node 0 */
 static uint64_t bound_mblocks, bind_failures;   /* atomic */
 
 /* The nodes in use and every capability's node (cap_node may be NULL); 0, or -1 with the
@@ -101,7 +101,7 @@ int numa_init(bool on, unsigned long long mask, bool pinned, unsigned n_caps, ch
     pinned_caps = pinned;
     free(cap_nodes);
     cap_nodes = caps;
-    n_caps_planned = n_caps;
+    numa_n_caps = n_caps;
     return 0;
 }
 
@@ -112,7 +112,7 @@ int numa_bind_id(unsigned k) { return k < n_nodes ? bind_ids[k] : -1; }
 
 unsigned numa_cap_node(unsigned cap_no)
 {
-    return cap_nodes && cap_no < n_caps_planned ? cap_nodes[cap_no] : 0;
+    return cap_nodes && cap_no < numa_n_caps ? cap_nodes[cap_no] : 0;
 }
 
 uint64_t numa_bound_mblocks(void) { return __atomic_load_n(&bound_mblocks, __ATOMIC_RELAXED); }

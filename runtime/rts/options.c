@@ -45,7 +45,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "base/util.h"          /* rts_opts: what --info shows of the options in force */
+#include "base/util.h"          /* rts_cfg: what the options came to */
+#include "sm/block.h"            /* BLOCK_SIZE: -A and -O in blocks */
 #include "os/affinity.h"        /* --info: the capabilities --numa places */
 #include "os/numa.h"
 #include "io/iomgr.h"
@@ -943,24 +944,65 @@ static void numa_info(FILE *f)
     if (buf == NULL)
         return;
     unsigned n = rts_cfg->n_caps;
-    put_pair(f, false, "NUMA (--numa)", numa_explain(buf, 4096, rts_opts.numa, rts_opts.numa_mask,
-                                                     rts_opts.pin_caps, n));
+    put_pair(f, false, "NUMA (--numa)", numa_explain(buf, 4096, rts_cfg->numa, rts_cfg->numa_mask,
+                                                     rts_cfg->pin_caps, n));
     free(buf);
+}
+
+/* The options as given: private to option parsing (Note [Options, resolved once] in
+ * base/util.h); rts_options_read fills them, rts_config_resolve reads them. */
+static RtsOptions rts_opts;
+
+const RtsOptions *rts_options(void) { return &rts_opts; }
+
+int rts_options_read(int *argc, char **argv, const char *env, char *err, size_t errlen)
+{
+    rts_options_defaults(&rts_opts);
+    return rts_options_parse(&rts_opts, argc, argv, env, err, errlen);
 }
 
 void rts_config_resolve(void)
 {
+    const RtsOptions *o = &rts_opts;
     RtsConfig c = { 0 };
-    c.n_caps = rts_opts.n_caps_auto ? affinity_default_caps() : rts_opts.n_caps;
-    c.gc_threads = rts_opts.gc_threads;
+    c.n_caps = o->n_caps_auto ? affinity_default_caps() : o->n_caps;
+    c.n_caps_auto = o->n_caps_auto;
+    c.n_caps_given = o->n_caps_given;
+    c.pin_caps = o->pin_caps;
+    c.gc_threads = o->gc_threads ? o->gc_threads : c.n_caps;
     if (c.gc_threads > c.n_caps) {
         c.gc_threads = c.n_caps;
         c.gc_threads_clamped = true;
     }
-    c.balance = rts_opts.balance;
-    c.balance_gen = rts_opts.balance_gen;
+    c.par_gc = o->par_gc;
+    c.par_gc_gen = o->par_gc_gen;
+    c.balance = o->balance;
+    c.balance_gen_given = o->balance_gen_given;
+    c.balance_gen = o->balance_gen;
+    c.alloc_area = o->alloc_area;
+    c.nursery_blocks = o->alloc_area / BLOCK_SIZE;
+    c.max_heap = o->max_heap;
+    c.old_gen_factor = o->old_gen_factor;
+    c.min_old_gen_blocks = o->min_old_gen / BLOCK_SIZE;
+    c.aging = o->aging;
+    c.sync_defer = o->sync_defer;
+    c.numa = o->numa;
+    c.numa_mask = o->numa_mask;
+    c.max_stack = o->max_stack;
+    c.initial_stack = o->initial_stack;
+    c.sanity = o->sanity;
+    c.gc_stress = o->gc_stress;
+    c.io_manager = o->io_manager;
+    c.stats = o->stats;
+    c.stats_file = o->stats_file;
+    c.machine_readable = o->machine_readable;
+    c.eventlog = o->eventlog;
+    c.eventlog_file = o->eventlog_file;
+    c.eventlog_format = o->eventlog_format;
+    c.profile = o->profile;
+    c.profile_stem = o->profile_stem;
     for (const RtsPatch *const *p = rts_patches; *p; p++)   /* Note [Patch registration] */
-        if ((*p)->resolve) (*p)->resolve(&rts_opts, &c);
+        if ((*p)->resolve) (*p)->resolve(o, &c);
     rts_config_set(&c);
 }
 
@@ -976,11 +1018,11 @@ void rts_options_info(void *file)
     info_after(f, "Patches");
     put_pair(f, false, "liburing", YESNO(HAVE_LIBURING));
     char why[256];
-    put_pair(f, false, "IO manager", io_choose((IoChoice)rts_opts.io_manager, why, sizeof why) == 0
+    put_pair(f, false, "IO manager", io_choose((IoChoice)rts_cfg->io_manager, why, sizeof why) == 0
                                      ? io_choice_info() : why);
     char why2[256];              /* whether the uring back end can run here (tests: needs=io_uring) */
     put_pair(f, false, "io_uring", YESNO(io_choose(IO_CHOOSE_URING, why2, sizeof why2) == 0));
-    io_choose((IoChoice)rts_opts.io_manager, why, sizeof why);
+    io_choose((IoChoice)rts_cfg->io_manager, why, sizeof why);
     info_after(f, "io_uring");
     info_line(f, "libnuma", YESNO(HAVE_LIBNUMA));
     info_line(f, "perf", YESNO(HAVE_PERF));

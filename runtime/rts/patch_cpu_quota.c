@@ -49,16 +49,16 @@ static void section_lines(FILE *f)
     char why[128];
     if (q->period <= 0)
         fprintf(f, "  CPU quota: none\n");
-    else if (rts_opts.n_caps_auto)
+    else if (rts_cfg->n_caps_auto)
         fprintf(f, "  CPU quota: %s %.2f CPUs (cgroup v%d); -N, the default: %s\n", q->file,
                 quota_cpus, q->version, explain(why, sizeof why));
-    else if (rts_opts.n_caps_given)
+    else if (rts_cfg->n_caps_given)
         fprintf(f, "  CPU quota: %s %.2f CPUs (cgroup v%d); -N%u, given\n", q->file,
-                quota_cpus, q->version, cap_count);
+                quota_cpus, q->version, cap_n_caps);
     else        /* before: "-N1, given", with no -N given */
         fprintf(f, "  CPU quota: %s %.2f CPUs (cgroup v%d); %u capabilit%s, no -N given (the "
-                "quota sets only what -N alone picks)\n", q->file, quota_cpus, q->version, cap_count,
-                cap_count == 1 ? "y" : "ies");
+                "quota sets only what -N alone picks)\n", q->file, quota_cpus, q->version, cap_n_caps,
+                cap_n_caps == 1 ? "y" : "ies");
 }
 
 static const RtsStatsKey section_keys[] = {

@@ -10,6 +10,10 @@
 #include "sync/wait.h"
 #include "os/topology.h"
 
+/* -qw's default with more capabilities than allowed CPUs (Note [Spinning when oversubscribed]
+ * in sync/wait_futex_barrier.c); otherwise RTS_DEFAULT_WAIT_SPINS (sync/wait.h). */
+#define RTS_OVERSUB_WAIT_SPINS     30
+
 /* -qw<n>, as given (Note [The option table] in rts/options.c), and what it comes to here. */
 static unsigned wait_spins;
 static bool wait_spins_given;

@@ -96,7 +96,7 @@ static void section_lines(FILE *f)
         fprintf(f, "  GC work stealing: off (-qb)\n");
     else
         fprintf(f, "  GC work stealing: generations >= %u (-qb%u%s)\n", g, g,
-                rts_options()->balance_gen_given ? ""
+                rts_cfg->balance_gen_given ? ""
                 : g == 0 ? ", the default from -A32m up" : ", the default below -A32m");
     fprintf(f, "  GC work balance by kind: minor %.2f%%, major %.2f%%",
             100 * sum.minor_balance, 100 * sum.major_balance);

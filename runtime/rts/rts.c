@@ -155,23 +155,23 @@ static void open_outputs(void)
     static OutputFile f[3];
     int n = 0;
     const char *name;
-    if (rts_opts.eventlog) {
+    if (rts_cfg->eventlog) {
         f[n].fd = trace_file(&name);
-        if (rts_opts.eventlog_file)
-            snprintf(f[n].label, sizeof f[n].label, "-l%s", rts_opts.eventlog_file);
+        if (rts_cfg->eventlog_file)
+            snprintf(f[n].label, sizeof f[n].label, "-l%s", rts_cfg->eventlog_file);
         else
             snprintf(f[n].label, sizeof f[n].label, "-l (its default file, %s)", name);
         f[n++].what = "eventlog";
     }
-    if (rts_opts.stats_file) {
+    if (rts_cfg->stats_file) {
         f[n].fd = stats_file();
-        snprintf(f[n].label, sizeof f[n].label, "-s%s", rts_opts.stats_file);
+        snprintf(f[n].label, sizeof f[n].label, "-s%s", rts_cfg->stats_file);
         f[n++].what = "statistics";
     }
-    if (rts_opts.profile) {
+    if (rts_cfg->profile) {
         int fd = prof_file(&name);
-        if (rts_opts.profile_stem)
-            snprintf(f[n].label, sizeof f[n].label, "-po%s (%s)", rts_opts.profile_stem, name);
+        if (rts_cfg->profile_stem)
+            snprintf(f[n].label, sizeof f[n].label, "-po%s (%s)", rts_cfg->profile_stem, name);
         else
             snprintf(f[n].label, sizeof f[n].label, "-p (its default file, %s)", name);
         f[n].what = "profile";
@@ -188,59 +188,59 @@ void rts_init(int *argc, char ***argv)
 {
     char err[512];
     reserve_std_fds();
-    rts_options_defaults(&rts_opts);
-    if (rts_options_parse(&rts_opts, argc, *argv, getenv("RTSLAB_RTS"), err, sizeof err) != 0) {
+    if (rts_options_read(argc, *argv, getenv("RTSLAB_RTS"), err, sizeof err) != 0) {
         fprintf(stderr, "%s\n", err);
         fprintf(stderr, "rtslab: use `+RTS -?' for the list of RTS options\n");
         exit(1);
     }
     rts_config_resolve();           /* Note [Options, resolved once] in base/util.h */
+    const RtsOptions *given = rts_options();      /* the printing options */
     /* What -?, --info and --stats-keys print is held until exit_after_printing writes it:
      * a write that fails inside an fprintf leaves the stream's error flag but not its
      * errno, and the help of a build with every patch passed stdio's 4 KiB buffer (it
      * said "Input/output error" for a full disk). */
     static char print_buf[1 << 16];
-    if (rts_opts.show_help || rts_opts.show_info || rts_opts.show_stats_keys
-        || rts_opts.show_option_table)
+    if (given->show_help || given->show_info || given->show_stats_keys
+        || given->show_option_table)
         setvbuf(stdout, print_buf, _IOFBF, sizeof print_buf);
-    if (rts_opts.show_option_table) {      /* Note [The option table] in rts/options.c */
+    if (given->show_option_table) {      /* Note [The option table] in rts/options.c */
         rts_options_print_table(stdout);
         exit_after_printing();
     }
-    if (rts_opts.show_help) {
+    if (given->show_help) {
         rts_options_usage(stdout);
         exit_after_printing();
     }
-    if (rts_opts.show_info) {
+    if (given->show_info) {
         rts_options_info(stdout);
         exit_after_printing();
     }
     for (const RtsPatch *const *p = rts_patches; *p; p++)   /* Note [Patch statistics] */
         if ((*p)->stats) stats_register((*p)->name, (*p)->stats);
-    if (rts_opts.show_stats_keys) {
+    if (given->show_stats_keys) {
         stats_print_keys(stdout);
         exit_after_printing();
     }
-    if (rts_opts.max_heap && rts_opts.max_heap < rts_opts.alloc_area)
+    if (rts_cfg->max_heap && rts_cfg->max_heap < rts_cfg->alloc_area)
         rts_die(1, "maximum heap size (-M) is smaller than the allocation area (-A)");
     unsigned n = rts_cfg->n_caps;
     /* the nurseries must fit in the machine (before: -A16383g touched 1 GB of block
      * descriptors and then reported "out of memory" without naming -A) */
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     size_t nurseries;
-    bool too_big = __builtin_mul_overflow(rts_opts.alloc_area, (size_t)n, &nurseries);
+    bool too_big = __builtin_mul_overflow(rts_cfg->alloc_area, (size_t)n, &nurseries);
     if (pages > 0 && page > 0 && (too_big || nurseries > (size_t)pages * (size_t)page))
         rts_die(1, "the allocation areas (-A x -N, %zu x %u bytes) are more than the machine's "
-                "memory (%zu bytes)", rts_opts.alloc_area, n, (size_t)pages * (size_t)page);
+                "memory (%zu bytes)", rts_cfg->alloc_area, n, (size_t)pages * (size_t)page);
     /* every capability has a nursery of -A (before: -M2m -A1m -N4 started, and the first
      * allocation reported a heap overflow) */
-    if (rts_opts.max_heap && rts_opts.max_heap / n < rts_opts.alloc_area)
+    if (rts_cfg->max_heap && rts_cfg->max_heap / n < rts_cfg->alloc_area)
         rts_die(1, "maximum heap size (-M, %zu bytes) is smaller than the allocation areas of "
-                "the %u capabilities (-A x -N, %zu x %u bytes)", rts_opts.max_heap, n,
-                rts_opts.alloc_area, n);
+                "the %u capabilities (-A x -N, %zu x %u bytes)", rts_cfg->max_heap, n,
+                rts_cfg->alloc_area, n);
     if (rts_cfg->gc_threads_clamped)         /* as GHC: clamped, with a warning */
         fprintf(stderr, "rtslab: warning: -qn%u is more than the %u capabilit%s: using -qn%u\n",
-                rts_opts.gc_threads, n, n == 1 ? "y" : "ies", rts_cfg->gc_threads);
+                given->gc_threads, n, n == 1 ? "y" : "ies", rts_cfg->gc_threads);
     /* A write to a pipe whose reader has gone fails with EPIPE, an error in the writing
      * thread, instead of killing the process with its output half written (as GHC does). */
     signal(SIGPIPE, SIG_IGN);
@@ -250,10 +250,10 @@ void rts_init(int *argc, char ***argv)
     rts_set_exit_handler(rts_shutdown);
     sched_set_before_first_run(open_outputs);   /* Note [Output files] */
     char io_why[256];             /* Note [IO manager] in io/iomgr.h */
-    if (io_choose((IoChoice)rts_opts.io_manager, io_why, sizeof io_why) != 0)
+    if (io_choose((IoChoice)rts_cfg->io_manager, io_why, sizeof io_why) != 0)
         rts_die(1, "%s", io_why);
     stw_init(n, &stw_hooks);
-    if (numa_init(rts_opts.numa, rts_opts.numa_mask, rts_opts.pin_caps, n, err, sizeof err) != 0)
+    if (numa_init(rts_cfg->numa, rts_cfg->numa_mask, rts_cfg->pin_caps, n, err, sizeof err) != 0)
         rts_die(1, "%s", err);           /* Note [NUMA-local heap] in os/numa.h */
     sm_init(n);
     gc_set_client(&gc_client);
@@ -287,7 +287,7 @@ static void rts_shutdown(int status)
     if (!out_errno)
         out_errno = errno;
     Capability *cap = cap_self;
-    if (cap && cap_count > 1 && !stw_is_leader(cap->sm.no)) {
+    if (cap && cap_n_caps > 1 && !stw_is_leader(cap->sm.no)) {
         while (!stw_try_lead(cap->sm.no, SYNC_EXIT))
             stw_follow(cap->sm.no);
         trace_begin(SPAN_STW_REQUEST, 0);

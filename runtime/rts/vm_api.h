@@ -128,7 +128,7 @@ static inline RtsCap *rtv_my_cap(void) { return cap_self; }
 
 /* The heap's limit in bytes (+RTS -M), 0 when there is none: a C buffer that will become one
  * heap object (a line being read) is held to it. */
-static inline size_t rtv_max_heap(void) { return rts_opts.max_heap; }
+static inline size_t rtv_max_heap(void) { return rts_cfg->max_heap; }
 
 /* The monotonic clock, in nanoseconds. */
 static inline uint64_t rtv_now_ns(void) { return rts_now_ns(); }

@@ -24,7 +24,7 @@ _Static_assert(offsetof(Capability, inbox_lock) >= offsetof(Capability, io_tags)
 _Static_assert(sizeof(Capability) % RTS_CACHE_LINE == 0, "capabilities tile cache lines");
 
 Capability *cap_array;
-unsigned cap_count;
+unsigned cap_n_caps;
 __thread Capability *cap_self;
 
 static void cap_init(Capability *cap, unsigned no)
@@ -49,7 +49,7 @@ void cap_init_all(unsigned n)
 {
     cap_array = aligned_alloc(RTS_CACHE_LINE, n * sizeof *cap_array);
     if (!cap_array) rts_fatal("out of memory (capabilities)");
-    cap_count = n;
+    cap_n_caps = n;
     for (unsigned i = 0; i < n; i++)
         cap_init(&cap_array[i], i);
 #if RTS_PATCH_STACK_CHUNKS
@@ -69,7 +69,7 @@ void cap_lroots_overflow(Capability *cap)
 }
 
 unsigned rts_cap_no(RtsCap *cap) { return cap->sm.no; }
-unsigned rts_n_caps(void) { return cap_count; }
+unsigned rts_n_caps(void) { return cap_n_caps; }
 
 void cap_wake(Capability *cap)
 {
@@ -102,7 +102,7 @@ void cap_interrupt(unsigned no)
 
 void cap_tick(void)
 {
-    for (unsigned i = 0; i < cap_count; i++) {
+    for (unsigned i = 0; i < cap_n_caps; i++) {
         __atomic_fetch_or(&cap_array[i].context_switch, CS_SWITCH, __ATOMIC_RELAXED);
         __atomic_store_n(&cap_array[i].sm.hplim, (Value *)NULL, __ATOMIC_RELAXED);
     }

@@ -105,8 +105,8 @@ struct Capability {
     pthread_mutex_t idle_mu;
 };
 
-extern Capability *cap_array;              /* cap_count capabilities, cache-line aligned */
-extern unsigned cap_count;
+extern Capability *cap_array;              /* cap_n_caps capabilities, cache-line aligned */
+extern unsigned cap_n_caps;
 extern __thread Capability *cap_self;      /* the capability this OS thread runs, or NULL */
 
 /* Allocates cap_array and initialises the scheduler's part of each capability (the start-up

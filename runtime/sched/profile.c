@@ -41,7 +41,7 @@ void rts_set_profiler(const RtsProfiler *p) { profiler = *p; }
 
 void prof_init(unsigned n_caps)
 {
-    if (!rts_opts.profile)
+    if (!rts_cfg->profile)
         return;
     prof_caps = aligned_alloc(RTS_CACHE_LINE, n_caps * sizeof *prof_caps);
     if (!prof_caps) rts_fatal("out of memory (profile)");
@@ -63,8 +63,8 @@ void prof_set_program(const char *prog)
 
 static void set_path(void)
 {
-    if (rts_opts.profile_stem)
-        snprintf(prof_path, sizeof prof_path, "%s.prof", rts_opts.profile_stem);
+    if (rts_cfg->profile_stem)
+        snprintf(prof_path, sizeof prof_path, "%s.prof", rts_cfg->profile_stem);
     else
         snprintf(prof_path, sizeof prof_path, "%s.prof", prog_stem[0] ? prog_stem : "rtslab");
 }

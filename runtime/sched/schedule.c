@@ -135,7 +135,7 @@ unsigned sched_thread_cap(Value t)
 
 void sched_after_gc(void)
 {
-    for (unsigned i = 0; i < cap_count; i++) {
+    for (unsigned i = 0; i < cap_n_caps; i++) {
         Capability *c = &cap_array[i];
         if (c->current != RTS_FALSE)
             thread_dirty(c, c->current);
@@ -568,8 +568,8 @@ static Value take_pushable(Capability *cap)
 /* Locks held: none; takes the inbox_lock (and idle_mu) of each capability it gives a thread. */
 static void push_work(Capability *cap)
 {
-    for (unsigned k = 1; k < cap_count && cap->run_hd != RTS_FALSE; k++) {
-        Capability *c = &cap_array[(cap->sm.no + k) % cap_count];
+    for (unsigned k = 1; k < cap_n_caps && cap->run_hd != RTS_FALSE; k++) {
+        Capability *c = &cap_array[(cap->sm.no + k) % cap_n_caps];
         if (!stw_idle(c->sm.no))
             continue;
         Value t = take_pushable(cap);
@@ -709,7 +709,7 @@ static void *worker_main(void *arg)
 {
     Capability *cap = arg;
     cap_attach(cap);
-    if (rts_opts.pin_caps)
+    if (rts_cfg->pin_caps)
         affinity_pin_self(cap->sm.no);
     numa_bind_self(cap->sm.no);         /* without -qa: its node's CPUs (os/numa.h) */
     schedule(cap);
@@ -718,7 +718,7 @@ static void *worker_main(void *arg)
 
 static void sched_start_workers(void)
 {
-    for (unsigned i = 1; i < cap_count; i++)
+    for (unsigned i = 1; i < cap_n_caps; i++)
         if (pthread_create(&cap_array[i].os_thread, NULL, worker_main, &cap_array[i]) != 0)
             rts_fatal("cannot start the worker thread of capability %u", i);
 }
@@ -739,7 +739,7 @@ int rts_run_main(RtsCode code, size_t nslots)
     Capability *cap = &cap_array[0];
     __atomic_fetch_add(&sched_live, 1, __ATOMIC_SEQ_CST);    /* the placeholder */
     cap_attach(cap);
-    if (rts_opts.pin_caps)
+    if (rts_cfg->pin_caps)
         affinity_pin_self(0);
     numa_bind_self(0);
     if (!workers_started) {

@@ -76,7 +76,7 @@ static void chunk_free(Capability *cap, Value s)
 void stack_chunk_counts(StackChunkCounts *out)
 {
     memset(out, 0, sizeof *out);
-    for (unsigned i = 0; i < cap_count; i++) {
+    for (unsigned i = 0; i < cap_n_caps; i++) {
         out->linked += pools[i].n.linked;
         out->allocated += pools[i].n.allocated;
         out->reused += pools[i].n.reused;

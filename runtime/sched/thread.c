@@ -41,7 +41,7 @@ void rts_thread_start(Capability *cap, Value t)
 bool rts_thread_killed(Value t) { return tso_status(t) == TS_KILLED; }
 void rts_thread_start_on(Capability *cap, Value t, unsigned no)
 {
-    no %= cap_count;
+    no %= cap_n_caps;
     tso_set(cap, t, TSO_CAP, rts_fixnum(no));
     tso_set(cap, t, TSO_LOCKED, RTS_TRUE);      /* Note [Pushing work] in schedule.c */
     if (no == cap->sm.no) {

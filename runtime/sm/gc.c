@@ -121,13 +121,13 @@ static void sweep_large(bdescr *chain, bool major)
 
 static size_t max_size(size_t a, size_t b) { return a > b ? a : b; }
 
-/* How many GC threads this GC uses: -qg, -qg<gen> and -qn<n> restrict it. */
+/* How many GC threads this GC uses: -qg, -qg<gen> and -qn<n> (resolved: at most n_caps)
+ * restrict it. */
 static unsigned gc_thread_count(bool major)
 {
-    if (!rts_opts.par_gc || (major ? 1u : 0u) < rts_opts.par_gc_gen)
+    if (!rts_cfg->par_gc || (major ? 1u : 0u) < rts_cfg->par_gc_gen)
         return 1;
-    unsigned n = rts_cfg->gc_threads ? rts_cfg->gc_threads : sm_n_caps;
-    return n < sm_n_caps ? n : sm_n_caps;
+    return rts_cfg->gc_threads;
 }
 
 /* Whether idle GC threads steal work in this GC: the baseline balances major GCs only
@@ -256,7 +256,7 @@ static bool gc_begin(bool major)
         sm_sync_nursery(sm_caps[i]);
     sm_old_gen.n_large_blocks -= __atomic_exchange_n(&sm_large_blocks_released, 0, __ATOMIC_RELAXED);
     bool grown = sm_old_gen.n_blocks + sm_old_gen.n_large_blocks >= sm_old_gen.limit_blocks;
-    if (rts_opts.sanity)
+    if (rts_cfg->sanity)
         sanity_check(SANITY_BEFORE_GC, major);
     return grown;
 }
@@ -339,7 +339,7 @@ static void start_gc_threads(SmCap *leader, bool major, const StwTakingPart *par
     if (n > part->n)
         n = part->n;
     bool steal = gc_steals(major, n);
-    bool aging = !major && rts_opts.aging;
+    bool aging = !major && rts_cfg->aging;
     n_gc_threads = 0;
     gc_threads[n_gc_threads++] = leader->gct;
     for (unsigned k = 1; k < part->n && n_gc_threads < n; k++)
@@ -491,8 +491,8 @@ static void size_old_gen(bool major, bool grown, GcRecord *r)
     size_t old_blocks_now = sm_old_gen.n_blocks + sm_old_gen.n_large_blocks;
     if (major) {
         sm_old_gen.live_at_major = old_blocks_now;
-        sm_old_gen.limit_blocks = max_size((size_t)(rts_opts.old_gen_factor * (double)old_blocks_now),
-                                        rts_opts.min_old_gen / BLOCK_SIZE);
+        sm_old_gen.limit_blocks = max_size((size_t)(rts_cfg->old_gen_factor * (double)old_blocks_now),
+                                        rts_cfg->min_old_gen_blocks);
         return_memory(old_blocks_now, grown);
     }
     r->live_bytes = old_blocks_now * BLOCK_SIZE;
@@ -502,7 +502,7 @@ static void size_old_gen(bool major, bool grown, GcRecord *r)
 static void gc_end(bool major)
 {
     gc_client_after_gc();
-    if (rts_opts.sanity)
+    if (rts_cfg->sanity)
         sanity_check(SANITY_AFTER_GC, major);
 }
 
@@ -591,7 +591,7 @@ static void lead_gc(SmCap *cap, bool force_major, bool interrupt)
         || gc_external_wants_major();       /* Note [External resources] in finalize.h */
     trace_begin(major ? SPAN_MAJOR_GC : SPAN_MINOR_GC, 0);
     collect(cap, major, stw_ns, &lead_part);
-    bool over = rts_opts.max_heap && sm_heap_blocks() * BLOCK_SIZE > rts_opts.max_heap;
+    bool over = rts_cfg->max_heap && sm_heap_blocks() * BLOCK_SIZE > rts_cfg->max_heap;
     if (over && major)
         sm_heap_overflow(cap);              /* exits with the world still stopped */
     trace_end(major ? SPAN_MAJOR_GC : SPAN_MINOR_GC);
@@ -635,11 +635,11 @@ void gc_collect(SmCap *cap, bool force_major)
 static bool extend_nursery(SmCap *cap)
 {
     size_t extra = __atomic_load_n(&cap->nursery_extra, __ATOMIC_RELAXED);
-    size_t budget = rts_opts.sync_defer / BLOCK_SIZE;
+    size_t budget = rts_cfg->sync_defer / BLOCK_SIZE;
     size_t n = extra ? extra : 2;
     size_t room = budget > extra ? budget - extra : 0;
-    if (rts_opts.max_heap) {
-        size_t heap = sm_heap_blocks(), max = rts_opts.max_heap / BLOCK_SIZE;
+    if (rts_cfg->max_heap) {
+        size_t heap = sm_heap_blocks(), max = rts_cfg->max_heap / BLOCK_SIZE;
         size_t heap_room = max > heap ? max - heap : 0;
         room = heap_room < room ? heap_room : room;
     }
@@ -671,7 +671,7 @@ void gc_nursery_full(SmCap *cap)
             lead_gc(cap, false, false);
         return;
     }
-    if (!rts_opts.sync_defer || rts_opts.gc_stress) {
+    if (!rts_cfg->sync_defer || rts_cfg->gc_stress) {
         gc_collect(cap, false);
         return;
     }

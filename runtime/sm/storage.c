@@ -26,8 +26,8 @@ void sm_init(unsigned n_caps)
     blk_set_nodes(numa_heap_nodes());
     memset(&sm_old_gen, 0, sizeof sm_old_gen);
     memset(&sm_aged, 0, sizeof sm_aged);
-    sm_old_gen.limit_blocks = rts_opts.min_old_gen / BLOCK_SIZE;
-    const char *drop = rts_opts.sanity ? getenv("RTSLAB_TEST_DROP_BARRIER") : NULL;
+    sm_old_gen.limit_blocks = rts_cfg->min_old_gen_blocks;
+    const char *drop = rts_cfg->sanity ? getenv("RTSLAB_TEST_DROP_BARRIER") : NULL;
     drop_box_barrier = drop && *drop;
     sm_caps = calloc(n_caps, sizeof *sm_caps);
     if (!sm_caps) rts_fatal("out of memory (capabilities)");
@@ -48,7 +48,7 @@ void sm_cap_init(SmCap *cap, unsigned no)
 {
     cap->no = no;
     sm_caps[no] = cap;
-    size_t n = rts_opts.alloc_area / BLOCK_SIZE;
+    size_t n = rts_cfg->nursery_blocks;
     bdescr *hd = NULL;
     /* Its heap node (Note [NUMA-local heap] in os/numa.h) is looked up where a block is
      * allocated: numa_cap_node is a table lookup, as cheap as a field of SmCap would be. */
@@ -139,7 +139,7 @@ void sm_reset_nursery(SmCap *cap)
     RTS_ASSERT(sm_lock_held());
     if (cap->nursery_extra)
         trim_nursery(cap);
-    if (rts_opts.gc_stress)
+    if (rts_cfg->gc_stress)
         rotate_nursery(cap);
     for (bdescr *bd = cap->nursery; bd; bd = bd->link)
         bd->free = bd->start;
@@ -186,9 +186,9 @@ static Value *alloc_large(SmCap *cap, size_t words)
     size_t nblocks = (bytes + BLOCK_SIZE - 1) / BLOCK_SIZE;
     if (cap->large_blocks_since_gc + nblocks > cap->nursery_blocks)
         gc_collect(cap, false);
-    if (rts_opts.max_heap && (sm_heap_blocks() + nblocks) * BLOCK_SIZE > rts_opts.max_heap) {
+    if (rts_cfg->max_heap && (sm_heap_blocks() + nblocks) * BLOCK_SIZE > rts_cfg->max_heap) {
         gc_collect(cap, true);
-        if ((sm_heap_blocks() + nblocks) * BLOCK_SIZE > rts_opts.max_heap)
+        if ((sm_heap_blocks() + nblocks) * BLOCK_SIZE > rts_cfg->max_heap)
             sm_heap_overflow(cap);
     }
     spin_lock(&sm_lock);
@@ -242,8 +242,8 @@ Value *sm_alloc_slow(SmCap *cap, size_t words)
     if (__builtin_expect(__atomic_load_n(&sm_gc_requested, __ATOMIC_RELAXED), 0)
         && __atomic_exchange_n(&sm_gc_requested, false, __ATOMIC_RELAXED))
         gc_collect(cap, false);             /* Note [External resources] in finalize.h */
-    if (__builtin_expect(rts_opts.gc_stress != 0, 0)
-        && ++cap->stress_allocs >= rts_opts.gc_stress) {
+    if (__builtin_expect(rts_cfg->gc_stress != 0, 0)
+        && ++cap->stress_allocs >= rts_cfg->gc_stress) {
         cap->stress_allocs = 0;
         gc_collect(cap, false);             /* Note [GC stress] */
     }

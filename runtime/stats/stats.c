@@ -105,11 +105,11 @@ void stats_init(void)
     st.start_ns = rts_now_ns();
     st.start_cpu = rts_cpu_ns();
     stats_out = NULL;
-    if (rts_opts.stats != RTS_STATS_NONE) {
-        stats_out = rts_opts.stats_file ? fopen(rts_opts.stats_file, "w") : stderr;
+    if (rts_cfg->stats != RTS_STATS_NONE) {
+        stats_out = rts_cfg->stats_file ? fopen(rts_cfg->stats_file, "w") : stderr;
         if (!stats_out)
-            rts_die(1, "cannot open %s for the statistics: %s", rts_opts.stats_file, strerror(errno));
-        if (rts_opts.stats == RTS_STATS_VERBOSE) {
+            rts_die(1, "cannot open %s for the statistics: %s", rts_cfg->stats_file, strerror(errno));
+        if (rts_cfg->stats == RTS_STATS_VERBOSE) {
             /* GHC's two header lines, then ours after `(Gen:  n)` */
             fprintf(stats_out,
                     "    Alloc    Copied     Live     GC     GC      TOT      TOT  Page Flts"
@@ -135,7 +135,7 @@ void stats_mutator_start(void)
 static uint64_t bytes_allocated(void)
 {
     uint64_t n = 0;
-    for (unsigned i = 0; i < cap_count; i++)
+    for (unsigned i = 0; i < cap_n_caps; i++)
         n += cap_array[i].sm.bytes_allocated
            + (uint64_t)((uint8_t *)cap_array[i].sm.hp - cap_array[i].sm.cur_block->free);
     return n;
@@ -177,7 +177,7 @@ void stats_gc_done(const GcRecord *r)
     }
     size_t heap = r->heap_bytes / BLOCK_SIZE;
     if (heap > st.max_heap_blocks) st.max_heap_blocks = heap;
-    if (stats_out && rts_opts.stats == RTS_STATS_VERBOSE) {
+    if (stats_out && rts_cfg->stats == RTS_STATS_VERBOSE) {
         uint64_t alloc = bytes_allocated();    /* the record has it with the eventlog only */
         long faults = major_faults();
         double bal = gc_balance(r);
@@ -316,7 +316,7 @@ static void summarise(Summary *s)
     s->stw_max = secs(st.stw_ns_max);
     s->deferred_syncs = st.deferred_syncs;
     s->deferred_mean = st.deferred_syncs ? secs(st.deferred_ns_total) / (double)st.deferred_syncs : 0;
-    for (unsigned i = 0; i < cap_count; i++) {
+    for (unsigned i = 0; i < cap_n_caps; i++) {
         s->deferred_blocks += cap_array[i].sm.deferred_blocks;
         s->deferred_extensions += cap_array[i].sm.deferred_extensions;
         if (cap_array[i].sm.deferred_blocks_max > s->deferred_blocks_max)
@@ -335,7 +335,7 @@ static void summarise(Summary *s)
                                      gw->yields, 0 };
     l[LOCK_GC_COPY] = (LockSummary){ "gc_copy", "gc copy in progress", gcw->waits, gcw->spins,
                                      gcw->yields, 0 };
-    for (unsigned i = 0; i < cap_count; i++) {
+    for (unsigned i = 0; i < cap_n_caps; i++) {
         const SpinLock *in = &cap_array[i].inbox_lock;
         l[LOCK_INBOX].acquisitions += in->acquisitions;
         l[LOCK_INBOX].spins += in->spins;
@@ -379,12 +379,12 @@ static const char *commas(uint64_t n, char *buf)
 /* Note [NUMA-local heap] in os/numa.h: what --numa did. */
 static void report_numa(FILE *f)
 {
-    size_t len = 12 * (size_t)cap_count + 512;
+    size_t len = 12 * (size_t)cap_n_caps + 512;
     char *buf = malloc(len);
     if (buf == NULL)
         return;
     fprintf(f, "  NUMA (--numa): %s; %llu megablocks given a node's policy",
-            numa_explain(buf, len, true, rts_opts.numa_mask, rts_opts.pin_caps, cap_count),
+            numa_explain(buf, len, true, rts_cfg->numa_mask, rts_cfg->pin_caps, cap_n_caps),
             (unsigned long long)numa_bound_mblocks());
     if (numa_bind_failures())
         fprintf(f, ", %llu refused", (unsigned long long)numa_bind_failures());
@@ -414,7 +414,7 @@ static void report_summary(FILE *f, const Summary *s)
         fprintf(f, "  Parallel GC work balance: %.2f%% (serial 0%%, perfect 100%%)\n\n",
                 100 * s->work_balance);
     fprintf(f, "  TASKS: %u (%u bound, %u peak workers (%u total), using -N%u)\n\n",
-            cap_count + 1, 1u, cap_count, cap_count, cap_count);
+            cap_n_caps + 1, 1u, cap_n_caps, cap_n_caps, cap_n_caps);
     fprintf(f, "  INIT    time  %7.3fs  (%7.3fs elapsed)\n", s->init_c, s->init_e);
     fprintf(f, "  MUT     time  %7.3fs  (%7.3fs elapsed)\n", s->mut_c, s->mut_e);
     fprintf(f, "  GC      time  %7.3fs  (%7.3fs elapsed)\n", s->gc_c, s->gc_e);
@@ -457,9 +457,9 @@ static void report_summary(FILE *f, const Summary *s)
     fprintf(f, "  OS context switches: %llu (%llu voluntary, %llu involuntary)\n\n",
             (unsigned long long)(s->vcsw + s->ivcsw), (unsigned long long)s->vcsw,
             (unsigned long long)s->ivcsw);
-    if (rts_opts.numa)
+    if (rts_cfg->numa)
         report_numa(f);
-    if (rts_opts.sanity) {
+    if (rts_cfg->sanity) {
         char w[40];
         uint64_t alloc_words = s->alloc / sizeof(Value);
         fprintf(f, "  Sanity checks (-DS): %llu, %llu of them whole-heap; %s words walked, "
@@ -587,7 +587,7 @@ static void report_machine_readable(FILE *f, const Summary *s)
     mr_dbl(f, "productivity_cpu_percent", s->prod_cpu_frac);
     mr_dbl(f, "productivity_wall_percent", s->prod_wall_frac);
     mr_dbl(f, "work_balance", s->work_balance > 0 ? s->work_balance : 0.0);
-    mr_u64(f, "n_capabilities", cap_count);
+    mr_u64(f, "n_capabilities", cap_n_caps);
     for (int g = 0; g < 2; g++) {
 #define GEN_KEY(name) (snprintf(key, sizeof key, "gen_%d_" name, g), key)
         mr_u64(f, GEN_KEY("collections"), s->gcs[g]);
@@ -641,7 +641,7 @@ static void report_machine_readable(FILE *f, const Summary *s)
     mr_u64(f, "rtslab_os_context_switches", s->vcsw + s->ivcsw);
     mr_u64(f, "rtslab_os_voluntary_context_switches", s->vcsw);
     mr_u64(f, "rtslab_os_involuntary_context_switches", s->ivcsw);
-    if (rts_opts.numa) {
+    if (rts_cfg->numa) {
         mr_u64(f, "rtslab_numa_heap_nodes", numa_heap_nodes());
         mr_u64(f, "rtslab_numa_bound_mblocks", numa_bound_mblocks());
         mr_u64(f, "rtslab_numa_bind_failures", numa_bind_failures());
@@ -658,7 +658,7 @@ bool stats_report(void)
         return true;
     Summary s;
     summarise(&s);
-    if (rts_opts.machine_readable)
+    if (rts_cfg->machine_readable)
         report_machine_readable(stats_out, &s);
     else
         report_summary(stats_out, &s);
@@ -673,7 +673,7 @@ bool stats_report(void)
             e = errno;
         }
         if (failed) {
-            fprintf(stderr, "rtslab: cannot write the statistics to %s: %s\n", rts_opts.stats_file,
+            fprintf(stderr, "rtslab: cannot write the statistics to %s: %s\n", rts_cfg->stats_file,
                     strerror(e ? e : EIO));
             ok = false;
         }

@@ -11,7 +11,7 @@
 
 StwSync stw_sync;
 static StwMember *members;
-static unsigned n_members;
+static unsigned stw_n_caps;
 static unsigned *taking_part;    /* stw_stop_all's answer: written by leaders only */
 static StwHooks hooks;
 static StwStats totals;          /* written by leaders only */
@@ -28,7 +28,7 @@ void stw_init(unsigned n, const StwHooks *h)
         members[i].arrived = 0;
         members[i].state = STW_RUNNING;
     }
-    n_members = n;
+    stw_n_caps = n;
 #if RTS_PATCH_FUTEX_BARRIER
     stw_sync.arriving = n - 1;                  /* Note [Arrival count] in stw.h */
 #endif
@@ -73,7 +73,7 @@ uint32_t stw_state(unsigned no)
 void stw_set_state(unsigned no, uint32_t state)
 {
     /* Note [Capability states]: its owner moves it between RUNNING and IDLE */
-    RTS_ASSERT(no < n_members && (state == STW_RUNNING || state == STW_IDLE));
+    RTS_ASSERT(no < stw_n_caps && (state == STW_RUNNING || state == STW_IDLE));
 #if RTS_PATCH_IDLE_OPTOUT
     state = stw_optout_state(state);            /* IDLE carries a sync number */
 #endif
@@ -124,7 +124,7 @@ void stw_interrupt_all(unsigned leader, StwTakingPart *part)
     ran_on = false;
     unsigned n_part = 0;
     taking_part[n_part++] = leader;
-    for (unsigned i = 0; i < n_members; i++) {
+    for (unsigned i = 0; i < stw_n_caps; i++) {
         if (i == leader) continue;
 #if RTS_PATCH_IDLE_OPTOUT
         if (stw_optout_leave_out(i, epoch)) continue;   /* Note [Idle opt-out] in stw.h */
@@ -135,7 +135,7 @@ void stw_interrupt_all(unsigned leader, StwTakingPart *part)
     n_taking_part = n_part;
 #if RTS_PATCH_FUTEX_BARRIER
     /* Note [Arrival count] in stw.h: members that take no part never arrive */
-    unsigned out = n_members - n_part;
+    unsigned out = stw_n_caps - n_part;
     if (out && __atomic_sub_fetch(&stw_sync.arriving, out, __ATOMIC_ACQ_REL) == 0)
         sync_wake(&stw_sync.arriving, WAIT_ARRIVAL);
 #endif
@@ -244,7 +244,7 @@ void stw_release(void)
 #if RTS_PATCH_FUTEX_BARRIER
     /* Every follower has arrived (counted down) already; the next sync's cannot start
      * counting before the word below says this one is over (Note [Arrival count]). */
-    __atomic_store_n(&stw_sync.arriving, n_members - 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&stw_sync.arriving, stw_n_caps - 1, __ATOMIC_RELAXED);
 #endif
     __atomic_store_n(&stw_sync.word, w & ~3u, __ATOMIC_RELEASE);
     __atomic_store_n(&stw_sync.released, w >> 2, __ATOMIC_RELEASE);
@@ -329,7 +329,7 @@ void stw_debug_set_sync_number(uint32_t n)
     if (stw_pending())
         rts_fatal("stw_debug_set_sync_number: a sync is in progress");
     n &= STW_EPOCH_MASK;
-    for (unsigned i = 0; i < n_members; i++)
+    for (unsigned i = 0; i < stw_n_caps; i++)
         __atomic_store_n(&members[i].arrived, n, __ATOMIC_RELAXED);
 #if RTS_PATCH_IDLE_OPTOUT
     stw_optout_set_sync_number(n);

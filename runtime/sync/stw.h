@@ -277,7 +277,7 @@ typedef struct StwStats {
  * owner call under its idle mutex (sched/capability.h: idle_mu). The ones marked "Leader:"
  * are called by the capability whose stw_try_lead succeeded, with its sync in progress
  * (RTS_ASSERT, Note [Assertions] in base/util.h, checks what the Notes state there). */
-void stw_init(unsigned n_members, const StwHooks *hooks);
+void stw_init(unsigned n_caps, const StwHooks *hooks);
 
 static inline bool stw_pending(void)
 {

@@ -25,7 +25,7 @@ typedef struct OptoutMember {
 unsigned stw_idle_optout_gcs = 1;             /* -qi1 (stw.h) */
 
 static OptoutMember *optout;
-static unsigned n_optout;
+static unsigned optout_n_caps;
 static uint32_t optout_epoch;    /* the last sync that left a member out: leaders only */
 static uint64_t optout_syncs, opted_out;                  /* leaders only */
 
@@ -35,7 +35,7 @@ void stw_optout_init(unsigned n)
     if (!optout) rts_fatal("out of memory (stop-the-world members)");
     for (unsigned i = 0; i < n; i++)
         optout[i] = (OptoutMember){ .opt_outs = 0 };
-    n_optout = n;
+    optout_n_caps = n;
 }
 
 /* IDLE carries the number of the sync in progress or the last one, not 0: opt_out compares it
@@ -156,7 +156,7 @@ void stw_optout_set_sync_number(uint32_t n)
 void stw_optout_stats(StwOptoutStats *out)
 {
     *out = (StwOptoutStats){ .optout_syncs = optout_syncs, .opted_out = opted_out };
-    for (unsigned i = 0; i < n_optout; i++) {
+    for (unsigned i = 0; i < optout_n_caps; i++) {
         out->opt_outs += __atomic_load_n(&optout[i].opt_outs, __ATOMIC_RELAXED);
         out->rejoins += __atomic_load_n(&optout[i].rejoins, __ATOMIC_RELAXED);
         out->rejoin_waits += __atomic_load_n(&optout[i].rejoin_waits, __ATOMIC_RELAXED);

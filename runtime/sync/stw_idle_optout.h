@@ -14,7 +14,7 @@
  * stw_set_state (state: the word to store), stw_interrupt_all (leave_out: whether the leader
  * of sync `epoch` leaves member `no` out), stw_follow (at_go: whether `me` opts out at this
  * go, and so skips the leave barrier), stw_debug_set_sync_number. */
-void stw_optout_init(unsigned n_members);
+void stw_optout_init(unsigned n_caps);
 uint32_t stw_optout_state(uint32_t state);
 bool stw_optout_leave_out(unsigned no, uint32_t epoch);
 bool stw_optout_at_go(unsigned me, uint32_t epoch);

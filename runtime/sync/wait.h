@@ -66,6 +66,9 @@ void sync_wait(uint32_t *word, bool (*ready)(void *arg), void *arg, SyncWaitKind
 void sync_wake(uint32_t *word, SyncWaitKind kind);
 #if RTS_PATCH_FUTEX_BARRIER
 
+/* -qw's default: spins before a barrier wait sleeps (Note [Spinning when oversubscribed] in
+ * sync/wait_futex_barrier.c; what -qw comes to is resolved in rts/patch_futex_barrier.c). */
+#define RTS_DEFAULT_WAIT_SPINS     1000
 /* Spins before a wait sleeps in the kernel (+RTS -qw<n>; RTS_DEFAULT_WAIT_SPINS until set).
  * Set at start-up, before any wait. */
 void sync_set_spins(unsigned spins);

@@ -20,7 +20,7 @@ typedef struct Track {
 } Track;
 
 static Track *tracks;                   /* one per capability */
-static unsigned n_tracks;
+static unsigned trace_n_caps;
 static __thread int my_track = -1;      /* the capability this OS thread runs, if any */
 static const TraceWriter *writer;
 static FILE *out;
@@ -28,8 +28,6 @@ static pthread_mutex_t out_mu = PTHREAD_MUTEX_INITIALIZER;   /* guards out and w
 static char out_name[4096];             /* the file, opened on first use unless -l named it */
 static bool out_failed;                 /* it could not be opened or written: said once */
 static uint64_t t0;
-
-unsigned trace_n_tracks(void) { return n_tracks; }
 
 /* Opens the file and writes its head; on failure says why, once. Caller holds out_mu. */
 static bool open_out(void)
@@ -42,7 +40,7 @@ static bool open_out(void)
         out_failed = true;
         return false;
     }
-    writer->head(out, n_tracks);
+    writer->head(out, trace_n_caps);
     return true;
 }
 
@@ -178,12 +176,12 @@ void trace_optout_slow(bool rejoin, bool waited)
 
 void trace_init(const char *prog, unsigned n_caps)
 {
-    if (!rts_opts.eventlog)
+    if (!rts_cfg->eventlog)
         return;
-    writer = rts_opts.eventlog_format == EVENTLOG_CHROME ? &trace_chrome_writer : &trace_ghc_writer;
-    n_tracks = n_caps;
-    if (rts_opts.eventlog_file) {
-        snprintf(out_name, sizeof out_name, "%s", rts_opts.eventlog_file);
+    writer = rts_cfg->eventlog_format == EVENTLOG_CHROME ? &trace_chrome_writer : &trace_ghc_writer;
+    trace_n_caps = n_caps;
+    if (rts_cfg->eventlog_file) {
+        snprintf(out_name, sizeof out_name, "%s", rts_cfg->eventlog_file);
         pthread_mutex_lock(&out_mu);
         bool ok = open_out();
         pthread_mutex_unlock(&out_mu);
@@ -201,7 +199,7 @@ void trace_init(const char *prog, unsigned n_caps)
 
 void trace_set_program(const char *prog)
 {
-    if (!rts_opts.eventlog || rts_opts.eventlog_file)
+    if (!rts_cfg->eventlog || rts_cfg->eventlog_file)
         return;
     pthread_mutex_lock(&out_mu);
     if (!out && !out_failed) {
@@ -210,7 +208,7 @@ void trace_set_program(const char *prog)
         size_t n = strlen(base);
         if (n > 4 && strcmp(base + n - 4, ".scm") == 0)
             n -= 4;
-        const char *suffix = (rts_opts.eventlog_format == EVENTLOG_CHROME
+        const char *suffix = (rts_cfg->eventlog_format == EVENTLOG_CHROME
                               ? trace_chrome_writer : trace_ghc_writer).default_suffix;
         snprintf(out_name, sizeof out_name, "%.*s%s", (int)n, base, suffix);
     }
@@ -246,7 +244,7 @@ bool trace_exit(void)
      * the spans still open end no earlier than the last event of their track. */
     __atomic_store_n(&trace_on, false, __ATOMIC_SEQ_CST);
     uint64_t now = rts_now_ns() - t0;
-    for (unsigned i = 0; i < n_tracks; i++) {
+    for (unsigned i = 0; i < trace_n_caps; i++) {
         Track *t = &tracks[i];
         uint64_t end = __atomic_load_n(&t->last_ts, __ATOMIC_RELAXED);
         if (end < now)

@@ -22,7 +22,7 @@ typedef struct {
 } GhcBuf;
 
 static GhcBuf *bufs;
-static unsigned n_caps;
+static unsigned ghc_n_caps;
 
 /* Every type this writer uses, as the header declares it. */
 static const struct { uint16_t num; int16_t size; const char *desc; } types[] = {
@@ -176,7 +176,7 @@ static void ghc_post(unsigned no, uint64_t ts, const TraceEv *e)
             put32(event(no, EV_RUN_THREAD, ts, 4, false), (uint32_t)e->a);
             break;
         case SPAN_STW_REQUEST:
-            ev0(no, n_caps > 1 ? EV_REQUEST_PAR_GC : EV_REQUEST_SEQ_GC, ts);
+            ev0(no, ghc_n_caps > 1 ? EV_REQUEST_PAR_GC : EV_REQUEST_SEQ_GC, ts);
             break;
         case SPAN_MAJOR_GC:
             ev0(no, EV_RTSLAB_MAJOR_GC, ts);
@@ -253,7 +253,7 @@ static void ghc_post(unsigned no, uint64_t ts, const TraceEv *e)
 
 static void ghc_init(unsigned n)
 {
-    n_caps = n;
+    ghc_n_caps = n;
     bufs = calloc(n, sizeof *bufs);
     if (!bufs) rts_fatal("out of memory (eventlog)");
     for (unsigned i = 0; i < n; i++) {
@@ -335,10 +335,10 @@ static void ghc_tail(FILE *f, uint64_t ts)
     GlobalBlock *g = calloc(1, sizeof *g);
     if (!g) rts_fatal("out of memory (eventlog)");
     g->ts = ts;
-    for (unsigned i = 0; i < n_caps; ) {
+    for (unsigned i = 0; i < ghc_n_caps; ) {
         g->p = g->buf + MARKER_SIZE;
         uint8_t *p;
-        for (; i < n_caps && (p = global_event(g, EV_CAP_DELETE, 2, false)) != NULL; i++)
+        for (; i < ghc_n_caps && (p = global_event(g, EV_CAP_DELETE, 2, false)) != NULL; i++)
             put16(p, (uint16_t)i);
         global_write(f, g);
     }

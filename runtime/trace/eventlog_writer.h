@@ -38,9 +38,9 @@ typedef struct TraceEv {
 typedef struct TraceWriter {
     const char *default_suffix;                 /* of <prog> in the default file name */
     /* Allocates the tracks' buffers. */
-    void (*init)(unsigned n_tracks);
+    void (*init)(unsigned n_caps);
     /* Writes what comes before the events, once, when the file is opened. */
-    void (*head)(FILE *f, unsigned n_tracks);
+    void (*head)(FILE *f, unsigned n_caps);
     /* Records e, at ts (ns since trace_init), on track no. */
     void (*post)(unsigned no, uint64_t ts, const TraceEv *e);
     /* Writes out what track no holds. */
@@ -55,7 +55,5 @@ extern const TraceWriter trace_ghc_writer, trace_chrome_writer;
  * once, when it cannot be opened. trace_out_unlock must follow either way. */
 FILE *trace_out_lock(void);
 void  trace_out_unlock(void);
-/* The number of capabilities given to trace_init. */
-unsigned trace_n_tracks(void);
 
 #endif

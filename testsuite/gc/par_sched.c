@@ -172,7 +172,7 @@ enum { M_A, M_B, M_T, M_I, M_PC, M_NSLOTS };
 
 static bool others_idle(void)
 {
-    for (unsigned c = 1; c < cap_count; c++)
+    for (unsigned c = 1; c < cap_n_caps; c++)
         if (!stw_idle(c))
             return false;
     return true;

@@ -2,8 +2,9 @@
 #include "rtslab_options.h"
 #include "rts_config.h"
 #include "unit/check.h"
-#include "base/util.h"            /* rts_opts, rts_cfg */
-#include "rts/rts.h"              /* rts_config_resolve */
+#include "base/util.h"            /* rts_cfg */
+#include "rts/rts.h"              /* rts_options_read, rts_config_resolve */
+#include "sm/block.h"             /* BLOCK_SIZE */
 
 #include <stdint.h>
 #include <stdio.h>
@@ -551,9 +552,14 @@ static void test_usage_info(void)
     CHECK(strchr(u, '{') == NULL);       /* every {default}, {min}, {max} replaced */
     free(u);
 
-    rts_options_defaults(&rts_opts);     /* --info shows the options in force: the defaults */
+    char *no_args[] = { "test_options", NULL };   /* --info shows the options in force: */
+    int no_argc = 1;                                /* the defaults */
+    CHECK_EQ_INT(rts_options_read(&no_argc, no_args, NULL, err, sizeof err), 0);
     rts_config_resolve();                /* Note [Options, resolved once] in base/util.h */
-    CHECK(rts_cfg->resolved && rts_cfg->n_caps >= 1 && rts_cfg->gc_threads == 0);
+    /* without -qn a parallel GC uses every capability */
+    CHECK(rts_cfg->resolved && rts_cfg->n_caps >= 1 && rts_cfg->gc_threads == rts_cfg->n_caps);
+    CHECK(rts_cfg->nursery_blocks * BLOCK_SIZE == RTS_DEFAULT_ALLOC_AREA);
+    CHECK(rts_cfg->min_old_gen_blocks * BLOCK_SIZE == RTS_MIN_OLD_GEN_LIMIT);
     char *info = capture(rts_options_info);
     const char *first = " [(\"RTS name\",\"rtslab\")\n";
     CHECK(strncmp(info, first, strlen(first)) == 0);
