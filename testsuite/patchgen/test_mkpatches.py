@@ -313,8 +313,8 @@ def main():
         with open(os.path.join(out, "0002-beta.patch")) as f:
             text = f.read()
         ok("Subject: [PATCH] beta: the second idea" in text, "the subject is the description's first line")
-        ok("Why beta." in text and "testsuite/patches/beta/b_one" in text
-           and "testsuite/patches/beta/b_two" in text, "the body and the tests it adds")
+        ok("Why beta." in text and "(testsuite/patches/beta/TESTS, run only where the patch is on):\n"
+           "  b_one, b_two\n" in text, "the body and the tests it adds")
         files = re.findall(r"^diff --git a/(\S+)", text, re.M)
         ok(files and not any(f.startswith("experiments/") for f in files),
            f"no experiment in a patch file: {files}")

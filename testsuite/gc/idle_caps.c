@@ -1,40 +1,30 @@
-/* Stress and roots test of the idle-optout patch (Note [Idle opt-out] in runtime/sync/stw.h).
- * testsuite/patches/idle-optout/TESTS runs it through check_optout.py, which adds
- * `-s --machine-readable` and checks the patch's counters: that capabilities were really
- * left out of GCs and really rejoined while the checks below ran. The program uses only the
- * embedding API, so it builds and runs in every build; on the baseline its own checks pass
- * (no capability is ever left out there) and check_optout.py fails it (no such counters).
+/* Idle capabilities and the GC: work started on idle capabilities while GCs run, and the
+ * roots that idle capabilities hold through many GCs that other capabilities lead. A way of
+ * collecting that treats idle capabilities differently (leaves them out of a GC, say) must
+ * keep every check here; each mode also runs at -DS (the heap checked at every GC).
  *
- *   test_idle_optout race ROUNDS
- *     The rejoin race. Each round the main thread (capability 0) starts one worker on every
- *     other capability (rts_thread_start_on: work pushed to an idle, usually opted-out,
- *     capability, which wakes) and at once forces 1-3 GCs, each with 2000 young pairs to copy,
- *     so that a capability wakes while a GC that left it out is in progress and must wait it
- *     out (Note [Idle opt-out]: the WAKING state). Each worker builds a list on its own capability, stores a young list into
- *     an old vector (remembered by its capability), checks the list and returns. The main
- *     thread joins them (blocking: capability 0 itself goes idle and may opt out, and the
- *     last worker's wake of the main thread is a rejoin), checks every result and the
- *     vector's lists, and forces two more GCs, after which the workers' capabilities are opted
- *     out again. Every 97th round a GC is major.
+ *   idle_caps race ROUNDS
+ *     Each round the main thread (capability 0) starts one worker on every other capability
+ *     (rts_thread_start_on: work pushed to an idle capability, which wakes) and at once forces
+ *     1-3 GCs, each with 2000 young pairs to copy, so that a capability wakes while a GC is in
+ *     progress. Each worker builds a list on its own capability, stores a young list into an
+ *     old vector (remembered by its capability), checks the list and returns. The main thread
+ *     joins them (blocking: capability 0 itself goes idle, and the last worker's wake of the
+ *     main thread wakes it), checks every result and the vector's lists, and forces two more
+ *     GCs while the workers' capabilities are idle. Every 97th round a GC is major.
  *
- *   test_idle_optout roots ROUNDS GCS
- *     Roots of opted-out capabilities. Each round, on every capability c but 0: a writer
- *     stores a young list into slot c of an old vector (so only c's remembered set reaches
- *     it at the next minor GC) and finishes; a sleeper builds a list in its frame and sleeps
- *     (30 + c ms: a thread of c's on its timer queue); a blocker builds a list and blocks
- *     taking from an empty MVar (a thread of c's, blocked). The main thread joins the writers,
- *     then forces GCS GCs with garbage allocated between them (every 64th a major one), while
- *     c is idle and, after its first of them, opted out: its remembered set is scanned in the
- *     GC in which it opts out, its sleeper and blocker by GC threads of other capabilities in
- *     the others. Then it checks the vector's lists, puts a list into each MVar (waking the
- *     blockers: their capability rejoins), joins every thread, and each thread checks its own
- *     list and (a blocker) the list it received.
+ *   idle_caps roots ROUNDS GCS
+ *     Each round, on every capability c but 0: a writer stores a young list into slot c of an
+ *     old vector (so only c's remembered set reaches it at the next minor GC) and finishes; a
+ *     sleeper builds a list in its frame and sleeps (30 + c ms: a thread of c's on its timer
+ *     queue); a blocker builds a list and blocks taking from an empty MVar (a thread of c's,
+ *     blocked). The main thread joins the writers, then forces GCS GCs with garbage allocated
+ *     between them (every 64th a major one) while c is idle. Then it checks the vector's
+ *     lists, puts a list into each MVar (waking the blockers and their capability), joins
+ *     every thread, and each thread checks its own list and (a blocker) the list it received.
  *
  * Every check that fails prints "FAIL ..." to stderr; the last line says "... 0 bad" when all
- * passed, and the exit status is 1 otherwise. An opted-out capability's remembered set is
- * empty by construction (a GC empties every remembered set, and an opted-out capability runs
- * nothing that could fill it), so "roots" checks the objects that only the remembered set of
- * a capability about to opt out reaches, and that they stay alive through the GCS GCs after.
+ * passed, and the exit status is 1 otherwise. It needs -N2 or more.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -210,8 +200,8 @@ static RtsStep main_code(RtsCap *cap)
                 if (!list_ok(rts_field(rts_slot(cap, M_V), c), r * 1000 + c + 500, YOUNG_LEN))
                     fail("remembered list", (long)r, (long)c);
             garbage(cap, 32);
-            rts_gc(cap, false);                 /* the idle capabilities take part, opt out */
-            rts_gc(cap, false);                 /* and are left out */
+            rts_gc(cap, false);                 /* with the workers' capabilities idle */
+            rts_gc(cap, false);                 /* twice */
             rts_set_slot(cap, M_R, rts_fixnum(r + 1));
             rts_set_slot(cap, M_PC, rts_fixnum(1));
             return RTS_NEXT;
@@ -270,11 +260,11 @@ int main(int argc, char **argv)
         rounds = atol(argv[2]);
         gcs_per_round = atol(argv[3]);
     } else {
-        fprintf(stderr, "usage: test_idle_optout race ROUNDS | roots ROUNDS GCS\n");
+        fprintf(stderr, "usage: idle_caps race ROUNDS | roots ROUNDS GCS\n");
         return 2;
     }
     if (ncaps < 2 || rounds < 1 || rounds > 1000000) {
-        fprintf(stderr, "test_idle_optout: needs -N2 or more and 1..1000000 rounds\n");
+        fprintf(stderr, "idle_caps: needs -N2 or more and 1..1000000 rounds\n");
         return 2;
     }
     rts_run_main(main_code, M_NSLOTS);
