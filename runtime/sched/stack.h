@@ -33,7 +33,7 @@
 
 #if RTS_PATCH_STACK_CHUNKS
 /* Note [Stack chunks]
- * With stack chunks (seed 002, GHC 7.2's stacks) a thread's stack is a chain of T_STACK
+ * With stack chunks (GHC 7.2's stacks) a thread's stack is a chain of T_STACK
  * chunks. Its first chunk is -ki big; when a frame does not fit, stack_reserve links a new
  * chunk twice the size of the full one, at most -kc (bigger when one frame needs it: GHC
  * links -kc chunks at once, but then 100 000 threads just past -ki take 7 times the memory of

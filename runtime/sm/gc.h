@@ -94,7 +94,7 @@
  *  - counters: every call of steal() is a try, every block it returns a steal, summed into
  *    the GcRecord, and the yields; -s reports them per GC kind.
  * In the baseline one GC thread copies everything that its capability's roots reach,
- * however big, which is what seed 000's ghc --make showed (balance 22%).
+ * however big, which is what "Scaling ghc --make" showed of ghc --make (balance 22%).
  */
 #endif
 

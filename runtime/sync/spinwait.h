@@ -47,10 +47,11 @@ typedef struct SpinWait {
 
 #if RTS_PATCH_SPIN_YIELD
 /* Note [Spin-wait yields]
- * The spin-yield patch (seed 003, GHC 6.12.2): every *spin_yield_every turns (-qy<n>;
- * the default is configure's --enable-spin-yield=N, 1000 as in GHC) the waiter calls
- * sched_yield(). When the thread it waits for (a lock's holder, a GC thread still copying,
- * the GC threads that still have work) has been descheduled, which is the rule when there
+ * The spin-yield patch (GHC 6.12.2's, "Yielding more improvements in parallel
+ * performance"): every *spin_yield_every turns (-qy<n>; the default is configure's
+ * --enable-spin-yield=N, 1000 as in GHC) the waiter calls sched_yield(). When the thread
+ * it waits for (a lock's holder, a GC thread still copying, the GC threads that still have
+ * work) has been descheduled, which is the rule when there
  * are more capabilities than cores or another process takes a core, spinning cannot make it
  * run sooner: it only burns the rest of the waiter's time slice. Yielding lets the kernel
  * run it. When every thread has a core of its own, the wait is usually over within a few

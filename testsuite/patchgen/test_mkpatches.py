@@ -200,13 +200,15 @@ def lint_cases(work, out):
                                       for i in range(11))),
         "changes": with_diff(changes),
         "lab-history": clean.replace("Why beta.", "Why beta (seed 003, issue 43, turn-3)."),
+        "lab-history-added": with_diff(added.format(p="src/beta.c",
+                                                   line="/* as seed 001 measured */")),
         "testing": clean.replace("\nTesting:", "\nTests:"),
         "author": clean.replace("From: Ada Tester <ada@example.org>",
                                 "From: rtslab <rtslab@localhost>"),
         "docs-copy": with_diff(added.format(p="docs/patches/beta.md", line="beta")),
         "size": with_diff(added.format(p="big.txt", line="\n+".join(["y"] * 1500))),
     }
-    ok(set(cases) == set(mkpatches.LINT_RULES), "a case for every rule")
+    ok(set(cases) - {"lab-history-added"} == set(mkpatches.LINT_RULES), "a case for every rule")
     signed = clean.replace("Signed-off-by: Ada Tester <ada@example.org>",
                            "Signed-off-by: Someone Else <else@example.org>")
     ok(signed != clean, "the sign-off is there to change")
@@ -219,11 +221,14 @@ def lint_cases(work, out):
         with open(os.path.join(d, "0002-beta.patch"), "w", encoding="utf-8") as f:
             f.write(text)
         found = mkpatches.lint(d)
-        want = rule.split("-signoff")[0]
+        want = rule.split("-signoff")[0].split("-added")[0]
         ok(found and {r for _, _, r, _ in found} == {want},
            f"the mail lint reports {rule}, and only it: {found}")
         if rule == "lab-history":
             ok(len(found) == 3, f"each of seed, issue and turn: {found}")
+        if rule == "lab-history-added":
+            ok(len(found) == 1 and "src/beta.c" in found[0][3],
+               f"a seed in a line the patch adds, with its file: {found}")
         ci = mkpatches.lint(d, mkpatches.CI_RULES)
         ok(bool(ci) == (want in mkpatches.CI_RULES), f"CI's rules and {rule}: {ci}")
     r = subprocess.run([sys.executable, os.path.join(SRC, "tools", "mkpatches.py"), "lint",
