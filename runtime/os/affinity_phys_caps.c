@@ -11,8 +11,8 @@
 #include "os/topology.h"
 
 /* Note [Capabilities on physical cores]
- * Seed 004: GHC's -N counts logical CPUs, so on a 4-core 8-thread machine it runs 8
- * capabilities, two per core; every stop-the-world GC then waits for the slowest of two
+ * "Marrying Haskell and Hyper-Threading" (2018): GHC's -N counts logical CPUs, so on a
+ * 4-core 8-thread machine it runs 8 capabilities, two per core; every stop-the-world GC then waits for the slowest of two
  * threads sharing a core, and a server fell from 4 500 to 200 requests per second until -N4
  * was given by hand. With this patch -N with no number counts the physical cores that have
  * at least one allowed CPU (topology.h's n_physical). An explicit -N<n> is never changed.

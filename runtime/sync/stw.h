@@ -175,8 +175,8 @@ enum { STW_RUNNING = 0, STW_IDLE = 1 };
 extern unsigned stw_idle_optout_gcs;
 
 /* Note [Idle opt-out]
- * (Seed 001: every OCaml 5 minor GC wakes and waits for every domain, busy or idle, and an
- * open issue asks that idle domains opt out; GHC's -qi keeps idle capabilities out of the
+ * ("OCaml 5 performance part 2": every OCaml 5 minor GC wakes and waits for every domain,
+ * busy or idle, and an open issue asks that idle domains opt out; GHC's -qi keeps idle capabilities out of the
  * parallel GC.) With +RTS -qi<n> (default 1; -qi0 turns it off at run time) a capability
  * that has taken part in n GCs since it went idle opts out of the later ones: their leaders
  * neither wake it nor wait for it. The GC itself needs nothing from it: the leader resets
