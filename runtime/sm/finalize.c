@@ -36,18 +36,21 @@ static void table_add(FinTable *t, Finalizer f)
 }
 
 /* Note [External resources]: under fin_mu. */
-static size_t fd_budget;             /* set once at start-up */
 static size_t new_bytes, new_fds;    /* registered since the last GC */
 static size_t promoted_bytes, promoted_fds;   /* moved to `old` since the last major GC */
-bool sm_gc_requested;                /* atomic */
 
-void gc_external_init(void)
+/* The descriptor budget: read once, when first asked (RLIMIT_NOFILE). Locks held: fin_mu. */
+static size_t fd_budget(void)
 {
-    struct rlimit rl;
-    rlim_t n = getrlimit(RLIMIT_NOFILE, &rl) == 0 ? rl.rlim_cur : 1024;
-    if (n == RLIM_INFINITY || n > ((rlim_t)1 << 22))
-        n = (rlim_t)1 << 22;
-    fd_budget = n / 4 > 16 ? (size_t)(n / 4) : 16;
+    static size_t budget;            /* 0: not read yet */
+    if (!budget) {
+        struct rlimit rl;
+        rlim_t n = getrlimit(RLIMIT_NOFILE, &rl) == 0 ? rl.rlim_cur : 1024;
+        if (n == RLIM_INFINITY || n > ((rlim_t)1 << 22))
+            n = (rlim_t)1 << 22;
+        budget = n / 4 > 16 ? (size_t)(n / 4) : 16;
+    }
+    return budget;
 }
 
 static size_t nursery_bytes(void)
@@ -66,7 +69,7 @@ void gc_add_finalizer_held(SmCap *cap, Value obj, void (*fn)(void *data), void *
     table_add(bdescr_of(obj_ptr(obj))->gen == 0 ? &young : &old, f);
     new_bytes += bytes;
     new_fds += fds;
-    bool due = (fds && new_fds >= fd_budget) || (bytes && new_bytes >= nursery_bytes());
+    bool due = (fds && new_fds >= fd_budget()) || (bytes && new_bytes >= nursery_bytes());
     pthread_mutex_unlock(&fin_mu);
     if (due && cap) {
         /* At cap's next allocation, as a full nursery would: its heap check fails (the limit
@@ -100,7 +103,7 @@ void rts_add_finalizer_held(RtsCap *cap, Value obj, void (*fn)(void *data), void
 bool gc_external_wants_major(void)
 {
     pthread_mutex_lock(&fin_mu);
-    bool due = promoted_fds >= fd_budget
+    bool due = (promoted_fds && promoted_fds >= fd_budget())
         || sm_old_gen.n_blocks + sm_old_gen.n_large_blocks + promoted_bytes / BLOCK_SIZE
            >= sm_old_gen.limit_blocks;
     pthread_mutex_unlock(&fin_mu);

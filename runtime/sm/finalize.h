@@ -32,7 +32,7 @@
  * bytes of C memory, descriptors), and that counts toward the next GC, as GHC counts the
  * memory of its foreign pointers in its heap check:
  *  - registered since the last GC: when the descriptors reach the budget (a quarter of the
- *    soft RLIMIT_NOFILE at start-up, at least 16) or the bytes reach the nurseries' size,
+ *    soft RLIMIT_NOFILE when the first finalizer that holds any is registered, at least 16) or the bytes reach the nurseries' size,
  *    sm_gc_requested is set and the registering capability's heap limit brought down to
  *    its hp: its next allocation's slow path collects, as a full nursery would. Any GC
  *    answers the request;
@@ -59,13 +59,9 @@ void gc_add_finalizer(Value obj, void (*fn)(void *data), void *data);
  * held: none; takes the table's mutex. */
 void gc_add_finalizer_held(SmCap *cap, Value obj, void (*fn)(void *data), void *data,
                            size_t bytes, unsigned fds);
-/* Reads the descriptor budget (RLIMIT_NOFILE); at start-up. */
-void gc_external_init(void);
 /* Whether what finalizers of old objects hold calls for a major GC now. Locks held: none;
  * takes the table's mutex. */
 bool gc_external_wants_major(void);
-/* Set when external resources want a GC (Note [External resources]); sm_alloc_slow collects. */
-extern bool sm_gc_requested;
 
 /* With the world stopped, the GC threads done, from-space not yet freed: moves the entries of
  * unreachable objects to the list of finalizers to run, follows the others to their new

@@ -4,7 +4,6 @@
 #include <string.h>
 #include <unistd.h>
 #include "sm/gc.h"
-#include "sm/finalize.h"
 #include "base/util.h"
 #include "sync/stw.h"
 #include "os/numa.h"
@@ -14,6 +13,7 @@ Generation sm_aged;
 SmCap **sm_caps;
 unsigned sm_n_caps;
 SpinLock sm_lock = SPINLOCK_INIT("sm (block allocator)");
+bool sm_gc_requested;                 /* atomic: storage.h */
 
 /* RTSLAB_TEST_DROP_BARRIER=1, read only under -DS: the first time the write barrier would
  * remember an old box (T_BOX), it does nothing, as a missing barrier would; for the tests
@@ -33,7 +33,6 @@ void sm_init(unsigned n_caps)
     if (!sm_caps) rts_fatal("out of memory (capabilities)");
     sm_n_caps = n_caps;
     gc_init(n_caps);
-    gc_external_init();
 }
 
 static void set_block(SmCap *cap, bdescr *bd)

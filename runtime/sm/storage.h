@@ -130,6 +130,9 @@ extern Generation sm_old_gen;
 extern Generation sm_aged;
 
 void   sm_init(unsigned n_caps);
+/* Set when a GC is wanted at the next allocation's slow path, which collects: the finalizers'
+ * external resources ask for one so (Note [External resources] in sm/finalize.h). Atomic. */
+extern bool sm_gc_requested;
 void   sm_cap_init(SmCap *cap, unsigned no);
 /* The allocation slow path: a new nursery block, a large object or a GC. Locks held: none (a
  * safe point); takes sm_lock around the block allocator. */
