@@ -234,14 +234,14 @@ static void run_thread(Capability *cap, Value t)
                 if (cap->n_sleepers)
                     wake_sleepers(cap);
                 if (cap->run_hd != RTS_FALSE || __atomic_load_n(&cap->inbox_n, __ATOMIC_ACQUIRE)) {
-                    runq_push(cap, cap->current);
+                    sched_runq_push(cap, cap->current);
                     break;
                 }
             }
             continue;
         }
         if (step == RTS_YIELD) {
-            runq_push(cap, cap->current);
+            sched_runq_push(cap, cap->current);
         } else {
             why = 0;
             if (step == RTS_FINISH) {
@@ -273,7 +273,7 @@ static void drain_inbox(Capability *cap)
     spin_unlock(&cap->inbox_lock);
     while (t != RTS_FALSE) {
         Value next = tso_get(t, TSO_LINK);
-        runq_push(cap, t);
+        sched_runq_push(cap, t);
         t = next;
     }
 }
@@ -318,7 +318,7 @@ static void sift_down(SleepEntry *h, size_t n, size_t i)
     h[i] = e;
 }
 
-void sleepers_push(Capability *cap, Value t, uint64_t wake)
+void sched_sleepers_push(Capability *cap, Value t, uint64_t wake)
 {
     if (cap->n_sleepers == cap->max_sleepers) {
         size_t m = cap->max_sleepers ? 2 * cap->max_sleepers : 64;
@@ -695,7 +695,7 @@ static void schedule(Capability *cap)
         uint64_t next_wake = wake_sleepers(cap);
         if (cap->sm.no == 0 && __atomic_load_n(&interrupt_pending, __ATOMIC_RELAXED))
             unblock_main(cap);
-        Value t = runq_pop(cap);
+        Value t = sched_runq_pop(cap);
         if (t != RTS_FALSE) {
             push_work(cap);
             run_thread(cap, t);

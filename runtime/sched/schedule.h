@@ -43,6 +43,6 @@ void sched_set_before_first_run(void (*fn)(void));
  * mv's. */
 bool mvar_cancel_wait(struct Capability *cap, Value mv, Value t);
 /* Note [Sleepers]: puts thread t, to wake at `wake` (ns), on cap's sleep heap. */
-void sleepers_push(struct Capability *cap, Value t, uint64_t wake);
+void sched_sleepers_push(struct Capability *cap, Value t, uint64_t wake);
 
 #endif

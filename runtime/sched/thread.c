@@ -35,7 +35,7 @@ void rts_thread_start(Capability *cap, Value t)
 {
     trace_thread(THREAD_EV_CREATE, (uint64_t)rts_thread_id(t), 0);
     __atomic_fetch_add(&sched_live, 1, __ATOMIC_SEQ_CST);
-    runq_push(cap, t);
+    sched_runq_push(cap, t);
 }
 
 bool rts_thread_killed(Value t) { return tso_status(t) == TS_KILLED; }
@@ -80,7 +80,7 @@ void rts_thread_error(Capability *cap, const char *fmt, ...)
 
 /* --- queues ------------------------------------------------------------------------------ */
 
-void runq_push(Capability *cap, Value t)
+void sched_runq_push(Capability *cap, Value t)
 {
     /* capability.h: cap's own threads only; a thread is on one queue at a time */
     RTS_ASSERT(rts_fixnum_val(tso_get(t, TSO_CAP)) == (intptr_t)cap->sm.no && t != cap->run_tl);
@@ -96,7 +96,7 @@ void runq_push(Capability *cap, Value t)
     RTS_ASSERT(cap->run_movable <= cap->run_len);
 }
 
-Value runq_pop(Capability *cap)
+Value sched_runq_pop(Capability *cap)
 {
     Value t = cap->run_hd;
     RTS_ASSERT((t == RTS_FALSE) == (cap->run_len == 0) && cap->run_movable <= cap->run_len);
@@ -142,7 +142,7 @@ void thread_wake(Capability *cap, Value t)
     unsigned owner = (unsigned)rts_fixnum_val(tso_get(t, TSO_CAP));
     if (owner == cap->sm.no) {
         trace_thread(THREAD_EV_RUNNABLE, (uint64_t)rts_thread_id(t), 0);
-        runq_push(cap, t);
+        sched_runq_push(cap, t);
     } else {
         trace_thread(THREAD_EV_WAKEUP, (uint64_t)rts_thread_id(t), owner);
         cap_send_thread(cap, &cap_array[owner], t);
@@ -199,6 +199,6 @@ void rts_sleep(Capability *cap, double secs)
     uint64_t wake = rts_now_ns() + (uint64_t)(secs > 0 ? (secs < 3.0e9 ? secs * 1e9 : 3.0e18) : 0);
     tso_set_status(cap, me, TS_SLEEPING);
     tso_set(cap, me, TSO_LINK, RTS_FALSE);
-    sleepers_push(cap, me, wake);
+    sched_sleepers_push(cap, me, wake);
     __atomic_fetch_add(&sched_live, 1, __ATOMIC_SEQ_CST);    /* counted out by run_thread */
 }

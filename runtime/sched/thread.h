@@ -62,8 +62,8 @@ RtsCode thread_top_code(Value t);
 static inline Value code_value(RtsCode code) { return rts_fixnum((intptr_t)(uintptr_t)code); }
 /* Queues of threads linked through TSO_LINK. The run queue is cap's own (capability.h):
  * its OS thread's, and only for threads whose TSO_CAP is cap. Locks held: none. */
-void  runq_push(Capability *cap, Value t);
-Value runq_pop(Capability *cap);
+void  sched_runq_push(Capability *cap, Value t);
+Value sched_runq_pop(Capability *cap);
 /* Finds t on the TSO_LINK chain that starts at `head` (a queue whose head the caller holds:
  * an MVar's waiters, a thread's joiners, a sleep queue, all under the owner's lock or on the
  * owning capability). Locks held: the lock of the MVar or thread whose queue it is. If found, sets *prev to t's predecessor (RTS_FALSE when t is the head)

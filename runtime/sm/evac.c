@@ -452,8 +452,8 @@ static void scavenge_local(GCThread *gct)
 
 static bdescr *steal(GCThread *gct)
 {
-    for (unsigned k = 1; k < n_gc_threads; k++) {
-        GCThread *victim = gc_threads[(gct->index + k) % n_gc_threads];
+    for (unsigned k = 1; k < gc_n_threads; k++) {
+        GCThread *victim = gc_threads[(gct->index + k) % gc_n_threads];
         bdescr *bd;
         do bd = wsdeque_steal(&victim->deque);
         while (bd == WSDEQUE_ABORT);             /* lost a race: it may hold more */
@@ -465,8 +465,8 @@ static bdescr *steal(GCThread *gct)
 
 static bool any_work(GCThread *gct)
 {
-    for (unsigned k = 1; k < n_gc_threads; k++)
-        if (wsdeque_size(&gc_threads[(gct->index + k) % n_gc_threads]->deque))
+    for (unsigned k = 1; k < gc_n_threads; k++)
+        if (wsdeque_size(&gc_threads[(gct->index + k) % gc_n_threads]->deque))
             return true;
     return false;
 }

@@ -72,7 +72,7 @@ bool gc_follower_work(unsigned no)
     GCThread *gct = sm_caps[no]->gct;
     if (!__atomic_load_n(&gct->active, __ATOMIC_ACQUIRE))
         return false;
-    RTS_ASSERT(gct->index < n_gc_threads && gc_threads[gct->index] == gct);
+    RTS_ASSERT(gct->index < gc_n_threads && gc_threads[gct->index] == gct);
     gc_thread_work(gct, false);
     return true;
 }
@@ -340,13 +340,13 @@ static void start_gc_threads(SmCap *leader, bool major, const StwTakingPart *par
         n = part->n;
     bool steal = gc_steals(major, n);
     bool aging = !major && rts_cfg->aging;
-    n_gc_threads = 0;
-    gc_threads[n_gc_threads++] = leader->gct;
-    for (unsigned k = 1; k < part->n && n_gc_threads < n; k++)
-        gc_threads[n_gc_threads++] = sm_caps[part->no[k]]->gct;
+    gc_n_threads = 0;
+    gc_threads[gc_n_threads++] = leader->gct;
+    for (unsigned k = 1; k < part->n && gc_n_threads < n; k++)
+        gc_threads[gc_n_threads++] = sm_caps[part->no[k]]->gct;
     for (unsigned i = 0; i < sm_n_caps; i++)
         sm_caps[i]->gc_roots_by = UINT_MAX;
-    for (unsigned k = 0; k < n_gc_threads; k++) {
+    for (unsigned k = 0; k < gc_n_threads; k++) {
         GCThread *g = gc_threads[k];
         g->index = k;
         g->major = major;
@@ -358,11 +358,11 @@ static void start_gc_threads(SmCap *leader, bool major, const StwTakingPart *par
     }
     for (unsigned i = 0, k = 0; i < sm_n_caps; i++) {
         if (sm_caps[i]->gc_roots_by == UINT_MAX)
-            sm_caps[i]->gc_roots_by = k++ % n_gc_threads;
-        RTS_ASSERT(sm_caps[i]->gc_roots_by < n_gc_threads);   /* Note [GC threads] */
+            sm_caps[i]->gc_roots_by = k++ % gc_n_threads;
+        RTS_ASSERT(sm_caps[i]->gc_roots_by < gc_n_threads);   /* Note [GC threads] */
     }
-    __atomic_store_n(&gc_busy, n_gc_threads, __ATOMIC_RELEASE);
-    for (unsigned k = 0; k < n_gc_threads; k++)
+    __atomic_store_n(&gc_busy, gc_n_threads, __ATOMIC_RELEASE);
+    for (unsigned k = 0; k < gc_n_threads; k++)
         __atomic_store_n(&gc_threads[k]->active, true, __ATOMIC_RELEASE);
 }
 
@@ -376,7 +376,7 @@ static void run_gc_threads(SmCap *leader, bool major)
     gc_thread_work(leader->gct, true);
     trace_end(SPAN_GC_WORK);
     trace_begin(SPAN_AWAIT_GC_THREADS, 0);
-    stw_await_gc_threads(n_gc_threads - 1);
+    stw_await_gc_threads(gc_n_threads - 1);
     trace_end(SPAN_AWAIT_GC_THREADS);
     size_t refused = gc_refused_bytes();
     if (refused)
@@ -406,7 +406,7 @@ static void add_counters(GcRecord *r, const GCThread *g)
 static void gather_to_space(GcRecord *r)
 {
     RTS_ASSERT(sm_lock_held());
-    for (unsigned k = 0; k < n_gc_threads; k++) {
+    for (unsigned k = 0; k < gc_n_threads; k++) {
         GCThread *g = gc_threads[k];
         /* Note [To-space] in gcthread.h: every block and large object it copied is scanned;
          * Note [Aging] in storage.h: old to-space is generation 1, aged to-space 0, and
@@ -468,7 +468,7 @@ static void free_from_space(const FromSpace *fs, bool major)
  * GC thread's remember list. */
 static void remember_aged(void)
 {
-    for (unsigned k = 0; k < n_gc_threads; k++) {
+    for (unsigned k = 0; k < gc_n_threads; k++) {
         GCThread *g = gc_threads[k];
         if (!g->remember_hd)
             continue;
@@ -512,14 +512,14 @@ static void gc_end(bool major)
  * counters still this GC's. */
 static uint64_t balanced_copied_bytes(uint64_t copied)
 {
-    if (n_gc_threads < 2)
+    if (gc_n_threads < 2)
         return 0;
     uint64_t sum = 0;
-    for (unsigned k = 0; k < n_gc_threads; k++) {
-        uint64_t c = gc_threads[k]->copied_words * sizeof(Value) * n_gc_threads;
+    for (unsigned k = 0; k < gc_n_threads; k++) {
+        uint64_t c = gc_threads[k]->copied_words * sizeof(Value) * gc_n_threads;
         sum += c < copied ? c : copied;
     }
-    return (sum - copied) / (n_gc_threads - 1);
+    return (sum - copied) / (gc_n_threads - 1);
 }
 
 /* Phase 10: the GC's record completed (its counters are in already: gather_to_space,
@@ -529,7 +529,7 @@ static uint64_t balanced_copied_bytes(uint64_t copied)
  * counters still this GC's. */
 static void finish_record(GcRecord *r, uint64_t t0, uint64_t c0)
 {
-    r->gc_threads = n_gc_threads;
+    r->gc_threads = gc_n_threads;
     r->pause_ns = rts_now_ns() - t0 + r->stw_ns;
     r->cpu_ns = rts_cpu_ns() - c0;
     r->heap_bytes = (uint64_t)sm_heap_blocks() * BLOCK_SIZE;

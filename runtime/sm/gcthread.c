@@ -6,7 +6,7 @@
 #include "base/util.h"
 
 GCThread **gc_threads;
-unsigned n_gc_threads;
+unsigned gc_n_threads;
 unsigned gc_n_dests;
 
 /* A closure's fields are set only as it is made (letrec's SETFREE): set! boxes. A symbol (a

@@ -137,7 +137,7 @@ _Static_assert(offsetof(GCThread, active) % RTS_CACHE_LINE == 0
 
 /* The GC threads of the GC in progress, by index (set up by the leader before `go`). */
 extern GCThread **gc_threads;
-extern unsigned n_gc_threads;
+extern unsigned gc_n_threads;
 /* GC threads holding work, in stealing GCs (gc_scavenge_loop): every idle GC thread polls
  * it, so it has a cache line of its own. */
 extern struct GcBusyLine { _Alignas(RTS_CACHE_LINE) unsigned n; } gc_busy_line;

@@ -333,7 +333,7 @@ static void check_promoted(void)
 static void check_to_space_nodes(const bdescr *chain, const bdescr *stop)
 {
     for (const bdescr *bd = chain; bd && bd != stop; bd = bd->link) {
-        if (bd->owner >= n_gc_threads)
+        if (bd->owner >= gc_n_threads)
             insane("to-space block %p: owner %u is no GC thread", (void *)bd->start, bd->owner);
         unsigned want = numa_cap_node(gc_threads[bd->owner]->cap->no);
         if (blk_node_of(bd->start) != want)
