@@ -75,7 +75,10 @@ struct Capability {
     unsigned n_wake_later;
     Capability *wake_later[CAP_WAKE_LATER_MAX];
     pthread_t os_thread;
-    uint64_t obj_lock_acq, obj_lock_spins, obj_lock_yields; /* MVar/thread header locks taken here */
+    uint64_t obj_lock_acq, obj_lock_spins;  /* MVar/thread header locks taken here */
+#if RTS_PATCH_SPIN_YIELD
+    uint64_t obj_lock_yields;
+#endif
     uint64_t threads_pushed;   /* threads given to idle capabilities */
     /* The IO manager (Note [IO manager] in io/iomgr.h): the back end, the threads blocked
      * in IO here (io_waiters[tag - 1] for an op's tag; RTS_FALSE when free or when its thread

@@ -13,7 +13,9 @@ void obj_lock(Capability *cap, Value obj)
             spin_wait(&w);
     cap->obj_lock_acq++;
     cap->obj_lock_spins += w.spins;
+#if RTS_PATCH_SPIN_YIELD
     cap->obj_lock_yields += w.yields;
+#endif
     cap->defer_wakes = 1;
     if (__builtin_expect(w.spins && trace_on, 0))
         trace_spin("mvar/thread header", w.spins);

@@ -1,5 +1,5 @@
 /* Locks on a heap object's header (MVars, threads): the OBJ_LOCKED bit, waited for through
- * spin_wait (sync/spinwait.h) like a SpinLock, its spins and yields counted per capability
+ * spin_wait (sync/spinwait.h) like a SpinLock, its spins counted per capability
  * (-s prints them as the "mvar/thread header" lock).
  * Never held across a safe point; a capability holds at most one at a time.
  *

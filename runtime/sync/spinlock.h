@@ -1,6 +1,6 @@
 /* Spinlocks: test-and-test-and-set, waiting through spin_wait (sync/spinwait.h; the baseline
- * of seed 003 never yields). Each lock counts its acquisitions and the spins and yields it
- * took, as GHC counts gc_alloc_block_sync; -s prints them. Use for short critical sections
+ * of seed 003 never yields). Each lock counts its acquisitions and the spins it took, as
+ * GHC counts gc_alloc_block_sync; -s prints them. Use for short critical sections
  * only. */
 #ifndef RTS_SYNC_SPINLOCK_H
 #define RTS_SYNC_SPINLOCK_H
@@ -15,11 +15,13 @@ typedef struct SpinLock {
     int      locked;
     uint64_t acquisitions;     /* updated while held */
     uint64_t spins;            /* updated while held */
-    uint64_t yields;           /* updated while held */
     const char *name;
+#if RTS_PATCH_SPIN_YIELD
+    uint64_t yields;           /* updated while held */
+#endif
 } SpinLock;
 
-#define SPINLOCK_INIT(nm) { 0, 0, 0, 0, nm }
+#define SPINLOCK_INIT(nm) { .name = nm }
 
 /* Locks held: not l (a spinlock does not nest: its holder taking it again spins for ever);
  * takes l. */
@@ -34,7 +36,9 @@ static inline void spin_lock(SpinLock *l)
     }
     l->acquisitions++;
     l->spins += w.spins;
+#if RTS_PATCH_SPIN_YIELD
     l->yields += w.yields;
+#endif
     if (__builtin_expect(w.spins && trace_on, 0))
         trace_spin(l->name, w.spins);
 }

@@ -5,15 +5,15 @@
  * rule in one place (seed 003).
  *
  * A waiter keeps a SpinWait on its own stack (SPIN_WAIT_INIT), calls spin_wait while the
- * condition it waits for is false, and then adds w.spins and w.yields to the counters of
- * what it waited for: a lock's own (updated while holding it), a capability's (the header
+ * condition it waits for is false, and then adds w.spins to the counters of what it
+ * waited for: a lock's own (updated while holding it), a capability's (the header
  * locks), or a SpinCount shared by the GC threads (spin_count_add, atomic).
  *
  * Note [Spin-wait baseline]
  * The baseline spins forever: a CPU pause (PAUSE on x86, YIELD on aarch64) per turn, never
  * a system call, on the assumption that whoever it waits for is running and will be done
- * soon. So `yields` is always 0 here. The stop-the-world barrier waits are not spins of
- * this kind: they spin a bounded count and then sleep (sync/wait.h). */
+ * soon. So it counts spins and nothing else: a waiter that gives up the CPU, and its
+ * count of those, is a patch's. The stop-the-world barrier waits are not spins of this kind: they spin a bounded count and then sleep (sync/wait.h). */
 #ifndef RTS_SYNC_SPINWAIT_H
 #define RTS_SYNC_SPINWAIT_H
 
@@ -37,8 +37,8 @@ static inline void cpu_relax(void)
 
 typedef struct SpinWait {
     uint64_t spins;            /* turns of the waiter's loop */
-    uint64_t yields;           /* of those, the ones that gave up the CPU */
 #if RTS_PATCH_SPIN_YIELD
+    uint64_t yields;           /* of those, the ones that gave up the CPU */
     unsigned since_yield;      /* turns since the last yield */
 #endif
 } SpinWait;
@@ -91,7 +91,10 @@ static inline void spin_wait(SpinWait *w)
 
 /* Counters of a wait that several GC threads share: updated once per wait, atomically. */
 typedef struct SpinCount {
-    uint64_t waits, spins, yields;
+    uint64_t waits, spins;
+#if RTS_PATCH_SPIN_YIELD
+    uint64_t yields;
+#endif
 } SpinCount;
 
 static inline void spin_count_add(SpinCount *c, const SpinWait *w)
@@ -99,8 +102,10 @@ static inline void spin_count_add(SpinCount *c, const SpinWait *w)
     __atomic_fetch_add(&c->waits, 1, __ATOMIC_RELAXED);
     if (w->spins)
         __atomic_fetch_add(&c->spins, w->spins, __ATOMIC_RELAXED);
+#if RTS_PATCH_SPIN_YIELD
     if (w->yields)
         __atomic_fetch_add(&c->yields, w->yields, __ATOMIC_RELAXED);
+#endif
 }
 
 #endif
