@@ -255,8 +255,10 @@ METRICS = {m.key: m for m in (
     Metric("syncs", "Stop-the-world syncs", "count", _stat("rtslab_stw_syncs"), _count),
     Metric("spins", "Spins (every lock and stop-the-world barrier wait)", "count",
            _sum_of(r"rtslab_(lock|barrier)_\w+_spins"), _count),
+    # {{patch:spin-yield
     Metric("yields", "Yields of spin-waits (sched_yield)", "count",
            _sum_of(r"rtslab_lock_\w+_yields"), _count),
+    # }}patch:spin-yield
     Metric("sleeps", "Sleeps of waits (locks and barriers)", "count",
            _sum_of(r"rtslab_(lock|barrier)_\w+_sleeps"), _count),
     # {{patch:gen0-steal
