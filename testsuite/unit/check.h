@@ -8,6 +8,7 @@
  *   CHECK(cond)          cond is true
  *   CHECK_EQ_INT(a, b)   a == b as integers (both converted to intmax_t); prints both values
  *   CHECK_STR(a, b)      a and b are equal strings (NULL equals only NULL); prints both
+ *   check_in_child(fn, err, size)  runs fn in a child process: its wait status, its stderr
  * Any thread may check; check_done belongs after the others have been joined.
  */
 #ifndef RTSLAB_CHECK_H
@@ -18,6 +19,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 struct check_counts { unsigned long checks, failed; };
 
@@ -74,6 +77,32 @@ static inline int check_done(void)
     printf("%lu checks, %lu failed\n", c->checks, c->failed);
     fflush(stdout);
     return c->failed == 0 ? 0 : 1;
+}
+
+/* For a check that the code aborts (an RTS_ASSERT, rts_fatal): runs fn in a child
+ * process; its stderr into err (NUL-terminated), its wait status back. */
+static inline int check_in_child(void (*fn)(void), char *err, size_t size)
+{
+    int fds[2];
+    CHECK(pipe(fds) == 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(fds[1], 2);
+        close(fds[0]);
+        fn();
+        _exit(0);
+    }
+    close(fds[1]);
+    size_t n = 0;
+    ssize_t k;
+    while (n + 1 < size && (k = read(fds[0], err + n, size - 1 - n)) > 0)
+        n += (size_t)k;
+    err[n] = 0;
+    close(fds[0]);
+    int status = 0;
+    CHECK(waitpid(pid, &status, 0) == pid);
+    return status;
 }
 
 #endif

@@ -454,31 +454,6 @@ static void test_nodes(void)
     CHECK_HEAP();
 }
 
-/* Runs fn in a child process; its stderr into err (NUL-terminated), its wait status back. */
-static int in_child(void (*fn)(void), char *err, size_t size)
-{
-    int fds[2];
-    CHECK(pipe(fds) == 0);
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid == 0) {
-        dup2(fds[1], 2);
-        close(fds[0]);
-        fn();
-        _exit(0);
-    }
-    close(fds[1]);
-    size_t n = 0;
-    ssize_t k;
-    while (n + 1 < size && (k = read(fds[0], err + n, size - 1 - n)) > 0)
-        n += (size_t)k;
-    err[n] = 0;
-    close(fds[0]);
-    int status = 0;
-    CHECK(waitpid(pid, &status, 0) == pid);
-    return status;
-}
-
 static void false_assertion(void)
 {
     RTS_ASSERT(1 + 1 == 3);
@@ -506,12 +481,12 @@ static void test_assertions(void)
     CHECK_EQ_INT(evaluated, RTS_DEBUG);
 
     char err[1024];
-    int status = in_child(false_assertion, err, sizeof err);
+    int status = check_in_child(false_assertion, err, sizeof err);
     if (RTS_DEBUG) {
         CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT);
         CHECK(strstr(err, "rtslab: fatal: assertion failed: 1 + 1 == 3 (") != NULL);
         CHECK(strstr(err, "test_block.c") != NULL && strstr(err, "false_assertion") != NULL);
-        status = in_child(double_free, err, sizeof err);
+        status = check_in_child(double_free, err, sizeof err);
         CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT);
         CHECK(strstr(err, "assertion failed: bd->blocks > 0 && !(bd->flags & BF_FREE)") != NULL);
     } else {

@@ -20,31 +20,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* Runs fn in a child process; its stderr into err (NUL-terminated), its wait status back. */
-static int in_child(void (*fn)(void), char *err, size_t size)
-{
-    int fds[2];
-    CHECK(pipe(fds) == 0);
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid == 0) {
-        dup2(fds[1], 2);
-        close(fds[0]);
-        fn();
-        _exit(0);
-    }
-    close(fds[1]);
-    size_t n = 0;
-    ssize_t k;
-    while (n + 1 < size && (k = read(fds[0], err + n, size - 1 - n)) > 0)
-        n += (size_t)k;
-    err[n] = 0;
-    close(fds[0]);
-    int status = 0;
-    CHECK(waitpid(pid, &status, 0) == pid);
-    return status;
-}
-
 static void interrupt(unsigned no) { (void)no; }
 static bool follower_work(unsigned no) { (void)no; return false; }
 static const StwHooks hooks = { interrupt, follower_work };
@@ -90,7 +65,7 @@ static void release_unsynced(void)
 static void expect_abort(const char *what, void (*fn)(void), const char *condition)
 {
     char err[2048];
-    int status = in_child(fn, err, sizeof err);
+    int status = check_in_child(fn, err, sizeof err);
     if (!CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT))
         fprintf(stderr, "test_invariants: %s: not aborted; stderr: %s\n", what, err);
     if (!CHECK(strstr(err, "rtslab: fatal: assertion failed: ") != NULL
