@@ -14,7 +14,7 @@
 enum { MVAR_VALUE, MVAR_HEAD, MVAR_TAIL, MVAR_NFIELDS };
 
 static inline Value mv_get(Value mv, int f) { return obj_payload(mv)[f]; }
-static inline void  mv_set(Capability *cap, Value mv, int f, Value v) { rts_set_field(cap, mv, (size_t)f, v); }
+static inline void  mv_set(Capability *cap, Value mv, int f, Value v) { sm_set_field(cap, mv, (size_t)f, v); }
 
 Value rts_new_mvar(Capability *cap)
 {

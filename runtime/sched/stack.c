@@ -109,7 +109,7 @@ void stack_dirty(Capability *cap, Value t)
     /* Atomic load: other capabilities lock the thread through its header. */
     Value s = tso_stack(t);
     if (!(__atomic_load_n(obj_ptr(s), __ATOMIC_RELAXED) & OBJ_DIRTY))
-        rts_write_barrier_slow(cap, s);
+        sm_write_barrier_slow(cap, s);
 }
 
 #if RTS_PATCH_STACK_CHUNKS
@@ -257,7 +257,7 @@ void rts_thread_set_slot(Capability *cap, Value t, size_t i, Value v)
     size_t sp = stack_sp(s);
     size_t n = (size_t)rts_fixnum_val(sl[sp - 1]);
     if (i >= n) rts_fatal("rts_thread_set_slot: slot %zu of a %zu-slot frame", i, n);
-    rts_set_field(cap, s, STACK_SLOTS + sp - 2 - n + i, v);
+    sm_set_field(cap, s, STACK_SLOTS + sp - 2 - n + i, v);
 }
 
 void rts_push_frame(Capability *cap, RtsCode code, size_t nslots)

@@ -13,7 +13,7 @@ void thread_dirty(Capability *cap, Value t)
 {
     /* Atomic loads: other capabilities lock the thread through its header. */
     if (!(__atomic_load_n(obj_ptr(t), __ATOMIC_RELAXED) & OBJ_DIRTY))
-        rts_write_barrier_slow(cap, t);
+        sm_write_barrier_slow(cap, t);
     stack_dirty(cap, t);
 }
 

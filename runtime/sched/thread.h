@@ -50,7 +50,7 @@ static inline ThreadStatus tso_status(Value t)
 static inline Value   tso_stack(Value t)        { return tso_get(t, TSO_STACK); }
 
 /* Write to a TSO field (with the write barrier). */
-static inline void tso_set(Capability *cap, Value t, int f, Value v) { rts_set_field(cap, t, (size_t)f, v); }
+static inline void tso_set(Capability *cap, Value t, int f, Value v) { sm_set_field(cap, t, (size_t)f, v); }
 static inline void tso_set_status(Capability *cap, Value t, ThreadStatus s)
 { (void)cap; __atomic_store_n(&obj_payload(t)[TSO_STATUS], rts_fixnum(s), __ATOMIC_RELAXED); }
 

@@ -1044,7 +1044,7 @@ static Proto *gen_lambda(Comp *c, Lam *l)
         p->consts = rts_make_vector(cap, (size_t)g.nconsts, RTS_FALSE);
         for (int i = 0; i < g.nconsts; i++) {
             Value v = sch_datum_to_value(cap, g.consts[i]);
-            rts_set_field(cap, p->consts, (size_t)i, v);
+            sm_set_field(cap, p->consts, (size_t)i, v);
         }
     }
     free(g.consts);

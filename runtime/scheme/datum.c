@@ -184,7 +184,7 @@ Value sch_datum_to_value(RtsCap *cap, const Datum *d)
         Value *v = sch_protect(cap, rts_make_vector(cap, d->u.vec.n, RTS_FALSE));
         for (size_t i = 0; i < d->u.vec.n; i++) {
             Value x = sch_datum_to_value(cap, d->u.vec.items[i]);
-            rts_set_field(cap, *v, i, x);
+            sm_set_field(cap, *v, i, x);
         }
         Value r = *v;
         sch_release(cap, mark);

@@ -141,7 +141,7 @@ Value sch_make_symbol_uninterned(RtsCap *cap, const char *utf8, size_t n)
     Value *name = sch_protect(cap, rts_make_raw(cap, T_BYTEVECTOR, n));
     memcpy(raw_bytes(*name), utf8, n);
     Value sym = rts_make_object(cap, T_SYMBOL, SYM_NFIELDS, RTS_UNDEF);
-    rts_set_field(cap, sym, SYM_NAME, *name);
+    sm_set_field(cap, sym, SYM_NAME, *name);
     sch_release(cap, mark);
     return sym;
 }
@@ -173,8 +173,8 @@ static void sym_rehash(RtsCap *cap, Value bigger)
             size_t len;
             const char *name = sch_symbol_utf8(rts_car(c), &len);
             size_t j = bucket_of(name, len, bigger);
-            rts_set_cdr(cap, c, rts_field(bigger, j));
-            rts_set_field(cap, bigger, j, c);
+            sm_set_cdr(cap, c, rts_field(bigger, j));
+            sm_set_field(cap, bigger, j, c);
         }
     }
     sym_table = bigger;
@@ -213,8 +213,8 @@ Value sch_intern(RtsCap *cap, const char *utf8, size_t n)
     found = bucket_find(b, copy, n);
     size_t grow_from = 0;                       /* the table's size, when it is full */
     if (found == RTS_FALSE) {
-        rts_set_cdr(cap, cell, b);
-        rts_set_field(cap, sym_table, i, cell);
+        sm_set_cdr(cap, cell, b);
+        sm_set_field(cap, sym_table, i, cell);
         found = rts_car(cell);
         if (++sym_count > 2 * obj_size(sym_table))
             grow_from = obj_size(sym_table);
@@ -240,10 +240,10 @@ Value sch_make_rtd(RtsCap *cap, Value name, Value field_names)
     size_t nf = 0;
     for (Value p = *fn; sch_is_pair(p); p = rts_cdr(p))
         nf++;
-    rts_set_field(cap, rtd, RTD_MARK, SCH_RTD_MARK);
-    rts_set_field(cap, rtd, RTD_NAME, *nm);
-    rts_set_field(cap, rtd, RTD_NFIELDS_, rts_fixnum((intptr_t)nf));
-    rts_set_field(cap, rtd, RTD_FIELD_NAMES, *fn);
+    sm_set_field(cap, rtd, RTD_MARK, SCH_RTD_MARK);
+    sm_set_field(cap, rtd, RTD_NAME, *nm);
+    sm_set_field(cap, rtd, RTD_NFIELDS_, rts_fixnum((intptr_t)nf));
+    sm_set_field(cap, rtd, RTD_FIELD_NAMES, *fn);
     sch_release(cap, mark);
     return rtd;
 }
@@ -253,9 +253,9 @@ Value sch_make_record(RtsCap *cap, Value rtd, size_t n, const Value *fields)
     size_t mark = sch_mark(cap);
     Value *r = sch_protect(cap, rtd);
     Value rec = rts_make_object(cap, T_RECORD, n + 1, RTS_FALSE);
-    rts_set_field(cap, rec, 0, *r);
+    sm_set_field(cap, rec, 0, *r);
     for (size_t i = 0; fields && i < n; i++)
-        rts_set_field(cap, rec, 1 + i, fields[i]);
+        sm_set_field(cap, rec, 1 + i, fields[i]);
     sch_release(cap, mark);
     return rec;
 }
@@ -274,11 +274,11 @@ void sch_define_global(RtsCap *cap, const char *name, Value v)
     size_t mark = sch_mark(cap);
     Value *vp = sch_protect(cap, v);
     Value sym = sch_intern(cap, name, strlen(name));
-    rts_set_field(cap, sym, SYM_VALUE, *vp);
+    sm_set_field(cap, sym, SYM_VALUE, *vp);
     char sys[128];
     int n = snprintf(sys, sizeof sys, "%%sys:%s", name);
     sym = sch_intern(cap, sys, (size_t)n);
-    rts_set_field(cap, sym, SYM_VALUE, *vp);
+    sm_set_field(cap, sym, SYM_VALUE, *vp);
     sch_release(cap, mark);
 }
 

@@ -401,7 +401,7 @@ static void lb_add(RtsCap *cap, ListBuilder *b, Value x)
     if (*b->last == RTS_NIL)
         *b->head = cell;
     else
-        rts_set_cdr(cap, *b->last, cell);
+        sm_set_cdr(cap, *b->last, cell);
     *b->last = cell;
 }
 
@@ -460,7 +460,7 @@ static Value p_set_car(RtsCap *cap, Value *argv, int argc)
 {
     (void)argc;
     check_pair(cap, "set-car!", argv[0]);
-    rts_set_car(cap, argv[0], argv[1]);
+    sm_set_car(cap, argv[0], argv[1]);
     return RTS_UNSPEC;
 }
 
@@ -468,7 +468,7 @@ static Value p_set_cdr(RtsCap *cap, Value *argv, int argc)
 {
     (void)argc;
     check_pair(cap, "set-cdr!", argv[0]);
-    rts_set_cdr(cap, argv[0], argv[1]);
+    sm_set_cdr(cap, argv[0], argv[1]);
     return RTS_UNSPEC;
 }
 
@@ -536,7 +536,7 @@ static Value p_append(RtsCap *cap, Value *argv, int argc)
             lb_add(cap, &b, rts_car(*cur));
     Value r = argv[argc - 1];
     if (*b.last != RTS_NIL) {
-        rts_set_cdr(cap, *b.last, r);
+        sm_set_cdr(cap, *b.last, r);
         r = *b.head;
     }
     sch_release(cap, mark);
@@ -586,7 +586,7 @@ static Value p_list_ref(RtsCap *cap, Value *argv, int argc)
 static Value p_list_set(RtsCap *cap, Value *argv, int argc)
 {
     (void)argc;
-    rts_set_car(cap, list_tail(cap, "list-set!", argv, true), argv[2]);
+    sm_set_car(cap, list_tail(cap, "list-set!", argv, true), argv[2]);
     return RTS_UNSPEC;
 }
 
@@ -603,7 +603,7 @@ static Value p_list_copy(RtsCap *cap, Value *argv, int argc)
     Value *cur = sch_protect(cap, argv[0]);
     for (intptr_t i = 0; i < n; i++, *cur = rts_cdr(*cur))
         lb_add(cap, &b, rts_car(*cur));
-    rts_set_cdr(cap, *b.last, *cur);
+    sm_set_cdr(cap, *b.last, *cur);
     Value r = *b.head;
     sch_release(cap, mark);
     return r;
@@ -976,7 +976,7 @@ static Value p_string_to_vector(RtsCap *cap, Value *argv, int argc)
     Range r = range_args(cap, "string->vector", argv, argc, 1, sch_string_len(argv[0]), 0);
     Value v = rts_make_vector(cap, r.end - r.start, RTS_FALSE);
     const uint32_t *s = sch_string_data(argv[0]);
-    for (size_t i = r.start; i < r.end; i++) rts_set_field(cap, v, i - r.start, rts_char(s[i]));
+    for (size_t i = r.start; i < r.end; i++) sm_set_field(cap, v, i - r.start, rts_char(s[i]));
     return v;
 }
 
@@ -1118,7 +1118,7 @@ static Value p_make_vector(RtsCap *cap, Value *argv, int argc)
 static Value p_vector(RtsCap *cap, Value *argv, int argc)
 {
     Value v = rts_make_vector(cap, (size_t)argc, RTS_FALSE);
-    for (int i = 0; i < argc; i++) rts_set_field(cap, v, (size_t)i, argv[i]);
+    for (int i = 0; i < argc; i++) sm_set_field(cap, v, (size_t)i, argv[i]);
     return v;
 }
 
@@ -1141,7 +1141,7 @@ static Value p_vector_set(RtsCap *cap, Value *argv, int argc)
     (void)argc;
     check_vector(cap, "vector-set!", argv[0]);
     size_t i = index_arg(cap, "vector-set!", argv[1], rts_vector_length(argv[0]), argv[0]);
-    rts_set_field(cap, argv[0], i, argv[2]);
+    sm_set_field(cap, argv[0], i, argv[2]);
     return RTS_UNSPEC;
 }
 
@@ -1192,7 +1192,7 @@ static Value p_list_to_vector(RtsCap *cap, Value *argv, int argc)
     size_t n = list_length(cap, "list->vector", argv[0]);
     Value v = rts_make_vector(cap, n, RTS_FALSE);
     size_t i = 0;
-    for (Value l = argv[0]; l != RTS_NIL; l = rts_cdr(l)) rts_set_field(cap, v, i++, rts_car(l));
+    for (Value l = argv[0]; l != RTS_NIL; l = rts_cdr(l)) sm_set_field(cap, v, i++, rts_car(l));
     return v;
 }
 
@@ -1200,7 +1200,7 @@ static Value p_vector_fill(RtsCap *cap, Value *argv, int argc)
 {
     check_vector(cap, "vector-fill!", argv[0]);
     Range r = range_args(cap, "vector-fill!", argv, argc, 2, rts_vector_length(argv[0]), 0);
-    for (size_t i = r.start; i < r.end; i++) rts_set_field(cap, argv[0], i, argv[1]);
+    for (size_t i = r.start; i < r.end; i++) sm_set_field(cap, argv[0], i, argv[1]);
     return RTS_UNSPEC;
 }
 
@@ -1209,7 +1209,7 @@ static Value p_vector_copy(RtsCap *cap, Value *argv, int argc)
     check_vector(cap, "vector-copy", argv[0]);
     Range r = range_args(cap, "vector-copy", argv, argc, 1, rts_vector_length(argv[0]), 0);
     Value v = rts_make_vector(cap, r.end - r.start, RTS_FALSE);
-    for (size_t i = r.start; i < r.end; i++) rts_set_field(cap, v, i - r.start, rts_field(argv[0], i));
+    for (size_t i = r.start; i < r.end; i++) sm_set_field(cap, v, i - r.start, rts_field(argv[0], i));
     return v;
 }
 
@@ -1224,10 +1224,10 @@ static Value p_vector_copy_x(RtsCap *cap, Value *argv, int argc)
     size_t at = dest_arg(cap, "vector-copy!", argv, rts_vector_length(argv[0]), n);
     if (at <= r.start) {
         for (size_t i = 0; i < n; i++)
-            rts_set_field(cap, argv[0], at + i, rts_field(argv[2], r.start + i));
+            sm_set_field(cap, argv[0], at + i, rts_field(argv[2], r.start + i));
     } else {
         for (size_t i = n; i-- > 0;)
-            rts_set_field(cap, argv[0], at + i, rts_field(argv[2], r.start + i));
+            sm_set_field(cap, argv[0], at + i, rts_field(argv[2], r.start + i));
     }
     return RTS_UNSPEC;
 }
@@ -1243,7 +1243,7 @@ static Value p_vector_append(RtsCap *cap, Value *argv, int argc)
     size_t k = 0;
     for (int i = 0; i < argc; i++)
         for (size_t j = 0; j < rts_vector_length(argv[i]); j++)
-            rts_set_field(cap, v, k++, rts_field(argv[i], j));
+            sm_set_field(cap, v, k++, rts_field(argv[i], j));
     return v;
 }
 
@@ -1417,7 +1417,7 @@ static Value p_record_set(RtsCap *cap, Value *argv, int argc)
 {
     (void)argc;
     size_t i = record_field(cap, argv, argv[4], "%record-set!");
-    rts_set_field(cap, argv[0], 1 + i, argv[3]);
+    sm_set_field(cap, argv[0], 1 + i, argv[3]);
     return RTS_UNSPEC;
 }
 

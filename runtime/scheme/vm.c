@@ -473,12 +473,12 @@ L_SETGLOBAL: {
     SAVE_PC();
     if (obj_payload(sym)[SYM_VALUE] == RTS_UNDEF)
         sch_error(cap, NULL, "set! of an unbound variable:", 1, sym);
-    rts_set_field(cap, sym, SYM_VALUE, b[pc[1]]);
+    sm_set_field(cap, sym, SYM_VALUE, b[pc[1]]);
     pc += 2;
     VM_DISPATCH();
 }
 L_DEFGLOBAL:
-    rts_set_field(cap, K[pc[0]], SYM_VALUE, b[pc[1]]);
+    sm_set_field(cap, K[pc[0]], SYM_VALUE, b[pc[1]]);
     pc += 2;
     VM_DISPATCH();
 L_FREE: b[pc[0]] = obj_payload(b[0])[1 + pc[1]]; pc += 2; VM_DISPATCH();
@@ -496,7 +496,7 @@ L_BOX: {
     VM_DISPATCH();
 }
 L_UNBOX: b[pc[0]] = obj_payload(b[pc[1]])[0]; pc += 2; VM_DISPATCH();
-L_SETBOX: rts_set_field(cap, b[pc[0]], 0, b[pc[1]]); pc += 2; VM_DISPATCH();
+L_SETBOX: sm_set_field(cap, b[pc[0]], 0, b[pc[1]]); pc += 2; VM_DISPATCH();
 L_CHECKDEF:
     if (__builtin_expect(b[pc[0]] == RTS_UNDEF, 0)) {
         SAVE_PC();
@@ -521,7 +521,7 @@ L_CLOSURE: {
     pc += 3 + n;
     VM_DISPATCH();
 }
-L_SETFREE: rts_set_field(cap, b[pc[0]], (size_t)(1 + pc[1]), b[pc[2]]); pc += 3; VM_DISPATCH();
+L_SETFREE: sm_set_field(cap, b[pc[0]], (size_t)(1 + pc[1]), b[pc[2]]); pc += 3; VM_DISPATCH();
 L_JMP: pc += 1 + pc[0]; VM_DISPATCH();
 L_JF:
     if (b[pc[0]] == RTS_FALSE) pc += 2 + pc[1];
@@ -755,21 +755,21 @@ L_VSET: {
     if (__builtin_expect(!sch_is_vector(v), 0)) { SAVE_PC(); sch_type_error(cap, "vector-set!", "vector", v); }
     if (__builtin_expect(!rts_is_fixnum(i), 0)) { SAVE_PC(); sch_type_error(cap, "vector-set!", "exact integer", i); }
     if (__builtin_expect((uintptr_t)rts_fixnum_val(i) >= rts_vector_length(v), 0)) { SAVE_PC(); sch_range_error(cap, "vector-set!", i, v); }
-    rts_set_field(cap, v, (size_t)rts_fixnum_val(i), b[pc[2]]);
+    sm_set_field(cap, v, (size_t)rts_fixnum_val(i), b[pc[2]]);
     pc += 3;
     VM_DISPATCH();
 }
 L_SETCAR: {
     Value p = b[pc[0]];
     if (__builtin_expect(!sch_is_pair(p), 0)) { SAVE_PC(); sch_type_error(cap, "set-car!", "pair", p); }
-    rts_set_car(cap, p, b[pc[1]]);
+    sm_set_car(cap, p, b[pc[1]]);
     pc += 2;
     VM_DISPATCH();
 }
 L_SETCDR: {
     Value p = b[pc[0]];
     if (__builtin_expect(!sch_is_pair(p), 0)) { SAVE_PC(); sch_type_error(cap, "set-cdr!", "pair", p); }
-    rts_set_cdr(cap, p, b[pc[1]]);
+    sm_set_cdr(cap, p, b[pc[1]]);
     pc += 2;
     VM_DISPATCH();
 }
@@ -885,9 +885,9 @@ call_generic: {
         Value k = sch_make_record(cap, sch_rtd_cont, 3, NULL);
         RELOAD();
         size_t base = (size_t)(b - slots) + (tail ? 0 : (size_t)fs + 2);
-        rts_set_field(cap, k, 1, rtv_stack_here(cap));
-        rts_set_field(cap, k, 2, rts_fixnum((intptr_t)base));
-        rts_set_field(cap, k, 3, rtv_current_thread(cap));
+        sm_set_field(cap, k, 1, rtv_stack_here(cap));
+        sm_set_field(cap, k, 2, rts_fixnum((intptr_t)base));
+        sm_set_field(cap, k, 3, rtv_current_thread(cap));
         Value g = argv[0];
         argv = rtv_lroots_next(cap) + 1;
         sch_protect(cap, cc_closure);

@@ -29,7 +29,7 @@
  *  - before a GC: the young generation (nurseries and young large objects: what was
  *    allocated since the last GC) and the objects in the remembered sets, the only old objects
  *    the mutator can have written since the last GC if its write barrier is right (Note
- *    [Write barrier] in storage.c; Note [Dirty stacks] in sched/thread.h);
+ *    [Write barrier] in storage.h; Note [Dirty stacks] in sched/thread.h);
  *  - after a minor GC: what it promoted (its to-space blocks, which it put at the head of the
  *    old generation's chain, and the large objects it moved there, at the head of the large
  *    list: the check before the GC keeps both heads and counts), the remembered sets as the

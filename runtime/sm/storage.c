@@ -279,12 +279,8 @@ Value *sm_alloc_protect_slow(SmCap *cap, size_t words, Value *vals, unsigned n)
     return p;
 }
 
-/* Note [Write barrier]
- * rts_set_field stores, then (if the object is not yet dirty) calls this: an old object is
- * marked dirty and pushed on the capability's remembered set, so a minor GC scans it as a
- * root. Young objects need nothing: a minor GC copies them anyway. The dirty bit is set
- * with an atomic OR because other capabilities may set it on the same object. */
-void rts_write_barrier_slow(RtsCap *cap, Value obj)
+/* The write barrier's slow path (Note [Write barrier] in storage.h). */
+void sm_write_barrier_slow(RtsCap *cap, Value obj)
 {
     if (bdescr_of(obj_ptr(obj))->gen == 0)
         return;
@@ -295,6 +291,11 @@ void rts_write_barrier_slow(RtsCap *cap, Value obj)
     if (!(old & OBJ_DIRTY))
         sm_remember(sm_cap(cap), obj);
 }
+
+/* The public API's stores (rtslab.h): the barrier, out of line. */
+void rts_set_field(RtsCap *cap, Value obj, size_t i, Value v) { sm_set_field(cap, obj, i, v); }
+void rts_set_car(RtsCap *cap, Value p, Value v)               { sm_set_field(cap, p, 0, v); }
+void rts_set_cdr(RtsCap *cap, Value p, Value v)               { sm_set_field(cap, p, 1, v); }
 
 void sm_remember(SmCap *cap, Value obj)
 {

@@ -205,6 +205,25 @@ void   sm_reset_nursery(SmCap *cap);
  * extension; sm_reset_nursery frees such blocks. Locks held: none (they were taken under
  * sm_lock). */
 void   sm_extend_nursery(SmCap *cap, bdescr *chain, size_t n);
+/* Note [Write barrier]
+ * A store of a pointer into a mutable object goes through sm_set_field: it stores, then, if
+ * the object is not yet dirty, calls sm_write_barrier_slow, which marks an old object dirty
+ * and pushes it on the capability's remembered set (sm_remember), so that the next minor GC
+ * scans it as a root. Young objects need nothing: a minor GC copies them anyway. The dirty
+ * bit is set with an atomic OR, and read with an atomic load, because other capabilities
+ * may set it on the same object (and lock threads and MVars through their headers). The
+ * public API's sm_set_field (rtslab.h) is this, out of line. Only the mutator of cap.
+ * Locks held: none. */
+void sm_write_barrier_slow(RtsCap *cap, Value obj);
+static inline void sm_set_field(RtsCap *cap, Value obj, size_t i, Value v)
+{
+    obj_payload(obj)[i] = v;
+    if (!(__atomic_load_n(obj_ptr(obj), __ATOMIC_RELAXED) & OBJ_DIRTY))
+        sm_write_barrier_slow(cap, obj);
+}
+static inline void sm_set_car(RtsCap *cap, Value p, Value v) { sm_set_field(cap, p, 0, v); }
+static inline void sm_set_cdr(RtsCap *cap, Value p, Value v) { sm_set_field(cap, p, 1, v); }
+
 /* Adds the old, dirty object obj to cap's remembered set: the write barrier's slow path
  * (which has marked it dirty), or the GC's leader for what points to aged objects. Only cap's
  * mutator, or the leader with the world stopped. Locks held: none. */

@@ -24,9 +24,17 @@ Rule B (symbol references; only with --build, once the build has made
   may use only its own symbols and those of files listed before it. Without nm (or without
   objects) rule B is skipped, with a note.
 
+Rule C (inline functions in headers; with rule B). A `static inline` function of a header
+  is compiled into every object that includes it, so rule B charges its calls to the
+  includer, not to the header: a public header's inline that calls into the storage manager
+  looks, to nm, like the VM calling it. So the calls in the bodies of a header's inline
+  functions are judged as the header's own: each name called there that a runtime object
+  defines must be defined in the header's module or one of a lower rank.
+
 Every violation is a line such as
     runtime/sched/capability.c:7: includes sm/gc.h (sm, rank 4) from sched (rank 5): goes up
     runtime/sm/storage.o: calls rts_exit (defined in rts/rts.c, rank 7) from sm (rank 4): goes up
+    runtime/include/rtslab.h:103: inline rts_set_field calls sm_write (defined in sm/storage.c, rank 4) from include (rank 0): goes up
 on stderr, after a first line that counts them; the exit status is then 1. With none it
 prints "layers: N files, M includes, K symbol references: all go down" and exits 0. A file
 under runtime/ that no entry of LAYERS covers is an error too: give it a layer.
@@ -219,8 +227,61 @@ def file_order_violation(mod, user_obj, definer_src):
     return None
 
 
+INLINE_RE = re.compile(r"\bstatic\s+(?:__inline__|__inline|inline)\b[^;{}()]*?\b(\w+)\s*\(")
+CALL_RE = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
+
+
+def inline_calls(text):
+    """[(line, function, called name)] for the static inline functions defined in TEXT (a
+    header, comments blanked): the names followed by "(" in each body."""
+    out = []
+    for m in INLINE_RE.finditer(text):
+        i = m.end()
+        depth = 1                        # skip the parameter list
+        while i < len(text) and depth:
+            depth += {"(": 1, ")": -1}.get(text[i], 0)
+            i += 1
+        j = i
+        while j < len(text) and text[j] in " \t\n":
+            j += 1
+        if j >= len(text) or text[j] != "{":
+            continue                     # a declaration, not a definition
+        depth, k = 1, j + 1
+        while k < len(text) and depth:
+            depth += {"{": 1, "}": -1}.get(text[k], 0)
+            k += 1
+        body = text[j:k]
+        for c in CALL_RE.finditer(body):
+            out.append((text.count("\n", 0, j + c.start()) + 1, m.group(1), c.group(1)))
+    return out
+
+
+def check_inlines(src, definers):
+    """Rule C: (calls checked, violations) of the headers' inline functions."""
+    runtime = os.path.join(src, "runtime")
+    violations, n = [], 0
+    for rel in source_files(runtime):
+        mod = module_of(rel)
+        if not rel.endswith(".h") or mod is None:
+            continue
+        with open(os.path.join(runtime, rel), encoding="utf-8", errors="replace") as f:
+            text = strip_comments(f.read())
+        for line, fn, name in inline_calls(text):
+            if name not in definers:
+                continue
+            n += 1
+            where, used, _ = definers[name][0]
+            why = judge(mod, used, None)
+            if why:
+                violations.append(f"runtime/{rel}:{line}: inline {fn} calls {name} (defined in "
+                                  f"{where}, rank {RANK[used]}) from {mod} (rank {RANK[mod]}): "
+                                  f"{why}")
+    return n, violations
+
+
 def check_symbols(src, build, notes):
-    """(number of references checked, violations), or None when rule B is skipped."""
+    """(number of references checked, violations), or None when rules B and C are
+    skipped."""
     objroot = build          # automake's subdir-objects: runtime/sm/gc.c -> BUILD/runtime/sm/gc.o
     objs = []
     for dirpath, dirnames, filenames in os.walk(os.path.join(objroot, "runtime")):
@@ -269,7 +330,8 @@ def check_symbols(src, build, notes):
                 verb = "calls" if kind in NM_CODE else "uses"
                 violations.append(f"{rel}: {verb} {name} (defined in {where}, rank "
                                   f"{RANK[used]}) from {mod} (rank {RANK[mod]}): {why}")
-    return n_refs, violations
+    n_inline, inline_violations = check_inlines(src, definers)
+    return n_refs + n_inline, violations + inline_violations
 
 
 def main(argv=None):

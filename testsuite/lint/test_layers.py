@@ -128,13 +128,20 @@ def find_cc():
 
 def test_symbols(tmp):
     """sm/a.c calls sched_g (up) through a declaration of its own, no include; sched/b.c
-    calls sm_f (down): rule B reports exactly the first."""
+    calls sm_f (down): rule B reports exactly the first. A public header's inline function
+    calls sm_f (up: rule C), sm/a.h's calls it too (its own module: fine); a declaration
+    without a body calls nothing."""
     src = os.path.join(tmp, "syms")
     build = os.path.join(tmp, "syms-build")
     write_tree(src, {
         "runtime/sm/a.c": "int sched_g(void);\nint sm_f(void) { return sched_g() + 1; }\n",
         "runtime/sched/b.c": "int sm_f(void);\nint sched_g(void) { return 2; }\n"
                              "int sched_h(void) { return sm_f(); }\n",
+        "runtime/include/pub.h": "int sm_f(void);\nstatic inline int pub_twice(int x)\n"
+                                 "{\n    return x * (sm_f() + 1);\n}\n"
+                                 "static inline int pub_decl(int sm_f);\n",
+        "runtime/sm/a.h": "int sm_f(void);\nstatic inline int sm_twice(void) "
+                          "{ return 2 * sm_f(); }\n",
     })
     cc = find_cc()
     if cc is None or shutil.which(os.environ.get("NM", "nm")) is None:
@@ -148,7 +155,9 @@ def test_symbols(tmp):
     code, out, err = run_layers(src, build)
     expect("an upward call fails the check", code == 1, f"exit {code}\n{out}{err}")
     expect_exactly("exactly the upward call is reported", violations(err), [
-        "runtime/sm/a.o: calls sched_g (defined in sched/b.c, rank 5) from sm (rank 4): goes up"])
+        "runtime/sm/a.o: calls sched_g (defined in sched/b.c, rank 5) from sm (rank 4): goes up",
+        "runtime/include/pub.h:4: inline pub_twice calls sm_f (defined in sm/a.c, rank 4) "
+        "from include (rank 0): goes up"])
 
     # Without nm: a note, rule A alone, and the tree (no includes) passes.
     code, out, err = run_layers(src, build, env={"NM": "no-such-nm-here"})
