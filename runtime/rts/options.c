@@ -303,13 +303,13 @@ static int opt_caps(const RtsOption *r, RtsOptions *o, const char *w, const char
     return 0;
 }
 
-/* -qg / -qg<gen>, -qb / -qb<gen>: the word alone turns the feature off; a generation below
- * the row's min is judged once all options are parsed (check_final), since a later word may
- * override it and a patch may give it a meaning (RTS_OPT_CLAIM). */
+/* -qg / -qg<gen>, -qb / -qb<gen>: the word alone turns the feature off (the row's on_field);
+ * a generation below the row's min is judged once all options are parsed (check_final),
+ * since a later word may override it and a patch may give it a meaning (RTS_OPT_CLAIM). */
 static int opt_gen(const RtsOption *r, RtsOptions *o, const char *w, const char *arg,
                    char *err, size_t errlen)
 {
-    bool *on = strcmp(r->name, "-qg") == 0 ? &o->par_gc : &o->balance;
+    bool *on = (bool *)((char *)o + r->on_field);
     if (*arg == '\0') {
         *on = false;
         return 0;
@@ -644,7 +644,7 @@ static int check_gens(const RtsOptions *o, char *err, size_t errlen)
 {
     for (const RtsOption *r = base_options; r->name; r++) {
         if (r->parse != opt_gen || r->min == 0) continue;
-        bool on = strcmp(r->name, "-qg") == 0 ? o->par_gc : o->balance;
+        bool on = *(const bool *)((const char *)o + r->on_field);
         unsigned g;
         memcpy(&g, (const char *)o + r->field, sizeof g);
         char word[32];

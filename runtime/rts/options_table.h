@@ -7,6 +7,7 @@
 
 #define F(x) .field = (int)offsetof(RtsOptions, x)
 #define GIVEN(x) .given_field = (int)offsetof(RtsOptions, x)
+#define ON(x) .on_field = (int)offsetof(RtsOptions, x)
 
 #define RTS_BASE_OPTIONS(OPT)                                                                 \
     OPT(.name = "-?", .exact = true, .syntax = "-?", .kind = RTS_OPT_FLAG,                    \
@@ -26,15 +27,15 @@
         .noun = "the number of capabilities", .what = "the number of capabilities",           \
         .help = "  -N<n>         use <n> capabilities ({min}..{max}; default {default})\n")    \
     OPT(.name = "-qg", .syntax = "-qg[<gen>]", .kind = RTS_OPT_CUSTOM, .type = RTS_T_UNSIGNED, \
-        F(par_gc_gen), .max = RTS_OPT_MAX_GEN, .dflt = RTS_DEFAULT_PAR_GC_GEN,               \
+        F(par_gc_gen), ON(par_gc), .max = RTS_OPT_MAX_GEN, .dflt = RTS_DEFAULT_PAR_GC_GEN,    \
         .parse = opt_gen, .what = "-qg: sequential GC; -qg<gen>: parallel GC only for "       \
         "generations >= <gen>",                                                               \
         .help = "  -qg           use sequential GC\n"                                         \
                 "  -qg<gen>      use parallel GC only for generations >= <gen> (default "     \
                 "{default})\n")                                                               \
     OPT(.name = "-qb", .syntax = "-qb[<gen>]", .kind = RTS_OPT_CUSTOM, .type = RTS_T_UNSIGNED, \
-        F(balance_gen), GIVEN(balance_gen_given), .min = 1, .max = RTS_OPT_MAX_GEN,           \
-        .dflt = RTS_DEFAULT_BALANCE_GEN, .parse = opt_gen,                                    \
+        F(balance_gen), GIVEN(balance_gen_given), ON(balance), .min = 1,                      \
+        .max = RTS_OPT_MAX_GEN, .dflt = RTS_DEFAULT_BALANCE_GEN, .parse = opt_gen,            \
         .what = "-qb: no load balancing in parallel GC; -qb<gen>: only for generations >= "   \
         "<gen>",                                                                              \
         .help = "  -qb           no load balancing in parallel GC\n"                          \

@@ -68,6 +68,8 @@ typedef struct RtsOption {
     void *var;               /* or a patch's own variable */
     bool *given;             /* a patch's: true once the option is given */
     int given_field;         /* a base row's bool set once it is given (0: none) */
+    int on_field;            /* a base row's bool that the word alone clears and a value sets
+                                (-qg, -qb: opt_gen; 0: none) */
     unsigned long long min, max;   /* the range of a number or a size (max 0: none) */
     unsigned long long dflt;       /* the default (not for RTS_T_DOUBLE) */
     double dflt_f;                 /* the default of a RTS_T_DOUBLE */
