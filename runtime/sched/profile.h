@@ -23,10 +23,12 @@
  * failed so (light-loop 4 of 111 ticks: its whole run fell in one absence of the timer; made
  * certain by trace/profile_N2_stall, RTSLAB_TEST_TIMER_STALL). The kernel checks a CPU-time
  * timer on the thread that uses the CPU, so a tick cannot be late for want of another
- * thread's CPU. It checks at its own tick (every 4 ms at HZ=250): a signal then counts
- * 1 + si_overrun ticks, all to the procedure running at the signal, as perf's and
- * gperftools' samples are, but only this thread's last few ms of CPU; the .prof's header
- * says how many signals there were and the most ticks one counted.
+ * thread's CPU. It checks at its own tick (every 4 ms at HZ=250), when that finds the thread
+ * running: a signal then counts 1 + si_overrun ticks, all to the procedure running at the
+ * signal, as perf's and gperftools' samples are, but only this thread's own CPU time since
+ * its last signal (4 ms as a rule; more in a thread that blocks often, which the kernel's
+ * tick finds asleep: 25 in tests/gc/par_sched pingpong). The .prof's header says how many
+ * signals there were and the most ticks one counted.
  *
  * Every tick counts (a count per capability, not a flag: before, the ticks that fell in one
  * long primitive or one GC were one sample). A tick counts only while a thread runs on the
