@@ -1,6 +1,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <time.h>
 #include "os/timer.h"
 #include "base/util.h"
@@ -12,6 +13,7 @@ static pthread_cond_t stop_cv = PTHREAD_COND_INITIALIZER;
 static bool stopping;
 static void (*tick_fn)(void);
 static long tick_ns;
+static long stall_ns, stall_next;   /* RTSLAB_TEST_TIMER_STALL (timer.h) */
 
 static void *tick_loop(void *arg)
 {
@@ -20,7 +22,8 @@ static void *tick_loop(void *arg)
     clock_gettime(CLOCK_MONOTONIC, &next);
     pthread_mutex_lock(&lock);
     while (!stopping) {
-        next.tv_nsec += tick_ns;
+        next.tv_nsec += tick_ns + stall_ns;
+        stall_ns = 0;
         while (next.tv_nsec >= 1000000000L) {
             next.tv_sec++;
             next.tv_nsec -= 1000000000L;
@@ -28,6 +31,10 @@ static void *tick_loop(void *arg)
         int rc = pthread_cond_timedwait(&stop_cv, &lock, &next);
         if (rc == ETIMEDOUT && !stopping)
             tick_fn();
+        if (stall_next) {                   /* after the first tick */
+            stall_ns = stall_next;
+            stall_next = 0;
+        }
     }
     pthread_mutex_unlock(&lock);
     return NULL;
@@ -37,6 +44,8 @@ void timer_start(void (*tick)(void), long period_us)
 {
     tick_fn = tick;
     tick_ns = period_us * 1000L;
+    const char *stall = getenv("RTSLAB_TEST_TIMER_STALL");
+    stall_next = stall ? strtol(stall, NULL, 10) * 1000000L : 0;
     pthread_condattr_t attr;
     pthread_condattr_init(&attr);
     pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);

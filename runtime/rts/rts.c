@@ -266,10 +266,7 @@ void rts_init(int *argc, char ***argv)
     cap_attach(&cap_array[0]);
     signals_start();
     prof_init(n);                        /* Note [Time profile] in sched/profile.h */
-    if (prof_on)
-        timer_start(prof_tick, RTS_PROF_TICK_US);
-    else
-        timer_start(cap_tick, RTS_TICK_MS * 1000L);
+    timer_start(cap_tick, RTS_TICK_MS * 1000L);
     stats_mutator_start();
 }
 

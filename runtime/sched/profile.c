@@ -3,8 +3,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <pthread.h>
+#include <signal.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/syscall.h>
 #include "sched/profile.h"
 #include "base/util.h"
 #include "sync/stw.h"
@@ -12,17 +14,18 @@
 
 bool prof_on;
 
-/* One capability's counts: its own, written only by the OS thread that runs it; the tick
- * adds to `due` and `gc` and reads `running`. An open-addressing table keyed by the language
- * layer's key. */
+/* One capability's counts: its own, written only by the OS thread that runs it, some of them
+ * by that thread's handler of the timer's signal (prof_signal), which interrupts it: those are
+ * atomic. An open-addressing table keyed by the language layer's key. */
 typedef struct {
-    _Alignas(RTS_CACHE_LINE) uint64_t due_ns;  /* atomic: CPU time while a thread ran, not
-                                             * yet charged (the tick adds, the owner takes) */
-    int running;                            /* atomic: a thread runs here (its owner writes) */
-    int has_clock;                          /* atomic: `clock` is set (its owner, once) */
-    clockid_t clock;                        /* the CPU clock of the OS thread that runs it */
-    uint64_t last_cpu;                      /* the tick's: that clock at the last tick */
-    uint64_t gc_ns;                         /* the tick's: CPU time in a GC while a thread ran */
+    _Alignas(RTS_CACHE_LINE) uint64_t due;  /* atomic: ticks while a thread ran, not yet charged
+                                             * (the handler adds, the owner takes) */
+    uint64_t gc;                            /* atomic: ticks in a GC sync while a thread ran */
+    int running;                            /* atomic: a thread runs here */
+    int has_timer;                          /* `timer` is set (once) */
+    timer_t timer;                          /* its OS thread's CPU-time timer */
+    uint64_t signals;                       /* atomic: the timer's signals that counted ticks */
+    uint64_t most;                          /* atomic: the most ticks one signal counted */
     uint64_t samples;                       /* the ticks taken, `other` included, `gc` not */
     uint64_t other;                         /* not in a procedure (where gave NULL) */
     const void **keys;
@@ -39,6 +42,8 @@ static char prof_path[4096];
 
 void rts_set_profiler(const RtsProfiler *p) { profiler = *p; }
 
+static void prof_signal(int sig, siginfo_t *si, void *uc);
+
 void prof_init(unsigned n_caps)
 {
     if (!rts_cfg->profile)
@@ -47,6 +52,13 @@ void prof_init(unsigned n_caps)
     if (!prof_caps) rts_fatal("out of memory (profile)");
     memset(prof_caps, 0, n_caps * sizeof *prof_caps);
     prof_n_caps = n_caps;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = prof_signal;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigfillset(&sa.sa_mask);
+    if (sigaction(SIGPROF, &sa, NULL) != 0)
+        rts_fatal("cannot handle SIGPROF for the profile: %s", strerror(errno));
     prof_on = true;
 }
 
@@ -90,52 +102,63 @@ int prof_file(const char **name)
     return prof_out ? fileno(prof_out) : -1;
 }
 
-#define TICK_NS ((uint64_t)RTS_PROF_TICK_US * 1000u)
-
-/* Note [Time profile]: each tick adds, to every capability running a thread, the CPU time
- * its OS thread used since the last tick, and asks for a sample once a whole tick is due. */
-void prof_tick(void)
+/* Note [Time profile]: the signal of a capability's CPU-time timer, on the OS thread that
+ * runs it, which has just used one tick of CPU (or 1 + si_overrun: the kernel checks CPU
+ * timers at its own tick, every 4 ms at HZ=250). Async-signal-safe: atomics only. */
+static void prof_signal(int sig, siginfo_t *si, void *uc)
 {
-    static unsigned ticks;      /* only the timer thread */
-    bool gc = (__atomic_load_n(&stw_sync.word, __ATOMIC_ACQUIRE) & 3) == SYNC_GC;
-    for (unsigned i = 0; i < prof_n_caps; i++) {
-        ProfCap *pc = &prof_caps[i];
-        if (!__atomic_load_n(&pc->has_clock, __ATOMIC_ACQUIRE))
-            continue;
-        struct timespec ts;
-        if (clock_gettime(pc->clock, &ts) != 0)
-            continue;
-        uint64_t now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-        uint64_t used = now - pc->last_cpu;
-        pc->last_cpu = now;
-        if (!__atomic_load_n(&pc->running, __ATOMIC_RELAXED))
-            continue;
-        if (gc) {
-            pc->gc_ns += used;
-        } else if (__atomic_add_fetch(&pc->due_ns, used, __ATOMIC_RELAXED) >= TICK_NS) {
-            __atomic_store_n(&cap_array[i].sm.hplim, (Value *)NULL, __ATOMIC_RELAXED);
-        }
+    (void)sig;
+    (void)uc;
+    if (si->si_code != SI_TIMER)                /* not our timer's (a kill -PROF) */
+        return;
+    ProfCap *pc = si->si_value.sival_ptr;
+    uint64_t n = 1 + (uint64_t)(si->si_overrun > 0 ? si->si_overrun : 0);
+    if (!__atomic_load_n(&pc->running, __ATOMIC_RELAXED))
+        return;                                 /* an idle capability gets none */
+    __atomic_add_fetch(&pc->signals, 1, __ATOMIC_RELAXED);
+    if (n > __atomic_load_n(&pc->most, __ATOMIC_RELAXED))
+        __atomic_store_n(&pc->most, n, __ATOMIC_RELAXED);   /* only this thread writes it */
+    if ((__atomic_load_n(&stw_sync.word, __ATOMIC_ACQUIRE) & 3) == SYNC_GC) {
+        __atomic_add_fetch(&pc->gc, n, __ATOMIC_RELAXED);
+    } else {
+        __atomic_add_fetch(&pc->due, n, __ATOMIC_RELAXED);
+        __atomic_store_n(&cap_array[pc - prof_caps].sm.hplim, (Value *)NULL, __ATOMIC_RELAXED);
     }
-    if (++ticks % (RTS_TICK_MS * 1000 / RTS_PROF_TICK_US) == 0)
-        cap_tick();
+}
+
+/* The calling OS thread's CPU-time timer, every RTS_PROF_TICK_US of its CPU time, its signal
+ * to this thread only (SIGEV_THREAD_ID, as gperftools' per-thread timers). */
+static void start_timer(ProfCap *pc)
+{
+    struct sigevent sev;
+    memset(&sev, 0, sizeof sev);
+    sev.sigev_notify = SIGEV_THREAD_ID;
+    sev.sigev_signo = SIGPROF;
+    sev.sigev_value.sival_ptr = pc;
+    sev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
+    if (timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &pc->timer) != 0)
+        rts_fatal("cannot create the profile's CPU-time timer: %s", strerror(errno));
+    struct itimerspec its = {
+        .it_interval = { 0, (long)RTS_PROF_TICK_US * 1000 },
+        .it_value = { 0, (long)RTS_PROF_TICK_US * 1000 },
+    };
+    if (timer_settime(pc->timer, 0, &its, NULL) != 0)
+        rts_fatal("cannot start the profile's CPU-time timer: %s", strerror(errno));
+    pc->has_timer = 1;
 }
 
 void prof_thread_starts(Capability *cap)
 {
     ProfCap *pc = &prof_caps[cap->sm.no];
-    if (!pc->has_clock && pthread_getcpuclockid(pthread_self(), &pc->clock) == 0)
-        __atomic_store_n(&pc->has_clock, 1, __ATOMIC_RELEASE);
+    if (!pc->has_timer)
+        start_timer(pc);
     __atomic_store_n(&pc->running, 1, __ATOMIC_RELAXED);
 }
 
-/* The whole ticks due on pc, taken (the rest stays due). */
+/* The ticks due on pc, taken. */
 static unsigned take_due(ProfCap *pc)
 {
-    uint64_t due = __atomic_load_n(&pc->due_ns, __ATOMIC_RELAXED);
-    unsigned n = (unsigned)(due / TICK_NS);
-    if (n)
-        __atomic_sub_fetch(&pc->due_ns, (uint64_t)n * TICK_NS, __ATOMIC_RELAXED);
-    return n;
+    return (unsigned)__atomic_exchange_n(&pc->due, 0, __ATOMIC_RELAXED);
 }
 
 static size_t slot_of(const void *key, size_t size)
@@ -217,12 +240,18 @@ bool prof_report(void)
     if (!prof_on)
         return true;
     size_t n = 0;
-    uint64_t samples = 0, other = 0, gc = 0;
+    uint64_t samples = 0, other = 0, gc = 0, signals = 0, most = 0;
+    for (unsigned i = 0; i < prof_n_caps; i++)     /* no more ticks (timers are process-wide) */
+        if (prof_caps[i].has_timer)
+            timer_delete(prof_caps[i].timer);
     for (unsigned i = 0; i < prof_n_caps; i++) {
         n += prof_caps[i].used;
         samples += prof_caps[i].samples;
         other += prof_caps[i].other;
-        gc += prof_caps[i].gc_ns / TICK_NS;
+        gc += __atomic_load_n(&prof_caps[i].gc, __ATOMIC_RELAXED);
+        signals += __atomic_load_n(&prof_caps[i].signals, __ATOMIC_RELAXED);
+        uint64_t m = __atomic_load_n(&prof_caps[i].most, __ATOMIC_RELAXED);
+        most = m > most ? m : most;
     }
     samples += gc;
     Entry *e = malloc((n + 1) * sizeof *e);
@@ -256,9 +285,11 @@ bool prof_report(void)
     fprintf(f, "\ttotal time  = %12.3f secs   (%llu ticks @ %d us, %u capabilit%s)\n",
             (double)samples * RTS_PROF_TICK_US / 1e6, (unsigned long long)samples,
             RTS_PROF_TICK_US, prof_n_caps, prof_n_caps == 1 ? "y" : "ies");
-    fprintf(f, "\tticks in a procedure: %llu, in GC: %llu, elsewhere (a C frame on top): %llu\n\n",
+    fprintf(f, "\tticks in a procedure: %llu, in GC: %llu, elsewhere (a C frame on top): %llu\n",
             (unsigned long long)(samples - other - gc), (unsigned long long)gc,
             (unsigned long long)other);
+    fprintf(f, "\ttimer signals: %llu, the most ticks in one: %llu\n\n",
+            (unsigned long long)signals, (unsigned long long)most);
     /* The columns as wide as their longest entry (GHC's .prof does the same); after the
      * procedures, the GC's row and the row of no procedure, each when it has ticks. */
     typedef struct { char name[128], src[256]; uint64_t n; } Names;

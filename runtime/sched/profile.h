@@ -4,31 +4,46 @@
  * Note [Time profile]
  * perf sees the interpreter, not the program: every Scheme procedure is vm_loop to it. So
  * the runtime samples the procedure itself, as GHC's -p samples its cost-centre stack on the
- * tick. With -p the timer ticks every RTS_PROF_TICK_US (1 ms) instead of RTS_TICK_MS; each
- * tick adds to the due time of every capability running a thread the CPU time its OS thread
- * used since the last tick (that thread's CPU clock, pthread_getcpuclockid, read by the
- * timer), and once a whole tick (1 ms of CPU) is due clears its heap limit, so the thread
- * it runs stops at its next safe point (Note [VM safe points] in
- * scheme/vm.h: the next call, at most
- * a bounded number of instructions on) and the scheduler takes the sample there: the
- * language layer's `where` (rts_set_profiler) names the procedure of the thread's top frame
- * by a key, and the capability counts the key in a table of its own. Every
- * RTS_TICK_MS / RTS_PROF_TICK_US-th tick is also the scheduler's tick (cap_tick), so
- * threads switch as often as without -p.
+ * tick. With -p each capability's OS thread has a CPU-time timer of its own (timer_create on
+ * CLOCK_THREAD_CPUTIME_ID, the signal SIGPROF sent to that thread only: SIGEV_THREAD_ID, as
+ * gperftools' per-thread timers), which fires after every RTS_PROF_TICK_US (1 ms) of that
+ * thread's CPU time. Its handler, on the thread itself, counts the tick as due (atomics only:
+ * async-signal-safe) and clears the capability's heap limit, so the thread it runs stops at
+ * its next safe point (Note [VM safe points] in scheme/vm.h: the next call, at most a bounded
+ * number of instructions on) and the scheduler takes the sample there: the language layer's
+ * `where` (rts_set_profiler) names the procedure of the thread's top frame by a key, and the
+ * capability counts the key in a table of its own. The scheduler's tick (cap_tick, every
+ * RTS_TICK_MS, os/timer.h) is the timer thread's, as without -p.
+ *
+ * Why a timer per thread, not the timer thread: before, the timer thread woke every 1 ms, read
+ * each capability's CPU clock and charged what it found since its last look. On a loaded
+ * machine the timer thread itself waits for a CPU, for tens or hundreds of ms; then what it
+ * found was one lump, charged at once to whatever ran at that moment, and the CPU time of a
+ * thread that stopped meanwhile was dropped (no thread ran when it looked). trace/profile_N2
+ * failed so (light-loop 4 of 111 ticks: its whole run fell in one absence of the timer; made
+ * certain by trace/profile_N2_stall, RTSLAB_TEST_TIMER_STALL). The kernel checks a CPU-time
+ * timer on the thread that uses the CPU, so a tick cannot be late for want of another
+ * thread's CPU. It checks at its own tick (every 4 ms at HZ=250), when that finds the thread
+ * running: a signal then counts 1 + si_overrun ticks, all to the procedure running at the
+ * signal, as perf's and gperftools' samples are, but only this thread's own CPU time since
+ * its last signal (4 ms as a rule; more in a thread that blocks often, which the kernel's
+ * tick finds asleep: 25 in tests/gc/par_sched pingpong). The .prof's header says how many
+ * signals there were and the most ticks one counted.
  *
  * Every tick counts (a count per capability, not a flag: before, the ticks that fell in one
- * long primitive or one GC were one sample). Time counts only while a thread runs on the
- * capability (prof_thread_starts to prof_thread_stops), so an idle capability gets none. CPU
- * time that a tick finds in a GC sync (from its request to its release) goes to the
- * capability's GC time, the row "(garbage collection)"; the rest adds to its due time, whose
- * whole ticks the next safe point charges to the procedure on top, or the thread's stop to
- * no procedure (after it blocked, another capability may run it already). A tick whose
- * clearing of the heap limit the capability overwrote (it was restoring the limit at that
- * moment) is still counted, only taken at a later safe point. A tick is a millisecond of CPU
- * time, not of elapsed time: on a loaded machine a thread that waits for a CPU is charged
- * nothing meanwhile (with elapsed ticks, trace/profile_N2's light loop, a quarter of the
- * work, got 47 % of the ticks when its OS thread was descheduled). At exit, with the world
- * stopped, the tables are merged
+ * long primitive or one GC were one sample). A tick counts only while a thread runs on the
+ * capability (prof_thread_starts to prof_thread_stops), so an idle capability gets none. A
+ * tick in a GC sync (from its request to its release) goes to the capability's GC ticks, the
+ * row "(garbage collection)"; the rest are due, and the next safe point charges them to the
+ * procedure on top, or the thread's stop to no procedure (after it blocked, another
+ * capability may run it already). A tick whose clearing of the heap limit the thread
+ * overwrote (the signal came while it was restoring the limit) is still counted, only taken
+ * at a later safe point. A tick is a millisecond of CPU time, not of elapsed time: on a
+ * loaded machine a thread that waits for a CPU is charged nothing meanwhile (with elapsed
+ * ticks, trace/profile_N2's light loop, a quarter of the work, got 47 % of the ticks when its
+ * OS thread was descheduled). The signal comes only while its thread uses the CPU, and with
+ * SA_RESTART; the runtime's blocking calls that it could still interrupt retry on EINTR. At
+ * exit, with the world stopped, the timers are deleted and the tables are merged
  * into <prog>.prof (or <stem>.prof after -po<stem>): the procedures by ticks, most first. */
 #ifndef RTS_SCHED_PROFILE_H
 #define RTS_SCHED_PROFILE_H
@@ -45,8 +60,6 @@ void prof_set_program(const char *prog);
  * descriptor (-1 when it is not open). Without prof_open, prof_report opens it. */
 bool prof_open(void);
 int prof_file(const char **name);
-/* The timer's function under -p (Note [Time profile]). */
-void prof_tick(void);
 /* The scheduler: a thread starts running on cap; a safe point, where a due sample is taken. */
 void prof_thread_starts(Capability *cap);
 void prof_safe_point(Capability *cap);

@@ -11,11 +11,16 @@ heavy-loop does three times the iterations of light-loop), reads the .prof it le
  - the rows' ticks add up to the total, and their %time agree with the ticks;
  - heavy-loop and light-loop are named with their source positions (lines 4 and 6);
  - the two loops hold most of the ticks (at least 60 %), and heavy-loop's share of the
-   two is about 3/4: between 0.6 and 0.9 (with the 200-odd ticks of the run at -O2, a
-   binomial spread of about 0.03).
+   two is about 3/4: between 0.6 and 0.9 (the run has about 140 ticks; a timer signal
+   counts about 4 of them at HZ=250, so some 35 samples, taken every few ms of each
+   thread's CPU time, not at random: 0.74-0.77 in 20 runs beside 6 busy processes).
 Counts, not times: the loops' ratio holds on a slow or loaded machine, as a tick is CPU
 time (--busy N runs N busy processes beside it: with elapsed-time ticks the ratio fell to
-0.53 on a loaded machine).
+0.53 on a loaded machine), and each thread's own (with RTSLAB_TEST_TIMER_STALL, as in
+trace/profile_N2_stall, the timer thread is away for a while: before, when a timer thread
+read the threads' CPU clocks, light-loop's ticks were lost then). A failure prints the
+whole .prof, whose header says how many timer signals there were and the most ticks one
+counted.
 """
 import os
 import re
