@@ -19,7 +19,7 @@
 #define RTS_DEFAULT_BALANCE_GEN    1                     /* -qb1: major GCs only */
 #define RTS_MIN_OLD_GEN_LIMIT      ((size_t)4 << 20)     /* -O4m: no major GC while the old gen is below this */
 #define RTS_TICK_MS                20                    /* preemption timer period */
-#define RTS_PROF_TICK_US           1000                  /* -p: the tick, in us (a divisor of RTS_TICK_MS) */
+#define RTS_PROF_TICK_US           1000                  /* -p: a tick of a capability's CPU time, in us */
 /* -DS walks the whole heap at a minor GC while the old generation is under the floor (the
  * least major-GC limit, plus the nurseries: what one GC can promote past it), or while such
  * walks stay within the budget: old-generation words walked per word allocated (Note
