@@ -222,10 +222,12 @@ void rts_get_stats(RtsStats *out) { stats_get(out); }
 /* The spinlocks -s reports, summed over the capabilities where there is one per capability,
  * and the GC threads' other spin-waits (sm/gc.h), whose "acquisitions" are waits. `key`
  * names the lock in the machine-readable keys (docs/stats.md lists them). Spins are the
- * locks' own counters (sync/spinwait.h). No spinlock sleeps. */
+ * locks' own counters (sync/spinwait.h). A spin-wait never sleeps, so there is no sleeps
+ * column (a patch that makes one give up the CPU adds its own line: Note [Patch statistics]
+ * in stats.h). */
 typedef struct {
     const char *key, *label;
-    uint64_t acquisitions, spins, sleeps;
+    uint64_t acquisitions, spins;
 } LockSummary;
 
 enum { LOCK_SM, LOCK_INBOX, LOCK_OBJ, LOCK_GC_WORK, LOCK_GC_COPY, NLOCKS };
@@ -326,13 +328,12 @@ static void summarise(Summary *s)
         sync_wait_stats((SyncWaitKind)k, &s->waits[k]);
 
     LockSummary *l = s->locks;
-    l[LOCK_SM] = (LockSummary){ "sm", sm_lock.name, sm_lock.acquisitions, sm_lock.spins, 0 };
-    l[LOCK_INBOX] = (LockSummary){ "inbox", "inboxes", 0, 0, 0 };
-    l[LOCK_OBJ] = (LockSummary){ "obj", "mvar/thread headers", 0, 0, 0 };
+    l[LOCK_SM] = (LockSummary){ "sm", sm_lock.name, sm_lock.acquisitions, sm_lock.spins };
+    l[LOCK_INBOX] = (LockSummary){ "inbox", "inboxes", 0, 0 };
+    l[LOCK_OBJ] = (LockSummary){ "obj", "mvar/thread headers", 0, 0 };
     const SpinCount *gw = &gc_work_wait, *gcw = &gc_copy_wait;
-    l[LOCK_GC_WORK] = (LockSummary){ "gc_work", "gc look-for-work", gw->waits, gw->spins, 0 };
-    l[LOCK_GC_COPY] = (LockSummary){ "gc_copy", "gc copy in progress", gcw->waits, gcw->spins,
-                                     0 };
+    l[LOCK_GC_WORK] = (LockSummary){ "gc_work", "gc look-for-work", gw->waits, gw->spins };
+    l[LOCK_GC_COPY] = (LockSummary){ "gc_copy", "gc copy in progress", gcw->waits, gcw->spins };
     for (unsigned i = 0; i < cap_n_caps; i++) {
         const SpinLock *in = &cap_array[i].inbox_lock;
         l[LOCK_INBOX].acquisitions += in->acquisitions;
@@ -438,11 +439,10 @@ static void report_summary(FILE *f, const Summary *s)
                 (unsigned long long)s->waits[k].waits, (unsigned long long)s->waits[k].spins,
                 (unsigned long long)s->waits[k].sleeps, secs(s->waits[k].wait_ns));
     lines_after(f, "Barrier waits");
-    fprintf(f, "  Spinlocks:             acquired      spins     sleeps\n");
+    fprintf(f, "  Spinlocks:             acquired      spins\n");
     for (int i = 0; i < NLOCKS; i++)
-        fprintf(f, "    %-22s %12llu %10llu %10llu\n", s->locks[i].label,
-                (unsigned long long)s->locks[i].acquisitions, (unsigned long long)s->locks[i].spins,
-                (unsigned long long)s->locks[i].sleeps);
+        fprintf(f, "    %-22s %12llu %10llu\n", s->locks[i].label,
+                (unsigned long long)s->locks[i].acquisitions, (unsigned long long)s->locks[i].spins);
     lines_after(f, "Spinlocks");
     fprintf(f, "  Idle capabilities woken for GC: %llu; threads pushed to idle capabilities: %llu\n",
             (unsigned long long)s->gc_wakeups, (unsigned long long)s->threads_pushed);
@@ -624,7 +624,6 @@ static void report_machine_readable(FILE *f, const Summary *s)
 #define LOCK_KEY(name) (snprintf(key, sizeof key, "rtslab_lock_%s_" name, s->locks[i].key), key)
         mr_u64(f, LOCK_KEY("acquisitions"), s->locks[i].acquisitions);
         mr_u64(f, LOCK_KEY("spins"), s->locks[i].spins);
-        mr_u64(f, LOCK_KEY("sleeps"), s->locks[i].sleeps);
 #undef LOCK_KEY
     }
     mr_u64(f, "rtslab_idle_gc_wakeups", s->gc_wakeups);

@@ -219,6 +219,16 @@ def parse_summary(lines, args):
         check(0 < float(found["balance"][1][1]) <= 100, "work balance out of range")
         check(sum(par) > 0, "a work balance without parallel GCs")
 
+    # rtslab's spinlock table: acquisitions and spins per lock; a spin-wait never sleeps, so
+    # no sleeps column (docs/stats.md, Spinlocks)
+    heads = [i for i, l in enumerate(lines) if l.startswith("  Spinlocks:")]
+    check(len(heads) == 1, "%d Spinlocks: tables, expected 1" % len(heads))
+    check(lines[heads[0]] == "  Spinlocks:             acquired      spins",
+          "Spinlocks: header %r" % lines[heads[0]])
+    for l in lines[heads[0] + 1:heads[0] + 6]:
+        check(re.match(r"^    \S.{21} [ \d]{11}\d [ \d]{9}\d$", l),
+              "not a Spinlocks: row of acquisitions and spins: %r" % l)
+
     # nofib: every expression matches where GHC's line is, nothing of ours matches any
     counts = {k: sum(1 for l in lines if re.search(rx, l)) for k, rx in NOFIB.items()}
     want = {"alloc": 1, "gcwork": 1, "totmem": 1, "init": 1, "mut": 1, "mutgc0": 0, "gc": 1,
