@@ -259,8 +259,8 @@ METRICS = {m.key: m for m in (
     Metric("yields", "Yields of spin-waits (sched_yield)", "count",
            _sum_of(r"rtslab_lock_\w+_yields"), _count),
     # }}patch:spin-yield
-    Metric("sleeps", "Sleeps of waits (locks and barriers)", "count",
-           _sum_of(r"rtslab_(lock|barrier)_\w+_sleeps"), _count),
+    Metric("sleeps", "Sleeps of barrier waits", "count",
+           _sum_of(r"rtslab_barrier_\w+_sleeps"), _count),
     # {{patch:gen0-steal
     Metric("steals", "GC work steals (minor and major; where a build counts them)", "count",
            _sum_of(r"rtslab_(minor|major)_steals"), _count),

@@ -49,8 +49,7 @@ static void info(FILE *f, RtsInfoPut put)
  * steals and the look-for-work yields, which are counted in the GCs that the patch balances
  * only (Note [Minor GC stealing]): none under -qb1. */
 static struct {
-    uint64_t kind_max_copied[2], steal_tries[2], steals[2], yields[2];
-    double   kind_balance_num[2];
+    uint64_t kind_copied[2], kind_balanced[2], steal_tries[2], steals[2], yields[2];
 } st;
 
 static struct {
@@ -68,10 +67,9 @@ static void section_init(void)
 static void section_gc_done(const GcRecord *r)
 {
     int g = r->major;
-    if (r->gc_threads > 1) {
-        st.kind_max_copied[g] += r->max_thread_copied_bytes;
-        st.kind_balance_num[g] += (double)(r->copied_bytes - r->max_thread_copied_bytes)
-                                  / (double)(r->gc_threads - 1);
+    if (r->gc_threads > 1) {            /* GHC's balance, as the base's -s line */
+        st.kind_copied[g] += r->copied_bytes;
+        st.kind_balanced[g] += r->balanced_copied_bytes;
     }
     st.steal_tries[g] += r->steal_tries;
     st.steals[g] += r->steals;
@@ -80,8 +78,8 @@ static void section_gc_done(const GcRecord *r)
 static void section_summarise(void)
 {
     for (int g = 0; g < 2; g++)
-        sum.kind_balance[g] = st.kind_max_copied[g]
-            ? st.kind_balance_num[g] / (double)st.kind_max_copied[g] : -1;
+        sum.kind_balance[g] = st.kind_copied[g]
+            ? (double)st.kind_balanced[g] / (double)st.kind_copied[g] : -1;
     sum.balance_gen = rts_cfg->balance ? rts_cfg->balance_gen : 255;
     sum.minor_balance = sum.kind_balance[0] > 0 ? sum.kind_balance[0] : 0.0;
     sum.major_balance = sum.kind_balance[1] > 0 ? sum.kind_balance[1] : 0.0;

@@ -523,22 +523,20 @@ static uint64_t balanced_copied_bytes(uint64_t copied)
 }
 
 /* Phase 10: the GC's record completed (its counters are in already: gather_to_space,
- * size_old_gen) and handed to the eventlog and the gc_on_done hook. The balanced bytes and
- * the allocation, which only the eventlog reads (-S sums the allocation itself), are worked
- * out only when it is on (GcRecord in trace/eventlog.h). Entry: gc_end done; the GC threads'
- * counters still this GC's. */
+ * size_old_gen) and handed to the eventlog and the gc_on_done hook. Every field is filled
+ * for every GC, whoever reads it (GcRecord in trace/eventlog.h): the balanced bytes and the
+ * allocation are a few sums over the GC threads and the capabilities. Entry: gc_end done;
+ * the GC threads' counters still this GC's. */
 static void finish_record(GcRecord *r, uint64_t t0, uint64_t c0)
 {
     r->gc_threads = gc_n_threads;
     r->pause_ns = rts_now_ns() - t0 + r->stw_ns;
     r->cpu_ns = rts_cpu_ns() - c0;
     r->heap_bytes = (uint64_t)sm_heap_blocks() * BLOCK_SIZE;
-    if (trace_on) {
-        r->balanced_copied_bytes = balanced_copied_bytes(r->copied_bytes);
-        for (unsigned i = 0; i < sm_n_caps; i++)
-            r->allocated_bytes += sm_caps[i]->bytes_allocated
-                + (uint64_t)((uint8_t *)sm_caps[i]->hp - sm_caps[i]->cur_block->free);
-    }
+    r->balanced_copied_bytes = balanced_copied_bytes(r->copied_bytes);
+    for (unsigned i = 0; i < sm_n_caps; i++)
+        r->allocated_bytes += sm_caps[i]->bytes_allocated
+            + (uint64_t)((uint8_t *)sm_caps[i]->hp - sm_caps[i]->cur_block->free);
     trace_gc_stats(r);
     if (done_hook)
         done_hook(r);

@@ -32,8 +32,7 @@ static struct {
     uint64_t start_ns, start_cpu, mut_start_ns, mut_start_cpu;
     uint64_t gcs[2], par_gcs[2], gc_ns[2], gc_cpu[2], max_pause[2];
     /* over parallel GCs (more than one GC thread), for the work balance: */
-    uint64_t par_copied, par_max_copied;
-    double   par_balance_num;               /* sum of (copied - max_copied) / (threads - 1) */
+    uint64_t par_copied, par_max_copied, par_balanced_copied;
     uint64_t copied, max_live, cumulative_live, live_samples;
     uint64_t max_heap_blocks;
     uint64_t last_alloc;                    /* -S: allocated at the previous GC */
@@ -141,15 +140,14 @@ static uint64_t bytes_allocated(void)
     return n;
 }
 
-/* GHC's work balance of one GC (Note [Work Balance] of GHC before 8.2): 0 when one thread
- * copied everything, 1 when every thread copied the same. Negative when undefined (a serial
- * GC, or nothing copied). */
+/* The work balance of one GC, as GHC's of a run (its Note [Work Balance], rts/Stats.c):
+ * balanced copied bytes / copied bytes; 0 when one thread copied everything, 1 when every
+ * thread copied the same. Negative when undefined (a serial GC, or nothing copied). */
 static double gc_balance(const GcRecord *r)
 {
-    if (r->gc_threads < 2 || r->max_thread_copied_bytes == 0)
+    if (r->gc_threads < 2 || r->copied_bytes == 0)
         return -1;
-    return ((double)r->copied_bytes / (double)r->max_thread_copied_bytes - 1)
-           / (double)(r->gc_threads - 1);
+    return (double)r->balanced_copied_bytes / (double)r->copied_bytes;
 }
 
 /* Called by the GC leader while the world is stopped. */
@@ -161,8 +159,7 @@ void stats_gc_done(const GcRecord *r)
         st.par_gcs[g]++;
         st.par_copied += r->copied_bytes;
         st.par_max_copied += r->max_thread_copied_bytes;
-        st.par_balance_num += (double)(r->copied_bytes - r->max_thread_copied_bytes)
-                              / (double)(r->gc_threads - 1);
+        st.par_balanced_copied += r->balanced_copied_bytes;
     }
     st.gc_ns[g] += r->pause_ns;
     st.gc_cpu[g] += r->cpu_ns;
@@ -178,7 +175,7 @@ void stats_gc_done(const GcRecord *r)
     size_t heap = r->heap_bytes / BLOCK_SIZE;
     if (heap > st.max_heap_blocks) st.max_heap_blocks = heap;
     if (stats_out && rts_cfg->stats == RTS_STATS_VERBOSE) {
-        uint64_t alloc = bytes_allocated();    /* the record has it with the eventlog only */
+        uint64_t alloc = r->allocated_bytes;
         long faults = major_faults();
         double bal = gc_balance(r);
         char balbuf[16];
@@ -225,10 +222,12 @@ void rts_get_stats(RtsStats *out) { stats_get(out); }
 /* The spinlocks -s reports, summed over the capabilities where there is one per capability,
  * and the GC threads' other spin-waits (sm/gc.h), whose "acquisitions" are waits. `key`
  * names the lock in the machine-readable keys (docs/stats.md lists them). Spins are the
- * locks' own counters (sync/spinwait.h). No spinlock sleeps. */
+ * locks' own counters (sync/spinwait.h). A spin-wait never sleeps, so there is no sleeps
+ * column (a patch that makes one give up the CPU adds its own line: Note [Patch statistics]
+ * in stats.h). */
 typedef struct {
     const char *key, *label;
-    uint64_t acquisitions, spins, sleeps;
+    uint64_t acquisitions, spins;
 } LockSummary;
 
 enum { LOCK_SM, LOCK_INBOX, LOCK_OBJ, LOCK_GC_WORK, LOCK_GC_COPY, NLOCKS };
@@ -245,8 +244,8 @@ typedef struct {
     double init_c, init_e, mut_c, mut_e, gc_c, gc_e, exit_c, exit_e, tot_c, tot_e;
     double gc_cpu_frac, gc_wall_frac, prod_cpu_frac, prod_wall_frac;
     uint64_t alloc_rate;                    /* bytes per mutator CPU second, as GHC */
-    uint64_t par_copied, par_max_copied;
-    double work_balance;                    /* 0..1; negative: no parallel GC copied */
+    uint64_t par_copied, par_max_copied, par_balanced_copied;
+    double work_balance;                    /* 0..1; 0 also when no parallel GC copied */
     /* ours */
     uint64_t stw_syncs;
     double stw_total, stw_mean, stw_max;
@@ -301,7 +300,11 @@ static void summarise(Summary *s)
     s->alloc_rate = s->mut_c > 0 ? (uint64_t)((double)s->alloc / s->mut_c) : 0;
     s->par_copied = st.par_copied;
     s->par_max_copied = st.par_max_copied;
-    s->work_balance = st.par_max_copied ? st.par_balance_num / (double)st.par_max_copied : -1;
+    s->par_balanced_copied = st.par_balanced_copied;
+    /* GHC's (stat_exitReport in rts/Stats.c, Note [Work Balance] there): the balanced copied
+     * bytes over the copied bytes, both summed over the parallel GCs; 0 when none copied */
+    s->work_balance = st.par_copied
+        ? (double)st.par_balanced_copied / (double)st.par_copied : 0.0;
 
     s->mem_returned = blk_mblocks_returned() * MBLOCK_SIZE;
     s->mem_mapped = (uint64_t)blk_mblocks() * MBLOCK_SIZE;
@@ -325,13 +328,12 @@ static void summarise(Summary *s)
         sync_wait_stats((SyncWaitKind)k, &s->waits[k]);
 
     LockSummary *l = s->locks;
-    l[LOCK_SM] = (LockSummary){ "sm", sm_lock.name, sm_lock.acquisitions, sm_lock.spins, 0 };
-    l[LOCK_INBOX] = (LockSummary){ "inbox", "inboxes", 0, 0, 0 };
-    l[LOCK_OBJ] = (LockSummary){ "obj", "mvar/thread headers", 0, 0, 0 };
+    l[LOCK_SM] = (LockSummary){ "sm", sm_lock.name, sm_lock.acquisitions, sm_lock.spins };
+    l[LOCK_INBOX] = (LockSummary){ "inbox", "inboxes", 0, 0 };
+    l[LOCK_OBJ] = (LockSummary){ "obj", "mvar/thread headers", 0, 0 };
     const SpinCount *gw = &gc_work_wait, *gcw = &gc_copy_wait;
-    l[LOCK_GC_WORK] = (LockSummary){ "gc_work", "gc look-for-work", gw->waits, gw->spins, 0 };
-    l[LOCK_GC_COPY] = (LockSummary){ "gc_copy", "gc copy in progress", gcw->waits, gcw->spins,
-                                     0 };
+    l[LOCK_GC_WORK] = (LockSummary){ "gc_work", "gc look-for-work", gw->waits, gw->spins };
+    l[LOCK_GC_COPY] = (LockSummary){ "gc_copy", "gc copy in progress", gcw->waits, gcw->spins };
     for (unsigned i = 0; i < cap_n_caps; i++) {
         const SpinLock *in = &cap_array[i].inbox_lock;
         l[LOCK_INBOX].acquisitions += in->acquisitions;
@@ -405,7 +407,7 @@ static void report_summary(FILE *f, const Summary *s)
                 g, (unsigned long long)s->gcs[g], (unsigned long long)s->par_gcs[g],
                 s->gc_cpu[g], s->gc_wall[g], s->avg_pause[g], s->max_pause[g]);
     fprintf(f, "\n");
-    if (s->work_balance > 0)
+    if (s->work_balance > 0)                /* as GHC: not after serial GCs only (-N1, -qg) */
         fprintf(f, "  Parallel GC work balance: %.2f%% (serial 0%%, perfect 100%%)\n\n",
                 100 * s->work_balance);
     fprintf(f, "  TASKS: %u (%u bound, %u peak workers (%u total), using -N%u)\n\n",
@@ -437,11 +439,10 @@ static void report_summary(FILE *f, const Summary *s)
                 (unsigned long long)s->waits[k].waits, (unsigned long long)s->waits[k].spins,
                 (unsigned long long)s->waits[k].sleeps, secs(s->waits[k].wait_ns));
     lines_after(f, "Barrier waits");
-    fprintf(f, "  Spinlocks:             acquired      spins     sleeps\n");
+    fprintf(f, "  Spinlocks:             acquired      spins\n");
     for (int i = 0; i < NLOCKS; i++)
-        fprintf(f, "    %-22s %12llu %10llu %10llu\n", s->locks[i].label,
-                (unsigned long long)s->locks[i].acquisitions, (unsigned long long)s->locks[i].spins,
-                (unsigned long long)s->locks[i].sleeps);
+        fprintf(f, "    %-22s %12llu %10llu\n", s->locks[i].label,
+                (unsigned long long)s->locks[i].acquisitions, (unsigned long long)s->locks[i].spins);
     lines_after(f, "Spinlocks");
     fprintf(f, "  Idle capabilities woken for GC: %llu; threads pushed to idle capabilities: %llu\n",
             (unsigned long long)s->gc_wakeups, (unsigned long long)s->threads_pushed);
@@ -576,12 +577,13 @@ static void report_machine_readable(FILE *f, const Summary *s)
     mr_u64(f, "copied_bytes", s->copied);
     mr_u64(f, "par_copied_bytes", s->par_copied);
     mr_u64(f, "cumulative_par_max_copied_bytes", s->par_max_copied);
+    mr_u64(f, "cumulative_par_balanced_copied_bytes", s->par_balanced_copied);
     mr_dbl(f, "gc_cpu_percent", s->gc_cpu_frac);
     mr_dbl(f, "gc_wall_percent", s->gc_wall_frac);
     mr_u64(f, "alloc_rate", s->alloc_rate);
     mr_dbl(f, "productivity_cpu_percent", s->prod_cpu_frac);
     mr_dbl(f, "productivity_wall_percent", s->prod_wall_frac);
-    mr_dbl(f, "work_balance", s->work_balance > 0 ? s->work_balance : 0.0);
+    mr_dbl(f, "work_balance", s->work_balance);
     mr_u64(f, "n_capabilities", cap_n_caps);
     for (int g = 0; g < 2; g++) {
 #define GEN_KEY(name) (snprintf(key, sizeof key, "gen_%d_" name, g), key)
@@ -622,7 +624,6 @@ static void report_machine_readable(FILE *f, const Summary *s)
 #define LOCK_KEY(name) (snprintf(key, sizeof key, "rtslab_lock_%s_" name, s->locks[i].key), key)
         mr_u64(f, LOCK_KEY("acquisitions"), s->locks[i].acquisitions);
         mr_u64(f, LOCK_KEY("spins"), s->locks[i].spins);
-        mr_u64(f, LOCK_KEY("sleeps"), s->locks[i].sleeps);
 #undef LOCK_KEY
     }
     mr_u64(f, "rtslab_idle_gc_wakeups", s->gc_wakeups);

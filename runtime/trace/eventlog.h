@@ -72,15 +72,15 @@ typedef enum {
 
 /* One GC, as its leader (sm/gc.c) records it after the collection: the one record of a GC,
  * which the eventlog (trace_gc_stats), -s and -S (stats/stats.c, through gc_on_done) and
- * the patches' statistics sections read. It lives here, in the lowest layer that reads it
- * (runtime/README.md). */
+ * the patches' statistics sections read. Every field is filled for every GC, whether or not
+ * the eventlog is on. It lives here, in the lowest layer that reads it (runtime/README.md). */
 typedef struct GcRecord {
     bool     major;            /* the generation collected: 0 minor, 1 major */
     unsigned gc_threads;
     uint64_t copied_bytes;
     uint64_t max_thread_copied_bytes;   /* the most any one GC thread copied */
-    /* Only while the eventlog is on (trace_on), their one reader; 0 otherwise: */
-    uint64_t balanced_copied_bytes;     /* GHC's par_balanced_copied (gc.c says how) */
+    uint64_t balanced_copied_bytes;     /* GHC's par_balanced_copied (gc.c says how); 0
+                                           for a GC with one GC thread */
     uint64_t allocated_bytes;  /* by the mutators since the start */
     uint64_t heap_bytes;       /* the heap's blocks */
     uint64_t live_bytes;       /* the old generation after the GC */

@@ -17,6 +17,10 @@ MODE
 
 --caps N     the run uses N capabilities: `using -N<N>`, n_capabilities
 --serial-gc  every GC runs on one GC thread: no `par` GCs, no work balance
+--no-gc      the run does no GC at all: no work balance either (as --serial-gc)
+--balanced   parallel GCs copied on more than one GC thread: the work balance is printed,
+             above 0 (GHC's formula: balanced copied bytes / copied bytes, over the
+             parallel GCs; rts/Stats.c, Note [Work Balance])
 """
 
 import argparse
@@ -186,7 +190,8 @@ def parse_summary(lines, args):
     check(alloc > 0, "no bytes allocated")
     colls = [int(found["gen%d" % g][1][2]) for g in (0, 1)]
     par = [int(found["gen%d" % g][1][3]) for g in (0, 1)]
-    check(sum(colls) >= 1, "no GC")
+    check(sum(colls) == 0 if args.no_gc else sum(colls) >= 1,
+          "%d GCs, %s" % (sum(colls), "expected none" if args.no_gc else "expected some"))
     for g in (0, 1):
         check(par[g] <= colls[g], "Gen %d: more par GCs than GCs" % g)
         if colls[g]:
@@ -204,12 +209,25 @@ def parse_summary(lines, args):
         check(0 <= f("gcpct", k) <= 100.0, "%GC out of range")
     if args.caps:
         check(int(found["tasks"][1][5]) == args.caps, "not using -N%d" % args.caps)
-    if args.serial_gc:
+    if args.serial_gc or args.no_gc:
+        # GHC prints the line only when the balance is above 0 (report_summary)
         check(par == [0, 0], "a par GC with one GC thread")
         check("balance" not in found, "a work balance without parallel GCs")
+    if args.balanced:
+        check("balance" in found, "no work balance line after parallel GCs that copied")
     if "balance" in found:
-        check(0 <= float(found["balance"][1][1]) <= 100, "work balance out of range")
+        check(0 < float(found["balance"][1][1]) <= 100, "work balance out of range")
         check(sum(par) > 0, "a work balance without parallel GCs")
+
+    # rtslab's spinlock table: acquisitions and spins per lock; a spin-wait never sleeps, so
+    # no sleeps column (docs/stats.md, Spinlocks)
+    heads = [i for i, l in enumerate(lines) if l.startswith("  Spinlocks:")]
+    check(len(heads) == 1, "%d Spinlocks: tables, expected 1" % len(heads))
+    check(lines[heads[0]] == "  Spinlocks:             acquired      spins",
+          "Spinlocks: header %r" % lines[heads[0]])
+    for l in lines[heads[0] + 1:heads[0] + 6]:
+        check(re.match(r"^    \S.{21} [ \d]{11}\d [ \d]{9}\d$", l),
+              "not a Spinlocks: row of acquisitions and spins: %r" % l)
 
     # nofib: every expression matches where GHC's line is, nothing of ours matches any
     counts = {k: sum(1 for l in lines if re.search(rx, l)) for k, rx in NOFIB.items()}
@@ -316,7 +334,8 @@ def parse_machine_readable(lines, args):
     eps = 2e-6
     check(v["bytes allocated"] > 0 and v["bytes allocated"] == v["allocated_bytes"],
           "bytes allocated")
-    check(v["num_GCs"] == v["gen_0_collections"] + v["gen_1_collections"] >= 1, "num_GCs")
+    check(v["num_GCs"] == v["gen_0_collections"] + v["gen_1_collections"], "num_GCs")
+    check(v["num_GCs"] == 0 if args.no_gc else v["num_GCs"] >= 1, "num_GCs")
     check(v["major_gcs"] == v["gen_1_collections"] == v["num_byte_usage_samples"], "major GCs")
     check(v["max_bytes_used"] == v["max_live_bytes"], "max_bytes_used")
     check(v["average_bytes_used"] <= v["max_bytes_used"], "average_bytes_used")
@@ -339,11 +358,22 @@ def parse_machine_readable(lines, args):
         check(0 <= v[k] <= 1, "%s out of [0,1]" % k)
     check(v["cumulative_par_max_copied_bytes"] <= v["par_copied_bytes"] <= v["copied_bytes"],
           "copied bytes")
+    check(v["cumulative_par_balanced_copied_bytes"] <= v["par_copied_bytes"], "balanced bytes")
+    # GHC's work balance (stat_exitReport, rts/Stats.c): balanced / copied, over the parallel
+    # GCs, 0 when they copied nothing; printed with %f
+    want = (v["cumulative_par_balanced_copied_bytes"] / v["par_copied_bytes"]
+            if v["par_copied_bytes"] else 0.0)
+    check(abs(v["work_balance"] - want) <= 5e-7 + 1e-12,
+          "work_balance %f, but cumulative_par_balanced_copied_bytes / par_copied_bytes = %f"
+          % (v["work_balance"], want))
     if args.caps:
         check(v["n_capabilities"] == args.caps, "n_capabilities")
-    if args.serial_gc:
+    if args.serial_gc or args.no_gc:
         check(v["gen_0_par_collections"] == v["gen_1_par_collections"] == 0, "par GCs")
-        check(v["par_copied_bytes"] == 0 and v["work_balance"] == 0, "parallel copying")
+        check(v["par_copied_bytes"] == v["cumulative_par_balanced_copied_bytes"] == 0
+              and v["work_balance"] == 0, "parallel copying")
+    if args.balanced:
+        check(v["work_balance"] > 0, "work_balance 0 after parallel GCs that copied")
     check(v["rtslab_stw_syncs"] >= v["num_GCs"], "fewer syncs than GCs")
     check(v["rtslab_stw_max_seconds"] + eps >= v["rtslab_stw_mean_seconds"], "stw max < mean")
     check(v["rtslab_os_context_switches"] == v["rtslab_os_voluntary_context_switches"]
@@ -399,6 +429,15 @@ def parse_verbose(lines, args, machine):
     check(len(gcs) == sum(colls), "%d per-GC lines, but the summary counts %d GCs"
           % (len(gcs), sum(colls)))
     check(sum(1 for m in gcs if m[10] == "1") == colls[1], "major GC lines != Gen 1 colls")
+    if machine:
+        # each GC's Balance is its balanced / copied bytes, in percent to 0.1: weighted by
+        # what each copied they add up to the run's balanced bytes, within the rounding
+        par = [m for m in gcs if m[15] != "-"]
+        balanced = sum(float(m[15]) / 100 * int(m[2]) for m in par)
+        slack = sum(0.0005 * int(m[2]) for m in par) + 1
+        check(abs(balanced - v["cumulative_par_balanced_copied_bytes"]) <= slack,
+              "Balance column x Copied adds up to %.0f bytes, cumulative_par_balanced_copied"
+              "_bytes is %d" % (balanced, v["cumulative_par_balanced_copied_bytes"]))
     check(sum(int(m[2]) for m in gcs) == copied, "Copied column does not add up to bytes copied")
     check(max([int(m[3]) for m in gcs if m[10] == "1"], default=0) == max_live,
           "largest Live after a major GC != maximum residency")
@@ -446,6 +485,8 @@ def main():
                                      "verbose-mr"])
     ap.add_argument("--caps", type=int)
     ap.add_argument("--serial-gc", action="store_true")
+    ap.add_argument("--no-gc", action="store_true")
+    ap.add_argument("--balanced", action="store_true")
     argv = sys.argv[1:]
     if "--" not in argv or argv.index("--") == len(argv) - 1:
         ap.error("no program after --")

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Runs a program with `-s<file> --machine-readable` and checks the spin-wait counters it
-reports (docs/stats.md: rtslab_lock_<lock>_{acquisitions,spins,yields,sleeps}).
+reports (docs/stats.md: rtslab_lock_<lock>_{acquisitions,spins,yields}).
 
     check_yields.py [--cpus K] [--stdout TEXT | --stdout-file FILE] [--check EXPR]...
                     -- PROGRAM ARGS...
@@ -26,7 +26,7 @@ import subprocess
 import sys
 import tempfile
 
-FIELDS = ("acquisitions", "spins", "yields", "sleeps")
+FIELDS = ("acquisitions", "spins", "yields")
 
 
 def counters(path):
