@@ -239,7 +239,7 @@ def check_name(src, name, known):
             raise ScaffoldError(f"the name {name} holds the patch {other}'s name: the patch "
                                 f"queue would read each of its lines as a mention of {other}")
     macro, ident = names(name)
-    hit = tree_mentions(src, [name, macro, "rts_patch_" + ident])
+    hit = tree_mentions(src, [name, macro, "patch_" + ident])
     if hit:
         raise ScaffoldError(f"the name {name} is already a word of the tree ({hit[0]}:{hit[1]}: "
                             f"{hit[2]}): the base must mention no patch, so `make patches` "
@@ -341,7 +341,7 @@ def registration_c(name, desc, macro, ident):
  * }};
  */
 
-const RtsPatch rts_patch_{ident} = {{
+const RtsPatch patch_{ident} = {{
     .name = "{name}",
 }};
 #endif

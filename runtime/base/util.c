@@ -6,33 +6,33 @@
 #include "base/util.h"
 
 static RtsConfig config;           /* Note [Options, resolved once] in util.h */
-const RtsConfig *const rts_cfg = &config;
+const RtsConfig *const base_cfg = &config;
 
-void rts_config_set(const RtsConfig *c)
+void base_config_set(const RtsConfig *c)
 {
     if (config.resolved)
-        rts_fatal("the configuration was resolved twice");
+        base_fatal("the configuration was resolved twice");
     config = *c;
     config.resolved = true;
 }
 
 static void (*exit_handler)(int status) __attribute__((noreturn));
 
-uint64_t rts_now_ns(void)
+uint64_t base_now_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-uint64_t rts_cpu_ns(void)
+uint64_t base_cpu_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-void rts_fatal(const char *fmt, ...)
+void base_fatal(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -44,7 +44,7 @@ void rts_fatal(const char *fmt, ...)
     abort();
 }
 
-void rts_die(int status, const char *fmt, ...)
+void base_die(int status, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -56,12 +56,7 @@ void rts_die(int status, const char *fmt, ...)
     exit(status);
 }
 
-#if RTS_PATCH_SPIN_YIELD
-/* -qy<n> (Note [Spin-wait yields] in sync/spinwait.h): here, below every spin-wait */
-unsigned spin_yield_every = RTS_SPIN_YIELD_SPINS;
-#endif
-
-void rts_set_exit_handler(void (*handler)(int status) __attribute__((noreturn)))
+void base_set_exit_handler(void (*handler)(int status) __attribute__((noreturn)))
 {
     exit_handler = handler;
 }

@@ -14,8 +14,8 @@
  * start-up layer (rts/options.c parses them, rts/rts.c calls the parser, and a patch's
  * RtsPatch.resolve reads them) and the public rts_options(); no module below rts/ reads
  * them (testsuite/lint/options_private.py checks it). What they come to on this machine is
- * resolved once, by rts_config_resolve (rts/options.c) right after parsing (before -? and
- * --info, which show it), into *rts_cfg, which no module writes. Every module reads its
+ * resolved once, by opts_resolve (rts/options.c) right after parsing (before -? and
+ * --info, which show it), into *base_cfg, which no module writes. Every module reads its
  * settings from there, never working them out again: before, the -N rule ("-N<n>, or what
  * -N means here") was written out in rts.c, in --info's NUMA line and in a patch's --info;
  * rts.c wrote the clamped -qn back into the options; a patch's -qb default was worked out
@@ -24,15 +24,15 @@
  * plain option whose value is the one given is copied as it is; a derived value (in blocks,
  * a count) is computed once here. A patch decides what its own options come to, and what it
  * changes of the base's (-qb's default), in its RtsPatch.resolve (Note [Patch registration]
- * in rts/patch.h), called by rts_config_resolve, and hands its own settings to its module
+ * in rts/patch.h), called by opts_resolve, and hands its own settings to its module
  * there, before the module runs.
  *
  * One name per quantity: the number of capabilities is `n_caps` everywhere: the config's
- * rts_cfg->n_caps, a parameter `n_caps`, and a module's own copy (for its hot paths, or set
+ * base_cfg->n_caps, a parameter `n_caps`, and a module's own copy (for its hot paths, or set
  * by its init) `<prefix>_n_caps`: cap_n_caps in sched/capability.h, sm_n_caps in
  * sm/storage.h, stw_n_caps in sync/stw.c, trace_n_caps in trace/eventlog.c, ghc_n_caps in
  * trace/eventlog_ghc.c, prof_n_caps in sched/profile.c, numa_n_caps in os/numa.c, and a
- * patch's module the same way, each set from rts_cfg->n_caps by rts_init. (The GC threads of
+ * patch's module the same way, each set from base_cfg->n_caps by rts_init. (The GC threads of
  * one GC, the parties of one barrier or the members taking part in one sync are other
  * quantities, with their own names.) */
 typedef struct RtsConfig {
@@ -80,20 +80,20 @@ typedef struct RtsConfig {
     const char *profile_stem;   /* -po<stem>; NULL = <prog> */
     bool resolved;              /* false until rts_init has resolved it */
 } RtsConfig;
-extern const RtsConfig *const rts_cfg;
-/* Sets *rts_cfg: once, by rts_init (rts_config_resolve in rts/options.c); a second call is an
+extern const RtsConfig *const base_cfg;
+/* Sets *base_cfg: once, by rts_init (opts_resolve in rts/options.c); a second call is an
  * internal error. */
-void rts_config_set(const RtsConfig *c);
+void base_config_set(const RtsConfig *c);
 
 /* An internal error: prints "rtslab: fatal: <msg>" and aborts. */
-void rts_fatal(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+void base_fatal(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 /* A user-facing error that ends the process: prints "rtslab: <msg>" and exits with status. */
-void rts_die(int status, const char *fmt, ...) __attribute__((noreturn, format(printf, 2, 3)));
+void base_die(int status, const char *fmt, ...) __attribute__((noreturn, format(printf, 2, 3)));
 
 /* Note [Assertions]
  * RTS_ASSERT(cond) checks an invariant where a Note states it must hold. In a debug build
  * (./configure --enable-debug, which defines RTS_DEBUG to 1 in rtslab_config.h) a false
- * condition is an internal error: rts_fatal names it, its file, line and function, and
+ * condition is an internal error: base_fatal names it, its file, line and function, and
  * aborts. Otherwise (RTS_DEBUG 0) the condition is not evaluated, so it costs nothing, but
  * it is still compiled (inside sizeof), so it cannot rot: a check may read what it likes, as
  * long as it has no side effect. Unlike assert(), it follows the build's debug setting, not
@@ -101,17 +101,17 @@ void rts_die(int status, const char *fmt, ...) __attribute__((noreturn, format(p
 #if RTS_DEBUG
 #define RTS_ASSERT(cond)                                                                \
     (__builtin_expect(!!(cond), 1) ? (void)0                                            \
-     : rts_fatal("assertion failed: %s (%s:%d, %s)", #cond, __FILE__, __LINE__, __func__))
+     : base_fatal("assertion failed: %s (%s:%d, %s)", #cond, __FILE__, __LINE__, __func__))
 #else
 #define RTS_ASSERT(cond) ((void)sizeof(!(cond)))
 #endif
 
-uint64_t rts_now_ns(void);          /* monotonic clock */
-uint64_t rts_cpu_ns(void);          /* process CPU time */
+uint64_t base_now_ns(void);          /* monotonic clock */
+uint64_t base_cpu_ns(void);          /* process CPU time */
 
 /* rts_exit (rtslab.h) is defined here so that any layer may end the process; what an orderly
  * exit does (stop the world, flush the eventlog, print -s) belongs to the start-up layer,
  * which registers it. Without a handler rts_exit just flushes and exits. */
-void rts_set_exit_handler(void (*handler)(int status) __attribute__((noreturn)));
+void base_set_exit_handler(void (*handler)(int status) __attribute__((noreturn)));
 
 #endif

@@ -208,7 +208,7 @@ static FdWaits *fd_waits(IoBackend *b, int fd)
         size_t n = b->nfds ? b->nfds : 64;
         while (n <= (size_t)fd) n *= 2;
         FdWaits *f = realloc(b->fds, n * sizeof *f);
-        if (!f) rts_fatal("out of memory (IO manager)");
+        if (!f) base_fatal("out of memory (IO manager)");
         memset(f + b->nfds, 0, (n - b->nfds) * sizeof *f);
         b->fds = f;
         b->nfds = n;
@@ -256,7 +256,7 @@ static bool fd_register(IoBackend *b, int fd, uint64_t fd_id)
         rc = epoll_ctl(b->epfd, EPOLL_CTL_MOD, fd, &ev);
     if (rc != 0) {
         if (errno != EPERM)
-            rts_fatal("epoll_ctl(%d): %s", fd, strerror(errno));
+            base_fatal("epoll_ctl(%d): %s", fd, strerror(errno));
         return false;
     }
     w->id = id;
@@ -333,7 +333,7 @@ static void fd_ready(IoBackend *b, int fd)
  * completion (-ECANCELED, unless its thread cancelled it: op->cancelled) is -ETIMEDOUT. */
 static void deadline_link(IoBackend *b, RtsIoOp *op)
 {
-    op->deadline_ns = rts_now_ns() + op->wait_ns;
+    op->deadline_ns = base_now_ns() + op->wait_ns;
     RtsIoOp *after = b->dl_tl;
     while (after && after->deadline_ns > op->deadline_ns)
         after = after->dprev;
@@ -357,7 +357,7 @@ static void deadline_unlink(IoBackend *b, RtsIoOp *op)
 static void epoll_submit(IoBackend *b, RtsIoOp *op)
 {
     if (op->kind == RTS_IO_TIMEOUT) {
-        op->deadline_ns = rts_now_ns() + op->timeout_ns;
+        op->deadline_ns = base_now_ns() + op->timeout_ns;
         RtsIoOp **p = &b->timers;
         while (*p && (*p)->deadline_ns <= op->deadline_ns) p = &(*p)->next;
         op->next = *p;
@@ -397,7 +397,7 @@ static void deadlines_expire(IoBackend *b)
 {
     if (!b->dl_hd)
         return;
-    uint64_t now = rts_now_ns();
+    uint64_t now = base_now_ns();
     while (b->dl_hd && b->dl_hd->deadline_ns <= now) {
         RtsIoOp *op = b->dl_hd;
         deadline_unlink(b, op);
@@ -443,14 +443,14 @@ static void epoll_poll(IoBackend *b, uint64_t deadline_ns)
     if (deadline_ns == UINT64_MAX) {
         ms = -1;
     } else if (deadline_ns) {    /* rounded up: never wakes before the deadline */
-        uint64_t now = rts_now_ns();
+        uint64_t now = base_now_ns();
         uint64_t left = deadline_ns > now ? deadline_ns - now : 0;
         ms = left / 1000000u > 3600000u ? 3600000 : (int)((left + 999999u) / 1000000u);
     }
     struct epoll_event evs[EPOLL_EVENTS];
     int n = epoll_wait(b->epfd, evs, EPOLL_EVENTS, ms);
     if (n < 0 && errno != EINTR)
-        rts_fatal("epoll_wait: %s", strerror(errno));
+        base_fatal("epoll_wait: %s", strerror(errno));
     for (int i = 0; i < n; i++) {
         int fd = evs[i].data.fd;
         if (fd == b->efd) {
@@ -462,7 +462,7 @@ static void epoll_poll(IoBackend *b, uint64_t deadline_ns)
         fd_ready(b, fd);
     }
     deadlines_expire(b);
-    uint64_t now = rts_now_ns();
+    uint64_t now = base_now_ns();
     while (b->timers && b->timers->deadline_ns <= now) {
         RtsIoOp *op = b->timers;
         b->timers = op->next;
@@ -481,7 +481,7 @@ static struct io_uring_sqe *uring_sqe(IoBackend *b)
         io_uring_submit(&b->ring);
         b->unsubmitted = 0;
         sqe = io_uring_get_sqe(&b->ring);
-        if (!sqe) rts_fatal("io_uring: no submission queue entry");
+        if (!sqe) base_fatal("io_uring: no submission queue entry");
     }
     b->unsubmitted++;
     return sqe;
@@ -578,7 +578,7 @@ static bool uring_reap(IoBackend *b)
 }
 
 /* Note [Idle in the ring]: keeps one timeout SQE armed for `deadline` (absolute, on the
- * monotonic clock, as rts_now_ns), replacing the one armed for another deadline. */
+ * monotonic clock, as base_now_ns), replacing the one armed for another deadline. */
 static void uring_arm_timer(IoBackend *b, uint64_t deadline)
 {
     if (b->timer_deadline == deadline)
@@ -607,7 +607,7 @@ static void uring_poll(IoBackend *b, uint64_t deadline_ns)
 {
     if (uring_reap(b) || b->ready_hd)
         deadline_ns = 0;
-    if (deadline_ns != UINT64_MAX && deadline_ns && deadline_ns <= rts_now_ns())
+    if (deadline_ns != UINT64_MAX && deadline_ns && deadline_ns <= base_now_ns())
         deadline_ns = 0;
     if (deadline_ns == 0) {
         if (b->unsubmitted) {
@@ -622,7 +622,7 @@ static void uring_poll(IoBackend *b, uint64_t deadline_ns)
     int rc = io_uring_submit_and_wait(&b->ring, 1);
     b->unsubmitted = 0;
     if (rc < 0 && rc != -ETIME && rc != -EINTR && rc != -EAGAIN && rc != -EBUSY)
-        rts_fatal("io_uring_enter: %s", strerror(-rc));
+        base_fatal("io_uring_enter: %s", strerror(-rc));
     uring_reap(b);
 }
 #endif
@@ -632,24 +632,24 @@ static void uring_poll(IoBackend *b, uint64_t deadline_ns)
 IoBackend *io_backend_new(void)
 {
     IoBackend *b = calloc(1, sizeof *b);
-    if (!b) rts_fatal("out of memory (IO manager)");
+    if (!b) base_fatal("out of memory (IO manager)");
     b->kind = chosen;
     b->epfd = -1;
     b->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    if (b->efd < 0) rts_fatal("eventfd: %s", strerror(errno));
+    if (b->efd < 0) base_fatal("eventfd: %s", strerror(errno));
 #if HAVE_LIBURING
     if (b->kind == IO_KIND_URING) {
         int rc = io_uring_queue_init(URING_ENTRIES, &b->ring, 0);
-        if (rc < 0) rts_fatal("io_uring_queue_init: %s", strerror(-rc));
+        if (rc < 0) base_fatal("io_uring_queue_init: %s", strerror(-rc));
         uring_arm_wake(b);
         return b;
     }
 #endif
     b->epfd = epoll_create1(EPOLL_CLOEXEC);
-    if (b->epfd < 0) rts_fatal("epoll_create1: %s", strerror(errno));
+    if (b->epfd < 0) base_fatal("epoll_create1: %s", strerror(errno));
     struct epoll_event ev = { .events = EPOLLIN, .data.fd = b->efd };
     if (epoll_ctl(b->epfd, EPOLL_CTL_ADD, b->efd, &ev) != 0)
-        rts_fatal("epoll_ctl(eventfd): %s", strerror(errno));
+        base_fatal("epoll_ctl(eventfd): %s", strerror(errno));
     return b;
 }
 

@@ -43,7 +43,7 @@
  * interest set. Sleeping threads (`sleep`, Note [Sleepers] in sched/schedule.c) stay on the
  * capability's sleep heap, the source of truth; the idle wait's deadline is the earliest
  * sleeper's time. The io_uring back end keeps one IORING_OP_TIMEOUT armed for that deadline
- * (absolute, IORING_TIMEOUT_ABS, on CLOCK_MONOTONIC as rts_now_ns; re-armed only when the
+ * (absolute, IORING_TIMEOUT_ABS, on CLOCK_MONOTONIC as base_now_ns; re-armed only when the
  * deadline changes: the old one is removed, and its completion, told apart by the timer's
  * generation in its tag, ignored); the epoll back end gives epoll_wait the time left, rounded
  * up to the millisecond, so it never wakes early (a sleep may end up to 1 ms late). A timer
@@ -89,7 +89,7 @@ IoKind io_backend_kind(IoBackend *b);
 void io_submit(IoBackend *b, RtsIoOp *op, void *tag);
 /* Asks for op to end early; its completion still comes. */
 void io_cancel(IoBackend *b, RtsIoOp *op);
-/* Waits until deadline_ns at the latest (on the monotonic clock, as rts_now_ns; 0 or a time
+/* Waits until deadline_ns at the latest (on the monotonic clock, as base_now_ns; 0 or a time
  * past: just looks; UINT64_MAX: no limit) for completions or a wake-up, and gives back up to max completed ops (op->res set, op->busy cleared, op->done called),
  * putting their tags in tags: the tag is read before busy is cleared, since from then on
  * the op is its owner's, who may submit it again (with another tag). Returns how many. A

@@ -53,7 +53,7 @@ void timer_start(void (*tick)(void), long period_us)
     pthread_condattr_destroy(&attr);
     stopping = false;
     if (pthread_create(&ticker, NULL, tick_loop, NULL) != 0)
-        rts_fatal("cannot start the timer thread");
+        base_fatal("cannot start the timer thread");
     running = true;
 }
 

@@ -32,7 +32,7 @@
  * options are parsed, as the command line overrides RTSLAB_RTS (check_final; a patch's own
  * checks are its RtsPatch.check). What the options come to on this machine (-N alone, -qn
  * above -N, -qb's default under a patch, a patch's settings) is decided once, by
- * rts_config_resolve (Note [Options, resolved once] in base/util.h). How to add an option:
+ * opts_resolve (Note [Options, resolved once] in base/util.h). How to add an option:
  * docs/new-option.md. --info lists every patch of the tree, on or off, and the registered
  * patches' lines.
  */
@@ -45,13 +45,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "base/util.h"          /* rts_cfg: what the options came to */
+#include "base/util.h"          /* base_cfg: what the options came to */
 #include "sm/block.h"            /* BLOCK_SIZE: -A and -O in blocks */
 #include "os/affinity.h"        /* --info: the capabilities --numa places */
 #include "os/numa.h"
 #include "io/iomgr.h"
 #include "rts/patch.h"          /* Note [Patch registration] */
-#include "rts/rts.h"            /* rts_config_resolve */
+#include "rts/rts.h"            /* opts_resolve */
 
 #include <stddef.h>
 
@@ -62,11 +62,11 @@
 #define RTS_OPT_MIN_STACK  ((size_t)1024) /* -K, -ki: at least 1k */
 
 /* Note [Patch registration]: the patches compiled in, from configure's RTSLAB_PATCH_REGS. */
-#define RTSLAB_PATCH_REG(n) extern const RtsPatch rts_patch_##n;
+#define RTSLAB_PATCH_REG(n) extern const RtsPatch patch_##n;
 RTSLAB_PATCH_REGS
 #undef RTSLAB_PATCH_REG
-#define RTSLAB_PATCH_REG(n) &rts_patch_##n,
-const RtsPatch *const rts_patches[] = { RTSLAB_PATCH_REGS NULL };
+#define RTSLAB_PATCH_REG(n) &patch_##n,
+const RtsPatch *const patch_registry[] = { RTSLAB_PATCH_REGS NULL };
 #undef RTSLAB_PATCH_REG
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
@@ -501,7 +501,7 @@ static const RtsOption *each_row(RowFn fn, void *arg)
     const RtsOption *hit;
     for (const RtsOption *r = base_options; r->name; r++)
         if ((hit = fn(r, NULL, arg))) return hit;
-    for (const RtsPatch *const *p = rts_patches; *p; p++)
+    for (const RtsPatch *const *p = patch_registry; *p; p++)
         for (const RtsOption *r = (*p)->options; r && r->name; r++)
             if ((hit = fn(r, *p, arg))) return hit;
     return NULL;
@@ -539,7 +539,7 @@ static const RtsOption *row_of_word(const char *w)
 /* Whether a registered patch claims the value `word` of a base option (RTS_OPT_CLAIM). */
 static bool claimed(const char *word)
 {
-    for (const RtsPatch *const *p = rts_patches; *p; p++)
+    for (const RtsPatch *const *p = patch_registry; *p; p++)
         for (const RtsOption *r = (*p)->options; r && r->name; r++)
             if (r->kind == RTS_OPT_CLAIM && strcmp(r->name, word) == 0) return true;
     return false;
@@ -678,7 +678,7 @@ static int check_final(const RtsOptions *o, char *err, size_t errlen)
                     "(-K%s)", fmt_size(ki, sizeof ki, o->initial_stack),
                     fmt_size(k, sizeof k, o->max_stack));
     }
-    for (const RtsPatch *const *p = rts_patches; *p; p++)   /* Note [Patch registration] */
+    for (const RtsPatch *const *p = patch_registry; *p; p++)   /* Note [Patch registration] */
         if ((*p)->check && (*p)->check(o, err, errlen) != 0) return -1;
     if (o->stats_file && o->eventlog_file && same_file(o->stats_file, o->eventlog_file))
         return fail(err, errlen, "-s%s and -l%s name the same file: the statistics would "
@@ -732,7 +732,7 @@ static const char *fmt_size(char *buf, size_t len, size_t v)
     return buf;
 }
 
-const char *rts_fmt_size(char *buf, size_t len, size_t v)
+const char *opts_fmt_size(char *buf, size_t len, size_t v)
 {
     return fmt_size(buf, len, v);
 }
@@ -740,7 +740,7 @@ const char *rts_fmt_size(char *buf, size_t len, size_t v)
 /* The base's -? lines that a patch may word differently (RtsPatch.usage_lines), by syntax. */
 static const char *usage_text(const RtsOption *r)
 {
-    for (const RtsPatch *const *p = rts_patches; *p; p++)
+    for (const RtsPatch *const *p = patch_registry; *p; p++)
         for (const RtsUsageLine *l = (*p)->usage_lines; l && l->name; l++)
             if (strcmp(l->name, r->syntax) == 0) return l->text;
     return r->help;
@@ -792,7 +792,7 @@ static void put_help(FILE *f, const RtsOption *r, const char *text)
 /* The -? lines of the registered patches' rows of one section. */
 static void usage_patches(FILE *f, RtsUsageSection section)
 {
-    for (const RtsPatch *const *p = rts_patches; *p; p++)
+    for (const RtsPatch *const *p = patch_registry; *p; p++)
         for (const RtsOption *r = (*p)->options; r && r->name; r++)
             if (r->help && r->section == section) put_help(f, r, r->help);
 }
@@ -909,7 +909,7 @@ static void info_put(FILE *f, const char *key, const char *val)
 /* The --info lines of the registered patches that follow the base's line `key`. */
 static void info_after(FILE *f, const char *key)
 {
-    for (const RtsPatch *const *p = rts_patches; *p; p++)
+    for (const RtsPatch *const *p = patch_registry; *p; p++)
         if ((*p)->info && (*p)->info_after && strcmp((*p)->info_after, key) == 0)
             (*p)->info(f, info_put);
 }
@@ -938,30 +938,30 @@ static void info_patches(FILE *f)
 /* What --numa does here, for the options in force (Note [NUMA-local heap] in os/numa.h). */
 static void numa_info(FILE *f)
 {
-    if (!rts_cfg->resolved)
-        rts_fatal("--info before the options were resolved (rts_config_resolve)");
+    if (!base_cfg->resolved)
+        base_fatal("--info before the options were resolved (opts_resolve)");
     char *buf = malloc(4096);
     if (buf == NULL)
         return;
-    unsigned n = rts_cfg->n_caps;
-    put_pair(f, false, "NUMA (--numa)", numa_explain(buf, 4096, rts_cfg->numa, rts_cfg->numa_mask,
-                                                     rts_cfg->pin_caps, n));
+    unsigned n = base_cfg->n_caps;
+    put_pair(f, false, "NUMA (--numa)", numa_explain(buf, 4096, base_cfg->numa, base_cfg->numa_mask,
+                                                     base_cfg->pin_caps, n));
     free(buf);
 }
 
 /* The options as given: private to option parsing (Note [Options, resolved once] in
- * base/util.h); rts_options_read fills them, rts_config_resolve reads them. */
+ * base/util.h); opts_read fills them, opts_resolve reads them. */
 static RtsOptions rts_opts;
 
 const RtsOptions *rts_options(void) { return &rts_opts; }
 
-int rts_options_read(int *argc, char **argv, const char *env, char *err, size_t errlen)
+int opts_read(int *argc, char **argv, const char *env, char *err, size_t errlen)
 {
     rts_options_defaults(&rts_opts);
     return rts_options_parse(&rts_opts, argc, argv, env, err, errlen);
 }
 
-void rts_config_resolve(void)
+void opts_resolve(void)
 {
     const RtsOptions *o = &rts_opts;
     RtsConfig c = { 0 };
@@ -1001,9 +1001,9 @@ void rts_config_resolve(void)
     c.eventlog_format = o->eventlog_format;
     c.profile = o->profile;
     c.profile_stem = o->profile_stem;
-    for (const RtsPatch *const *p = rts_patches; *p; p++)   /* Note [Patch registration] */
+    for (const RtsPatch *const *p = patch_registry; *p; p++)   /* Note [Patch registration] */
         if ((*p)->resolve) (*p)->resolve(o, &c);
-    rts_config_set(&c);
+    base_config_set(&c);
 }
 
 void rts_options_info(void *file)
@@ -1018,11 +1018,11 @@ void rts_options_info(void *file)
     info_after(f, "Patches");
     put_pair(f, false, "liburing", YESNO(HAVE_LIBURING));
     char why[256];
-    put_pair(f, false, "IO manager", io_choose((IoChoice)rts_cfg->io_manager, why, sizeof why) == 0
+    put_pair(f, false, "IO manager", io_choose((IoChoice)base_cfg->io_manager, why, sizeof why) == 0
                                      ? io_choice_info() : why);
     char why2[256];              /* whether the uring back end can run here (tests: needs=io_uring) */
     put_pair(f, false, "io_uring", YESNO(io_choose(IO_CHOOSE_URING, why2, sizeof why2) == 0));
-    io_choose((IoChoice)rts_cfg->io_manager, why, sizeof why);
+    io_choose((IoChoice)base_cfg->io_manager, why, sizeof why);
     info_after(f, "io_uring");
     info_line(f, "libnuma", YESNO(HAVE_LIBNUMA));
     info_line(f, "perf", YESNO(HAVE_PERF));

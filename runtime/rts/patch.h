@@ -6,7 +6,7 @@
  * runtime/rts/patch_NAME.c (nothing but the patch's island, so the build compiles it only
  * with the patch and `make patches` gives it to the patch, tools/mkpatches.py). configure
  * lists the patches that are on as RTSLAB_PATCH_REGS, one RTSLAB_PATCH_REG(name) each (the
- * name with '_' for '-', m4/rtslab_patches.m4); options.c makes of it rts_patches[], the
+ * name with '_' for '-', m4/rtslab_patches.m4); options.c makes of it patch_registry[], the
  * registered patches in configure.ac's order, which options.c and stats/stats.c walk. So
  * neither names a patch, and a patch touches neither. A patch's --info lines and -s lines
  * follow a line of the base's that it names (so that the output is the same as when each
@@ -17,7 +17,7 @@
  * the patch does not know them: "unknown RTS option"). A row may also claim a value of a
  * base option that only the patch gives meaning to (RTS_OPT_CLAIM: "-qb0"), or word a base
  * option's -? lines differently (`usage_lines`). What a patch's options come to on this
- * machine it decides in `resolve`, once, with the base's (rts_config_resolve).
+ * machine it decides in `resolve`, once, with the base's (opts_resolve).
  */
 #ifndef RTS_RTS_PATCH_REG_H
 #define RTS_RTS_PATCH_REG_H
@@ -100,7 +100,7 @@ typedef struct RtsPatch {
     void (*info)(FILE *f, RtsInfoPut put);
     /* once all options are parsed: 0, or -1 with "rtslab: ..." in err */
     int (*check)(const RtsOptions *o, char *err, size_t errlen);
-    /* once, in rts_config_resolve: what its options come to here; may set the base's
+    /* once, in opts_resolve: what its options come to here; may set the base's
      * values that it gives another meaning to (-qb's default) */
     void (*resolve)(const RtsOptions *o, RtsConfig *c);
     const RtsStatsSection *stats;    /* NULL: none (Note [Patch statistics] in stats/stats.h) */
@@ -108,9 +108,9 @@ typedef struct RtsPatch {
 } RtsPatch;
 
 /* The registered patches, in configure.ac's order, ended by NULL. */
-extern const RtsPatch *const rts_patches[];
+extern const RtsPatch *const patch_registry[];
 
 /* "1m", "512m", "4k", "100": a size as the options write it. */
-const char *rts_fmt_size(char *buf, size_t len, size_t v);
+const char *opts_fmt_size(char *buf, size_t len, size_t v);
 
 #endif

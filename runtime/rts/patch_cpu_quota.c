@@ -49,10 +49,10 @@ static void section_lines(FILE *f)
     char why[128];
     if (q->period <= 0)
         fprintf(f, "  CPU quota: none\n");
-    else if (rts_cfg->n_caps_auto)
+    else if (base_cfg->n_caps_auto)
         fprintf(f, "  CPU quota: %s %.2f CPUs (cgroup v%d); -N, the default: %s\n", q->file,
                 quota_cpus, q->version, explain(why, sizeof why));
-    else if (rts_cfg->n_caps_given)
+    else if (base_cfg->n_caps_given)
         fprintf(f, "  CPU quota: %s %.2f CPUs (cgroup v%d); -N%u, given\n", q->file,
                 quota_cpus, q->version, cap_n_caps);
     else        /* before: "-N1, given", with no -N given */
@@ -74,7 +74,7 @@ static const RtsStatsSection stats = {
     .keys = section_keys,
 };
 
-const RtsPatch rts_patch_cpu_quota = {
+const RtsPatch patch_cpu_quota = {
     .info_after = "Sanitizer",
     .info = info,
     .stats = &stats,

@@ -113,7 +113,7 @@ static const RtsStatsSection stats = {
     .keys = section_keys,
 };
 
-const RtsPatch rts_patch_futex_barrier = {
+const RtsPatch patch_futex_barrier = {
     .options = options,
     .info_after = "perf",
     .info = info,

@@ -37,9 +37,9 @@ static void resolve(const RtsOptions *o, RtsConfig *c)
 static void info(FILE *f, RtsInfoPut put)
 {
     char steal[160];
-    if (rts_cfg->balance)
+    if (base_cfg->balance)
         snprintf(steal, sizeof steal, "generations >= %u (without -qb<gen>: 0 with -A of 32m "
-                 "or more, else 1)", rts_cfg->balance_gen);
+                 "or more, else 1)", base_cfg->balance_gen);
     else
         snprintf(steal, sizeof steal, "off (-qb)");
     put(f, "GC work stealing", steal);
@@ -80,7 +80,7 @@ static void section_summarise(void)
     for (int g = 0; g < 2; g++)
         sum.kind_balance[g] = st.kind_copied[g]
             ? (double)st.kind_balanced[g] / (double)st.kind_copied[g] : -1;
-    sum.balance_gen = rts_cfg->balance ? rts_cfg->balance_gen : 255;
+    sum.balance_gen = base_cfg->balance ? base_cfg->balance_gen : 255;
     sum.minor_balance = sum.kind_balance[0] > 0 ? sum.kind_balance[0] : 0.0;
     sum.major_balance = sum.kind_balance[1] > 0 ? sum.kind_balance[1] : 0.0;
     for (int g = 0; g < 2; g++)
@@ -89,16 +89,16 @@ static void section_summarise(void)
 
 static void section_lines(FILE *f)
 {
-    unsigned g = rts_cfg->balance_gen;
-    if (!rts_cfg->balance)
+    unsigned g = base_cfg->balance_gen;
+    if (!base_cfg->balance)
         fprintf(f, "  GC work stealing: off (-qb)\n");
     else
         fprintf(f, "  GC work stealing: generations >= %u (-qb%u%s)\n", g, g,
-                rts_cfg->balance_gen_given ? ""
+                base_cfg->balance_gen_given ? ""
                 : g == 0 ? ", the default from -A32m up" : ", the default below -A32m");
     fprintf(f, "  GC work balance by kind: minor %.2f%%, major %.2f%%",
             100 * sum.minor_balance, 100 * sum.major_balance);
-    if (rts_cfg->balance && g == 0)
+    if (base_cfg->balance && g == 0)
         fprintf(f, "; steals: minor %llu of %llu tries, major %llu of %llu; idle yields: minor %llu,"
                    " major %llu\n",
                 (unsigned long long)st.steals[0], (unsigned long long)st.steal_tries[0],
@@ -131,7 +131,7 @@ static const RtsStatsSection stats = {
     .keys = section_keys,
 };
 
-const RtsPatch rts_patch_gen0_steal = {
+const RtsPatch patch_gen0_steal = {
     .options = options,
     .usage_lines = usage_lines,
     .resolve = resolve,

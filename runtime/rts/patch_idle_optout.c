@@ -73,7 +73,7 @@ static const RtsStatsSection stats = {
     .keys = section_keys,
 };
 
-const RtsPatch rts_patch_idle_optout = {
+const RtsPatch patch_idle_optout = {
     .options = options,
     .info_after = "Configure args",
     .info = info,

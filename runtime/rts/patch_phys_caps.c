@@ -17,11 +17,11 @@ static const RtsUsageLine usage_lines[] = {
     { NULL, NULL },
 };
 
-/* For the options in force (rts_cfg: --info comes after the other options are parsed). */
+/* For the options in force (base_cfg: --info comes after the other options are parsed). */
 static void info(FILE *f, RtsInfoPut put)
 {
     const Topology *t = topo_get();
-    unsigned n = rts_cfg->n_caps;
+    unsigned n = base_cfg->n_caps;
     size_t len = 12 * (size_t)n + 512;
     char *buf = malloc(len);
     if (buf == NULL)
@@ -32,13 +32,13 @@ static void info(FILE *f, RtsInfoPut put)
              t->root[0] ? t->root : "/");
     put(f, "CPU topology", buf);
     put(f, "Default capabilities (-N)", affinity_explain_default(buf, len));
-    if (rts_cfg->n_caps_auto)
+    if (base_cfg->n_caps_auto)
         snprintf(buf, len, "%u (-N)", n);
     else
         snprintf(buf, len, "%u (-N%u)", n, n);
     put(f, "Capabilities", buf);
     put(f, "Pin order (-qa)", affinity_format_placement(buf, len, n));
-    put(f, "Pinned", rts_cfg->pin_caps ? "YES (-qa)" : "NO (no -qa)");
+    put(f, "Pinned", base_cfg->pin_caps ? "YES (-qa)" : "NO (no -qa)");
     free(buf);
 }
 
@@ -51,12 +51,12 @@ static void section_lines(FILE *f)
     char *buf = malloc(len);
     if (buf == NULL)
         return;
-    if (rts_cfg->n_caps_auto)
+    if (base_cfg->n_caps_auto)
         fprintf(f, "  Capabilities: -N%u, the default: %s\n", cap_n_caps,
                 affinity_explain_default(buf, len));
     else
         fprintf(f, "  Capabilities: -N%u, given\n", cap_n_caps);
-    if (rts_cfg->pin_caps)
+    if (base_cfg->pin_caps)
         fprintf(f, "  Capability -> CPU (-qa): %s\n", affinity_format_placement(buf, len, cap_n_caps));
     else
         fprintf(f, "  Capability -> CPU: not pinned (no -qa; -qa would use %s)\n",
@@ -69,7 +69,7 @@ static const RtsStatsSection stats = {
     .lines = section_lines,
 };
 
-const RtsPatch rts_patch_phys_caps = {
+const RtsPatch patch_phys_caps = {
     .usage_lines = usage_lines,
     .info_after = "Sanitizer",
     .info = info,

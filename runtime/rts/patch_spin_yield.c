@@ -12,13 +12,13 @@
 #include "sm/storage.h"             /* sm_lock */
 #include "stats/stats.h"
 
-/* -qy<n> (Note [The option table] in rts/options.c): spin_yield_every, which spin-waits
+/* -qy<n> (Note [The option table] in rts/options.c): sync_spin_yield_every, which spin-waits
  * read (Note [Spin-wait yields] in sync/spinwait.h), the default until the options are
  * parsed. */
 
 static const RtsOption options[] = {
     { .name = "-qy", .syntax = "-qy<n>", .kind = RTS_OPT_NUMBER, .type = RTS_T_UNSIGNED,
-      .var = &spin_yield_every, .min = 1, .max = 1000000000u, .from_to = true,
+      .var = &sync_spin_yield_every, .min = 1, .max = 1000000000u, .from_to = true,
       .dflt = RTS_SPIN_YIELD_SPINS, .noun = "the spins between yields",
       .what = "spin-waits yield the CPU every <n> spins", .section = RTS_USAGE_GC,
       .help = "  -qy<n>        spin-waits (spinlocks, the GC's look-for-work loop) yield the CPU\n"
@@ -29,8 +29,8 @@ static const RtsOption options[] = {
 static void info(FILE *f, RtsInfoPut put)
 {
     char spin[64];
-    snprintf(spin, sizeof spin, "every %u spins (-qy<n>; configure's default %d)", spin_yield_every,
-             (int)RTS_SPIN_YIELD_SPINS);
+    snprintf(spin, sizeof spin, "every %u spins (-qy<n>; configure's default %d)",
+             sync_spin_yield_every, (int)RTS_SPIN_YIELD_SPINS);
     put(f, "Spin-wait yield", spin);
 }
 
@@ -61,7 +61,7 @@ static void section_lines(FILE *f)
 {
     fprintf(f, "  Spin-wait yields (every %u spins, -qy<n>): sm %llu, inboxes %llu, mvar/thread "
                "headers %llu, gc look-for-work %llu, gc copy in progress %llu\n",
-            spin_yield_every, (unsigned long long)yields[Y_SM],
+            sync_spin_yield_every, (unsigned long long)yields[Y_SM],
             (unsigned long long)yields[Y_INBOX], (unsigned long long)yields[Y_OBJ],
             (unsigned long long)yields[Y_GC_WORK], (unsigned long long)yields[Y_GC_COPY]);
 }
@@ -84,7 +84,7 @@ static const RtsStatsSection stats = {
     .keys = section_keys,
 };
 
-const RtsPatch rts_patch_spin_yield = {
+const RtsPatch patch_spin_yield = {
     .options = options,
     .stats = &stats,
     .info_after = "Patches",

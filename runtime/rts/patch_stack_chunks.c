@@ -34,8 +34,8 @@ static int check(const RtsOptions *o, char *err, size_t errlen)
     (void)o;
     if (stack_chunk_carry > stack_chunk_bytes / 2) {
         char kb[32], kc[32];
-        rts_fmt_size(kb, sizeof kb, stack_chunk_carry);
-        rts_fmt_size(kc, sizeof kc, stack_chunk_bytes);
+        opts_fmt_size(kb, sizeof kb, stack_chunk_carry);
+        opts_fmt_size(kc, sizeof kc, stack_chunk_bytes);
         if (stack_chunk_bytes != STACK_CHUNK_DEFAULT)
             snprintf(err, errlen, "rtslab: -kc%s: the stack chunk size must be at least twice "
                      "the stack chunk buffer (-kb%s%s)", kc, kb,
@@ -51,8 +51,8 @@ static int check(const RtsOptions *o, char *err, size_t errlen)
 static void info(FILE *f, RtsInfoPut put)
 {
     char chunks[128], kc[32], kb[32];
-    rts_fmt_size(kc, sizeof kc, stack_chunk_bytes);
-    rts_fmt_size(kb, sizeof kb, stack_chunk_carry);
+    opts_fmt_size(kc, sizeof kc, stack_chunk_bytes);
+    opts_fmt_size(kb, sizeof kb, stack_chunk_carry);
     snprintf(chunks, sizeof chunks, "chunks of %s (-kc), %s carried over (-kb)", kc, kb);
     put(f, "Stack chunks", chunks);
 }
@@ -118,7 +118,7 @@ static const RtsStatsSection stats = {
     .keys = section_keys,
 };
 
-const RtsPatch rts_patch_stack_chunks = {
+const RtsPatch patch_stack_chunks = {
     .options = options,
     .info_after = "io_uring",
     .info = info,

@@ -84,7 +84,7 @@ static void signals_start(void)
     sigset_t *set = &signal_set;
     pthread_t t;
     if (pthread_create(&t, NULL, signal_loop, set) != 0)
-        rts_fatal("cannot start the signal thread");
+        base_fatal("cannot start the signal thread");
     pthread_detach(t);
 }
 
@@ -155,23 +155,23 @@ static void open_outputs(void)
     static OutputFile f[3];
     int n = 0;
     const char *name;
-    if (rts_cfg->eventlog) {
+    if (base_cfg->eventlog) {
         f[n].fd = trace_file(&name);
-        if (rts_cfg->eventlog_file)
-            snprintf(f[n].label, sizeof f[n].label, "-l%s", rts_cfg->eventlog_file);
+        if (base_cfg->eventlog_file)
+            snprintf(f[n].label, sizeof f[n].label, "-l%s", base_cfg->eventlog_file);
         else
             snprintf(f[n].label, sizeof f[n].label, "-l (its default file, %s)", name);
         f[n++].what = "eventlog";
     }
-    if (rts_cfg->stats_file) {
+    if (base_cfg->stats_file) {
         f[n].fd = stats_file();
-        snprintf(f[n].label, sizeof f[n].label, "-s%s", rts_cfg->stats_file);
+        snprintf(f[n].label, sizeof f[n].label, "-s%s", base_cfg->stats_file);
         f[n++].what = "statistics";
     }
-    if (rts_cfg->profile) {
+    if (base_cfg->profile) {
         int fd = prof_file(&name);
-        if (rts_cfg->profile_stem)
-            snprintf(f[n].label, sizeof f[n].label, "-po%s (%s)", rts_cfg->profile_stem, name);
+        if (base_cfg->profile_stem)
+            snprintf(f[n].label, sizeof f[n].label, "-po%s (%s)", base_cfg->profile_stem, name);
         else
             snprintf(f[n].label, sizeof f[n].label, "-p (its default file, %s)", name);
         f[n].what = "profile";
@@ -180,7 +180,7 @@ static void open_outputs(void)
     for (int i = 0; i < n; i++)
         for (int j = i + 1; j < n; j++)
             if (same_output(&f[i], &f[j]))
-                rts_die(1, "%s and %s name the same file: the %s would overwrite the %s",
+                base_die(1, "%s and %s name the same file: the %s would overwrite the %s",
                         f[i].label, f[j].label, f[j].what, f[i].what);
 }
 
@@ -188,12 +188,12 @@ void rts_init(int *argc, char ***argv)
 {
     char err[512];
     reserve_std_fds();
-    if (rts_options_read(argc, *argv, getenv("RTSLAB_RTS"), err, sizeof err) != 0) {
+    if (opts_read(argc, *argv, getenv("RTSLAB_RTS"), err, sizeof err) != 0) {
         fprintf(stderr, "%s\n", err);
         fprintf(stderr, "rtslab: use `+RTS -?' for the list of RTS options\n");
         exit(1);
     }
-    rts_config_resolve();           /* Note [Options, resolved once] in base/util.h */
+    opts_resolve();           /* Note [Options, resolved once] in base/util.h */
     const RtsOptions *given = rts_options();      /* the printing options */
     /* What -?, --info and --stats-keys print is held until exit_after_printing writes it:
      * a write that fails inside an fprintf leaves the stream's error flag but not its
@@ -215,46 +215,46 @@ void rts_init(int *argc, char ***argv)
         rts_options_info(stdout);
         exit_after_printing();
     }
-    for (const RtsPatch *const *p = rts_patches; *p; p++)   /* Note [Patch statistics] */
+    for (const RtsPatch *const *p = patch_registry; *p; p++)   /* Note [Patch statistics] */
         if ((*p)->stats) stats_register((*p)->name, (*p)->stats);
     if (given->show_stats_keys) {
         stats_print_keys(stdout);
         exit_after_printing();
     }
-    if (rts_cfg->max_heap && rts_cfg->max_heap < rts_cfg->alloc_area)
-        rts_die(1, "maximum heap size (-M) is smaller than the allocation area (-A)");
-    unsigned n = rts_cfg->n_caps;
+    if (base_cfg->max_heap && base_cfg->max_heap < base_cfg->alloc_area)
+        base_die(1, "maximum heap size (-M) is smaller than the allocation area (-A)");
+    unsigned n = base_cfg->n_caps;
     /* the nurseries must fit in the machine (before: -A16383g touched 1 GB of block
      * descriptors and then reported "out of memory" without naming -A) */
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     size_t nurseries;
-    bool too_big = __builtin_mul_overflow(rts_cfg->alloc_area, (size_t)n, &nurseries);
+    bool too_big = __builtin_mul_overflow(base_cfg->alloc_area, (size_t)n, &nurseries);
     if (pages > 0 && page > 0 && (too_big || nurseries > (size_t)pages * (size_t)page))
-        rts_die(1, "the allocation areas (-A x -N, %zu x %u bytes) are more than the machine's "
-                "memory (%zu bytes)", rts_cfg->alloc_area, n, (size_t)pages * (size_t)page);
+        base_die(1, "the allocation areas (-A x -N, %zu x %u bytes) are more than the machine's "
+                "memory (%zu bytes)", base_cfg->alloc_area, n, (size_t)pages * (size_t)page);
     /* every capability has a nursery of -A (before: -M2m -A1m -N4 started, and the first
      * allocation reported a heap overflow) */
-    if (rts_cfg->max_heap && rts_cfg->max_heap / n < rts_cfg->alloc_area)
-        rts_die(1, "maximum heap size (-M, %zu bytes) is smaller than the allocation areas of "
-                "the %u capabilities (-A x -N, %zu x %u bytes)", rts_cfg->max_heap, n,
-                rts_cfg->alloc_area, n);
-    if (rts_cfg->gc_threads_clamped)         /* as GHC: clamped, with a warning */
+    if (base_cfg->max_heap && base_cfg->max_heap / n < base_cfg->alloc_area)
+        base_die(1, "maximum heap size (-M, %zu bytes) is smaller than the allocation areas of "
+                "the %u capabilities (-A x -N, %zu x %u bytes)", base_cfg->max_heap, n,
+                base_cfg->alloc_area, n);
+    if (base_cfg->gc_threads_clamped)         /* as GHC: clamped, with a warning */
         fprintf(stderr, "rtslab: warning: -qn%u is more than the %u capabilit%s: using -qn%u\n",
-                given->gc_threads, n, n == 1 ? "y" : "ies", rts_cfg->gc_threads);
+                given->gc_threads, n, n == 1 ? "y" : "ies", base_cfg->gc_threads);
     /* A write to a pipe whose reader has gone fails with EPIPE, an error in the writing
      * thread, instead of killing the process with its output half written (as GHC does). */
     signal(SIGPIPE, SIG_IGN);
     signals_block();
     stats_init();
     gc_on_done(stats_gc_done);
-    rts_set_exit_handler(rts_shutdown);
+    base_set_exit_handler(rts_shutdown);
     sched_set_before_first_run(open_outputs);   /* Note [Output files] */
     char io_why[256];             /* Note [IO manager] in io/iomgr.h */
-    if (io_choose((IoChoice)rts_cfg->io_manager, io_why, sizeof io_why) != 0)
-        rts_die(1, "%s", io_why);
+    if (io_choose((IoChoice)base_cfg->io_manager, io_why, sizeof io_why) != 0)
+        base_die(1, "%s", io_why);
     stw_init(n, &stw_hooks);
-    if (numa_init(rts_cfg->numa, rts_cfg->numa_mask, rts_cfg->pin_caps, n, err, sizeof err) != 0)
-        rts_die(1, "%s", err);           /* Note [NUMA-local heap] in os/numa.h */
+    if (numa_init(base_cfg->numa, base_cfg->numa_mask, base_cfg->pin_caps, n, err, sizeof err) != 0)
+        base_die(1, "%s", err);           /* Note [NUMA-local heap] in os/numa.h */
     sm_init(n);
     gc_set_client(&gc_client);
     gc_add_root(&sched_main_thread);

@@ -124,13 +124,13 @@ static inline void rtv_unlock(RtvLock *l) { spin_unlock(l); }
 static inline RtsCap *rtv_my_cap(void) { return cap_self; }
 
 /* An internal error: prints "rtslab: fatal: <msg>" and aborts. */
-#define rtv_fatal(...) rts_fatal(__VA_ARGS__)
+#define rtv_fatal(...) base_fatal(__VA_ARGS__)
 
 /* The heap's limit in bytes (+RTS -M), 0 when there is none: a C buffer that will become one
  * heap object (a line being read) is held to it. */
-static inline size_t rtv_max_heap(void) { return rts_cfg->max_heap; }
+static inline size_t rtv_max_heap(void) { return base_cfg->max_heap; }
 
 /* The monotonic clock, in nanoseconds. */
-static inline uint64_t rtv_now_ns(void) { return rts_now_ns(); }
+static inline uint64_t rtv_now_ns(void) { return base_now_ns(); }
 
 #endif

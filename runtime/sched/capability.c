@@ -40,7 +40,7 @@ static void cap_init(Capability *cap, unsigned no)
     /* Reserved, not committed: pages are touched only as the stack of local roots grows. */
     void *lr = mmap(NULL, CAP_LROOTS_MAX * sizeof(Value), PROT_READ | PROT_WRITE,
                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (lr == MAP_FAILED) rts_fatal("cannot reserve the local roots of capability %u", no);
+    if (lr == MAP_FAILED) base_fatal("cannot reserve the local roots of capability %u", no);
     cap->lroots = lr;
     cap->io = io_backend_new();
 }
@@ -48,7 +48,7 @@ static void cap_init(Capability *cap, unsigned no)
 void cap_init_all(unsigned n)
 {
     cap_array = aligned_alloc(RTS_CACHE_LINE, n * sizeof *cap_array);
-    if (!cap_array) rts_fatal("out of memory (capabilities)");
+    if (!cap_array) base_fatal("out of memory (capabilities)");
     cap_n_caps = n;
     for (unsigned i = 0; i < n; i++)
         cap_init(&cap_array[i], i);

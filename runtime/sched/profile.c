@@ -46,10 +46,10 @@ static void prof_signal(int sig, siginfo_t *si, void *uc);
 
 void prof_init(unsigned n_caps)
 {
-    if (!rts_cfg->profile)
+    if (!base_cfg->profile)
         return;
     prof_caps = aligned_alloc(RTS_CACHE_LINE, n_caps * sizeof *prof_caps);
-    if (!prof_caps) rts_fatal("out of memory (profile)");
+    if (!prof_caps) base_fatal("out of memory (profile)");
     memset(prof_caps, 0, n_caps * sizeof *prof_caps);
     prof_n_caps = n_caps;
     struct sigaction sa;
@@ -58,7 +58,7 @@ void prof_init(unsigned n_caps)
     sa.sa_flags = SA_SIGINFO | SA_RESTART;
     sigfillset(&sa.sa_mask);
     if (sigaction(SIGPROF, &sa, NULL) != 0)
-        rts_fatal("cannot handle SIGPROF for the profile: %s", strerror(errno));
+        base_fatal("cannot handle SIGPROF for the profile: %s", strerror(errno));
     prof_on = true;
 }
 
@@ -75,8 +75,8 @@ void prof_set_program(const char *prog)
 
 static void set_path(void)
 {
-    if (rts_cfg->profile_stem)
-        snprintf(prof_path, sizeof prof_path, "%s.prof", rts_cfg->profile_stem);
+    if (base_cfg->profile_stem)
+        snprintf(prof_path, sizeof prof_path, "%s.prof", base_cfg->profile_stem);
     else
         snprintf(prof_path, sizeof prof_path, "%s.prof", prog_stem[0] ? prog_stem : "rtslab");
 }
@@ -137,13 +137,13 @@ static void start_timer(ProfCap *pc)
     sev.sigev_value.sival_ptr = pc;
     sev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
     if (timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &pc->timer) != 0)
-        rts_fatal("cannot create the profile's CPU-time timer: %s", strerror(errno));
+        base_fatal("cannot create the profile's CPU-time timer: %s", strerror(errno));
     struct itimerspec its = {
         .it_interval = { 0, (long)RTS_PROF_TICK_US * 1000 },
         .it_value = { 0, (long)RTS_PROF_TICK_US * 1000 },
     };
     if (timer_settime(pc->timer, 0, &its, NULL) != 0)
-        rts_fatal("cannot start the profile's CPU-time timer: %s", strerror(errno));
+        base_fatal("cannot start the profile's CPU-time timer: %s", strerror(errno));
     pc->has_timer = 1;
 }
 
@@ -175,7 +175,7 @@ static void count(ProfCap *pc, const void *key, unsigned n)
         size_t size = pc->size ? 2 * pc->size : 256;
         const void **keys = calloc(size, sizeof *keys);
         uint64_t *counts = calloc(size, sizeof *counts);
-        if (!keys || !counts) rts_fatal("out of memory (profile)");
+        if (!keys || !counts) base_fatal("out of memory (profile)");
         for (size_t i = 0; i < pc->size; i++) {
             if (!pc->keys[i]) continue;
             size_t j = slot_of(pc->keys[i], size);
@@ -255,7 +255,7 @@ bool prof_report(void)
     }
     samples += gc;
     Entry *e = malloc((n + 1) * sizeof *e);
-    if (!e) rts_fatal("out of memory (profile)");
+    if (!e) base_fatal("out of memory (profile)");
     size_t k = 0;
     for (unsigned i = 0; i < prof_n_caps; i++)
         for (size_t j = 0; j < prof_caps[i].size; j++)
@@ -294,7 +294,7 @@ bool prof_report(void)
      * procedures, the GC's row and the row of no procedure, each when it has ticks. */
     typedef struct { char name[128], src[256]; uint64_t n; } Names;
     Names *names = calloc(m + 2, sizeof *names);
-    if (!names) rts_fatal("out of memory (profile)");
+    if (!names) base_fatal("out of memory (profile)");
     size_t rows = 0;
     for (size_t i = 0; i < m; i++, rows++) {
         if (profiler.describe)

@@ -324,7 +324,7 @@ void sched_sleepers_push(Capability *cap, Value t, uint64_t wake)
         size_t m = cap->max_sleepers ? 2 * cap->max_sleepers : 64;
         SleepEntry *h = realloc(cap->sleepers, m * sizeof *h);
         if (!h)
-            rts_fatal("out of memory (the sleep heap of %zu threads)", m);
+            base_fatal("out of memory (the sleep heap of %zu threads)", m);
         cap->sleepers = h;
         cap->max_sleepers = m;
     }
@@ -360,7 +360,7 @@ static Value sleepers_remove(Capability *cap, size_t i)
  * none is left sleeping. */
 static uint64_t wake_sleepers(Capability *cap)
 {
-    uint64_t now = rts_now_ns();
+    uint64_t now = base_now_ns();
     while (cap->n_sleepers) {
         if (cap->sleepers[0].wake > now)
             return cap->sleepers[0].wake;
@@ -378,7 +378,7 @@ void rts_io_block(Capability *cap, RtsIoOp *op)
             unsigned n = cap->io_waiters_size ? 2 * cap->io_waiters_size : 64;
             Value *w = realloc(cap->io_waiters, n * sizeof *w);
             unsigned *fr = realloc(cap->io_free, n * sizeof *fr);
-            if (!w || !fr) rts_fatal("out of memory (IO waiters)");
+            if (!w || !fr) base_fatal("out of memory (IO waiters)");
             cap->io_waiters = w;      /* a GC cannot run here: nothing allocates */
             cap->io_free = fr;
             cap->io_waiters_size = n;
@@ -610,7 +610,7 @@ static void deadlock(void)
  * cap's idle_mu (dropped and taken again around the sleep). */
 static bool idle_sleep(Capability *cap, uint64_t next_wake)
 {
-    if (next_wake && rts_now_ns() >= next_wake)
+    if (next_wake && base_now_ns() >= next_wake)
         return false;
     cap->io_sleeping = 1;
     pthread_mutex_unlock(&cap->idle_mu);
@@ -709,7 +709,7 @@ static void *worker_main(void *arg)
 {
     Capability *cap = arg;
     cap_attach(cap);
-    if (rts_cfg->pin_caps)
+    if (base_cfg->pin_caps)
         affinity_pin_self(cap->sm.no);
     numa_bind_self(cap->sm.no);         /* without -qa: its node's CPUs (os/numa.h) */
     schedule(cap);
@@ -720,7 +720,7 @@ static void sched_start_workers(void)
 {
     for (unsigned i = 1; i < cap_n_caps; i++)
         if (pthread_create(&cap_array[i].os_thread, NULL, worker_main, &cap_array[i]) != 0)
-            rts_fatal("cannot start the worker thread of capability %u", i);
+            base_fatal("cannot start the worker thread of capability %u", i);
 }
 
 /* May be called again once it has returned (the fuzzing harness runs one main thread per
@@ -739,7 +739,7 @@ int rts_run_main(RtsCode code, size_t nslots)
     Capability *cap = &cap_array[0];
     __atomic_fetch_add(&sched_live, 1, __ATOMIC_SEQ_CST);    /* the placeholder */
     cap_attach(cap);
-    if (rts_cfg->pin_caps)
+    if (base_cfg->pin_caps)
         affinity_pin_self(0);
     numa_bind_self(0);
     if (!workers_started) {

@@ -33,7 +33,7 @@ static size_t stack_bytes(size_t slots) { return (slots + STACK_SLOTS + 1) * siz
 static __attribute__((noreturn)) void stack_overflow(Capability *cap)
 {
     rts_thread_error(cap, "stack overflow: the limit is %zu bytes (+RTS -K%zu; -K<size> raises it)",
-                     rts_cfg->max_stack, rts_cfg->max_stack);
+                     base_cfg->max_stack, base_cfg->max_stack);
 }
 
 /* --- the limit and its headroom (Note [Stack overflow] in stack.h) ------------------------- */
@@ -47,7 +47,7 @@ static inline bool overflowing(Capability *cap) { return tso_get(cap->current, T
 /* The bytes the current thread's stack may take now. */
 static size_t stack_limit(Capability *cap)
 {
-    return rts_cfg->max_stack + (overflowing(cap) ? RTS_STACK_HEADROOM : 0);
+    return base_cfg->max_stack + (overflowing(cap) ? RTS_STACK_HEADROOM : 0);
 }
 
 /* A reservation would pass the limit: grants the headroom (the caller makes the reservation
@@ -68,7 +68,7 @@ static __attribute__((noreturn)) void raise_overflow(Capability *cap)
 /* After an escape that left `used` bytes: the headroom is given back once within -K. */
 static void leave_headroom(Capability *cap, size_t used)
 {
-    if (used <= rts_cfg->max_stack && overflowing(cap))
+    if (used <= base_cfg->max_stack && overflowing(cap))
         tso_set(cap, cap->current, TSO_OVERFLOW, RTS_FALSE);
 }
 
@@ -86,11 +86,11 @@ static void push_frame_on(Value s, RtsCode code, size_t nslots)
 
 Value stack_new_thread(Capability *cap, RtsCode code, size_t nslots)
 {
-    size_t slots = rts_cfg->initial_stack / sizeof(Value);
+    size_t slots = base_cfg->initial_stack / sizeof(Value);
     slots = slots > STACK_SLOTS + 1 ? slots - STACK_SLOTS - 1 : 1;
     while (slots < nslots + 2)
         slots *= 2;
-    if (stack_bytes(slots) > rts_cfg->max_stack && cap->current != RTS_FALSE)
+    if (stack_bytes(slots) > base_cfg->max_stack && cap->current != RTS_FALSE)
         stack_overflow(cap);
     Value stack = new_stack(cap, slots);
     push_frame_on(stack, code, nslots);
@@ -232,7 +232,7 @@ static void shrink_after_cut(Capability *cap, Value s)
     size_t slots = stack_capacity(s), sp = stack_sp(s);
     if (stack_bytes(slots) < STACK_SHRINK_MIN_BYTES || 8 * sp > slots)
         return;
-    size_t want = rts_cfg->initial_stack / sizeof(Value);
+    size_t want = base_cfg->initial_stack / sizeof(Value);
     want = want > STACK_SLOTS + 1 ? want - STACK_SLOTS - 1 : 1;
     while (want < 4 * sp)
         want *= 2;
@@ -256,7 +256,7 @@ void rts_thread_set_slot(Capability *cap, Value t, size_t i, Value v)
     Value *sl = stack_slots(s);
     size_t sp = stack_sp(s);
     size_t n = (size_t)rts_fixnum_val(sl[sp - 1]);
-    if (i >= n) rts_fatal("rts_thread_set_slot: slot %zu of a %zu-slot frame", i, n);
+    if (i >= n) base_fatal("rts_thread_set_slot: slot %zu of a %zu-slot frame", i, n);
     sm_set_field(cap, s, STACK_SLOTS + sp - 2 - n + i, v);
 }
 
@@ -286,7 +286,7 @@ static inline Value *frame_slot(Capability *cap, size_t i)
     size_t sp = stack_sp(s);
     size_t n = (size_t)rts_fixnum_val(sl[sp - 1]);
 #if RTS_DEBUG
-    if (i >= n) rts_fatal("frame slot %zu of a %zu-slot frame", i, n);
+    if (i >= n) base_fatal("frame slot %zu of a %zu-slot frame", i, n);
 #endif
     return &sl[sp - 2 - n + i];
 }

@@ -43,7 +43,7 @@ static StackPool *pools;               /* one per capability (stack_pools_init) 
 void stack_pools_init(unsigned n)
 {
     pools = aligned_alloc(RTS_CACHE_LINE, n * sizeof *pools);
-    if (!pools) rts_fatal("out of memory (stack chunk pools)");
+    if (!pools) base_fatal("out of memory (stack chunk pools)");
     memset(pools, 0, n * sizeof *pools);
 }
 
@@ -207,7 +207,7 @@ Value *stack_find(Capability *cap, Value stack, size_t off, size_t nslots, Stack
     for (Value s = top;; s = stack_slots(s)[UF_OLDER]) {
         if (n == cap_n) {
             Value *bigger = malloc(2 * cap_n * sizeof *bigger);
-            if (!bigger) rts_fatal("out of memory (stack_find)");
+            if (!bigger) base_fatal("out of memory (stack_find)");
             memcpy(bigger, chain, n * sizeof *chain);
             if (chain != small) free(chain);
             chain = bigger;

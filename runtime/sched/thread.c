@@ -196,7 +196,7 @@ void rts_sleep(Capability *cap, double secs)
     /* Saturate at about 95 years, so that the wake-up time, nanoseconds in 64 bits, cannot
      * wrap round into the past (an infinite sleep sleeps until woken or the program ends).
      * The wake-up time is kept in the sleep heap's entry (Note [Sleepers]), not the TSO. */
-    uint64_t wake = rts_now_ns() + (uint64_t)(secs > 0 ? (secs < 3.0e9 ? secs * 1e9 : 3.0e18) : 0);
+    uint64_t wake = base_now_ns() + (uint64_t)(secs > 0 ? (secs < 3.0e9 ? secs * 1e9 : 3.0e18) : 0);
     tso_set_status(cap, me, TS_SLEEPING);
     tso_set(cap, me, TSO_LINK, RTS_FALSE);
     sched_sleepers_push(cap, me, wake);

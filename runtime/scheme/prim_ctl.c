@@ -127,7 +127,7 @@ static bool on_stack_overflow(RtsCap *cap)
 {
     if (!sch_catch)
         return false;
-    size_t k = rts_cfg->max_stack;
+    size_t k = base_cfg->max_stack;
     char msg[160];
     snprintf(msg, sizeof msg, "stack overflow: the limit is %zu bytes (+RTS -K%zu; -K<size> raises it)", k, k);
     sch_error(cap, NULL, msg, 0);

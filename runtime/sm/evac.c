@@ -102,7 +102,7 @@ static inline bool steals_young(const GCThread *gct)
  * check.) Read once per gc_scavenge_loop. */
 static bool steals_by_patch(const GCThread *gct)
 {
-    return gct->steal && (!gct->major || rts_cfg->balance_gen == 0);
+    return gct->steal && (!gct->major || base_cfg->balance_gen == 0);
 }
 
 #endif
@@ -242,7 +242,7 @@ void gc_scavenge_object(GCThread *gct, Value obj)
  * listed in blocks of the block allocator, as its to-space is, not in C memory: a GC
  * thread allocates no C memory, so that a refusal goes the GC's one way (Note [Out of
  * memory in a GC] in gcthread.h: exit 251, statistics written) instead of a realloc that leaked
- * the list on failure and died by rts_fatal. A list is a chain of single blocks
+ * the list on failure and died by base_fatal. A list is a chain of single blocks
  * (remember_hd .. remember_tl, ->link), each holding struct GcRemember entries in
  * [start, free); the blocks are not heap (no generation holds them, nothing scans them).
  * The leader adds the entries to the remembered sets after the GC and frees the blocks
@@ -328,7 +328,7 @@ void gc_scavenge_shared(GCThread *gct, Value obj)
     }
     uintptr_t base = (uintptr_t)obj_ptr(obj);
     if (base % BLOCK_SIZE)                  /* a large object starts its group (storage.c) */
-        rts_fatal("GC: an object of %zu fields is not a large object", n);
+        base_fatal("GC: an object of %zu fields is not a large object", n);
     size_t c = chunk_fields(n);
     bdescr_of(obj_ptr(obj))->dest = gct->dest;  /* for the chunks' scanners, after the push */
     for (uintptr_t k = 1; k * c < n; k++)

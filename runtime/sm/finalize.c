@@ -28,7 +28,7 @@ static void table_add(FinTable *t, Finalizer f)
         size_t cap = t->cap ? 2 * t->cap : 64;
         Finalizer *v = realloc(t->v, cap * sizeof *v);
         if (!v)
-            rts_fatal("out of memory (the table of %zu finalizers)", cap);
+            base_fatal("out of memory (the table of %zu finalizers)", cap);
         t->v = v;
         t->cap = cap;
     }

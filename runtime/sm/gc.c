@@ -125,24 +125,24 @@ static size_t max_size(size_t a, size_t b) { return a > b ? a : b; }
  * restrict it. */
 static unsigned gc_thread_count(bool major)
 {
-    if (!rts_cfg->par_gc || (major ? 1u : 0u) < rts_cfg->par_gc_gen)
+    if (!base_cfg->par_gc || (major ? 1u : 0u) < base_cfg->par_gc_gen)
         return 1;
-    return rts_cfg->gc_threads;
+    return base_cfg->gc_threads;
 }
 
 /* Whether idle GC threads steal work in this GC: the baseline balances major GCs only
  * (GHC's -qb1); -qb alone turns balancing off. */
 static bool gc_steals(bool major, unsigned threads)
 {
-    if (threads < 2 || !rts_cfg->balance)
+    if (threads < 2 || !base_cfg->balance)
         return false;
 #if RTS_PATCH_GEN0_STEAL
     /* -qb<gen> balances the GCs of generation <gen> and up: -qb0 minor GCs too. Without
      * -qb<gen>, 0 when -A is at least 32m, else 1, decided once by rts/patch_gen0_steal.c's
      * resolve (Note [Minor GC stealing] in gc.h). */
-    return (major ? 1u : 0u) >= rts_cfg->balance_gen;
+    return (major ? 1u : 0u) >= base_cfg->balance_gen;
 #else
-    return major && rts_cfg->balance_gen <= 1;
+    return major && base_cfg->balance_gen <= 1;
 #endif
 }
 
@@ -256,7 +256,7 @@ static bool gc_begin(bool major)
         sm_sync_nursery(sm_caps[i]);
     sm_old_gen.n_large_blocks -= __atomic_exchange_n(&sm_large_blocks_released, 0, __ATOMIC_RELAXED);
     bool grown = sm_old_gen.n_blocks + sm_old_gen.n_large_blocks >= sm_old_gen.limit_blocks;
-    if (rts_cfg->sanity)
+    if (base_cfg->sanity)
         sanity_check(SANITY_BEFORE_GC, major);
     return grown;
 }
@@ -339,7 +339,7 @@ static void start_gc_threads(SmCap *leader, bool major, const StwTakingPart *par
     if (n > part->n)
         n = part->n;
     bool steal = gc_steals(major, n);
-    bool aging = !major && rts_cfg->aging;
+    bool aging = !major && base_cfg->aging;
     gc_n_threads = 0;
     gc_threads[gc_n_threads++] = leader->gct;
     for (unsigned k = 1; k < part->n && gc_n_threads < n; k++)
@@ -491,8 +491,9 @@ static void size_old_gen(bool major, bool grown, GcRecord *r)
     size_t old_blocks_now = sm_old_gen.n_blocks + sm_old_gen.n_large_blocks;
     if (major) {
         sm_old_gen.live_at_major = old_blocks_now;
-        sm_old_gen.limit_blocks = max_size((size_t)(rts_cfg->old_gen_factor * (double)old_blocks_now),
-                                        rts_cfg->min_old_gen_blocks);
+        sm_old_gen.limit_blocks =
+            max_size((size_t)(base_cfg->old_gen_factor * (double)old_blocks_now),
+                     base_cfg->min_old_gen_blocks);
         return_memory(old_blocks_now, grown);
     }
     r->live_bytes = old_blocks_now * BLOCK_SIZE;
@@ -502,7 +503,7 @@ static void size_old_gen(bool major, bool grown, GcRecord *r)
 static void gc_end(bool major)
 {
     gc_client_after_gc();
-    if (rts_cfg->sanity)
+    if (base_cfg->sanity)
         sanity_check(SANITY_AFTER_GC, major);
 }
 
@@ -530,8 +531,8 @@ static uint64_t balanced_copied_bytes(uint64_t copied)
 static void finish_record(GcRecord *r, uint64_t t0, uint64_t c0)
 {
     r->gc_threads = gc_n_threads;
-    r->pause_ns = rts_now_ns() - t0 + r->stw_ns;
-    r->cpu_ns = rts_cpu_ns() - c0;
+    r->pause_ns = base_now_ns() - t0 + r->stw_ns;
+    r->cpu_ns = base_cpu_ns() - c0;
     r->heap_bytes = (uint64_t)sm_heap_blocks() * BLOCK_SIZE;
     r->balanced_copied_bytes = balanced_copied_bytes(r->copied_bytes);
     for (unsigned i = 0; i < sm_n_caps; i++)
@@ -546,7 +547,7 @@ static void finish_record(GcRecord *r, uint64_t t0, uint64_t c0)
  * (stw_stop_all), the leader first (Note [A GC by phases]). Locks held: none. */
 static void collect(SmCap *leader, bool major, uint64_t stw_ns, const StwTakingPart *part)
 {
-    uint64_t t0 = rts_now_ns(), c0 = rts_cpu_ns();
+    uint64_t t0 = base_now_ns(), c0 = base_cpu_ns();
     GcRecord r = { .major = major, .stw_ns = stw_ns };
     FromSpace fs;
 
@@ -589,7 +590,7 @@ static void lead_gc(SmCap *cap, bool force_major, bool interrupt)
         || gc_external_wants_major();       /* Note [External resources] in finalize.h */
     trace_begin(major ? SPAN_MAJOR_GC : SPAN_MINOR_GC, 0);
     collect(cap, major, stw_ns, &lead_part);
-    bool over = rts_cfg->max_heap && sm_heap_blocks() * BLOCK_SIZE > rts_cfg->max_heap;
+    bool over = base_cfg->max_heap && sm_heap_blocks() * BLOCK_SIZE > base_cfg->max_heap;
     if (over && major)
         sm_heap_overflow(cap);              /* exits with the world still stopped */
     trace_end(major ? SPAN_MAJOR_GC : SPAN_MINOR_GC);
@@ -633,11 +634,11 @@ void gc_collect(SmCap *cap, bool force_major)
 static bool extend_nursery(SmCap *cap)
 {
     size_t extra = __atomic_load_n(&cap->nursery_extra, __ATOMIC_RELAXED);
-    size_t budget = rts_cfg->sync_defer / BLOCK_SIZE;
+    size_t budget = base_cfg->sync_defer / BLOCK_SIZE;
     size_t n = extra ? extra : 2;
     size_t room = budget > extra ? budget - extra : 0;
-    if (rts_cfg->max_heap) {
-        size_t heap = sm_heap_blocks(), max = rts_cfg->max_heap / BLOCK_SIZE;
+    if (base_cfg->max_heap) {
+        size_t heap = sm_heap_blocks(), max = base_cfg->max_heap / BLOCK_SIZE;
         size_t heap_room = max > heap ? max - heap : 0;
         room = heap_room < room ? heap_room : room;
     }
@@ -669,7 +670,7 @@ void gc_nursery_full(SmCap *cap)
             lead_gc(cap, false, false);
         return;
     }
-    if (!rts_cfg->sync_defer || rts_cfg->gc_stress) {
+    if (!base_cfg->sync_defer || base_cfg->gc_stress) {
         gc_collect(cap, false);
         return;
     }

@@ -66,7 +66,7 @@
  * Without -qb<gen> the patch decides as GHC does (RtsFlags.c, GHC #9221): minor GCs steal
  * when the allocation area is at least 32 MB (-A32m), which no cache holds, and not below
  * it, where the thread that copied an object scanning it while it is still in its cache is
- * worth more than balance (rts_cfg->balance_gen; --info and -s say which applies).
+ * worth more than balance (base_cfg->balance_gen; --info and -s say which applies).
  * A stealing minor GC uses the same deques, look-for-work loop and termination as the
  * baseline's major GC (gc_scavenge_loop in evac.c). What the patch adds runs in stealing
  * minor GCs (steals_young in evac.c), and its yield and counters in the major GCs of the

@@ -20,14 +20,14 @@ struct GcBusyLine gc_busy_line;
 void gc_init(unsigned n_caps)
 {
     gc_threads = calloc(n_caps, sizeof *gc_threads);
-    if (!gc_threads) rts_fatal("out of memory (GC threads)");
+    if (!gc_threads) base_fatal("out of memory (GC threads)");
     gc_n_dests = n_caps + 1;                /* GC_DEST_SHARED last */
 }
 
 void gc_thread_init(SmCap *cap)
 {
     GCThread *gct = aligned_alloc(RTS_CACHE_LINE, sizeof *gct);
-    if (!gct) rts_fatal("out of memory (GC thread)");
+    if (!gct) base_fatal("out of memory (GC thread)");
     memset(gct, 0, sizeof *gct);
     gct->cap = cap;
     /* Read at every copy, written at every new block, by the owner only: lines of their own
@@ -36,7 +36,7 @@ void gc_thread_init(SmCap *cap)
                    / RTS_CACHE_LINE * RTS_CACHE_LINE;
     gct->todo = aligned_alloc(RTS_CACHE_LINE, bytes);
     gct->aged_todo = aligned_alloc(RTS_CACHE_LINE, bytes);
-    if (!gct->todo || !gct->aged_todo) rts_fatal("out of memory (GC thread)");
+    if (!gct->todo || !gct->aged_todo) base_fatal("out of memory (GC thread)");
     memset(gct->todo, 0, bytes);
     memset(gct->aged_todo, 0, bytes);
     gct->dest = cap->no;

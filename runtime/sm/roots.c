@@ -17,7 +17,7 @@ void gc_add_root(Value *root)
     if (n_global_roots == cap_global_roots) {
         cap_global_roots = cap_global_roots ? 2 * cap_global_roots : 64;
         global_roots = realloc(global_roots, cap_global_roots * sizeof *global_roots);
-        if (!global_roots) rts_fatal("out of memory (roots)");
+        if (!global_roots) base_fatal("out of memory (roots)");
     }
     global_roots[n_global_roots++] = root;
     pthread_mutex_unlock(&roots_mu);

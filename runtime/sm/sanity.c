@@ -248,7 +248,7 @@ static void gather_remembered(void)
     for (unsigned i = 0; i < sm_n_caps; i++)
         n_remembered += sm_caps[i]->remset_n;
     remembered = malloc((n_remembered + 1) * sizeof(Value));
-    if (!remembered) rts_fatal("out of memory (sanity)");
+    if (!remembered) base_fatal("out of memory (sanity)");
     n_remembered = 0;
     for (unsigned i = 0; i < sm_n_caps; i++)
         for (size_t k = 0; k < sm_caps[i]->remset_n; k++)

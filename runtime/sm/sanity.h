@@ -47,7 +47,7 @@ void  sanity_counts(SanityCounts *out);
  * testsuite/unit/test_stale.c checks the mechanism, scheme/deadlock_gc_stress the
  * interrupt handler's case. */
 #define SANITY_POISON ((Value)0xdeadbeefdeadbee2u)
-static inline bool sanity_poisons(void) { return rts_cfg->sanity || rts_cfg->gc_stress; }
+static inline bool sanity_poisons(void) { return base_cfg->sanity || base_cfg->gc_stress; }
 /* Overwrites [start, end) with SANITY_POISON. */
 void  sanity_poison(void *start, void *end);
 /* When sanity_poisons(): a value about to be reported in an error is checked; a pointer to

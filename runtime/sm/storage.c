@@ -26,11 +26,11 @@ void sm_init(unsigned n_caps)
     blk_set_nodes(numa_heap_nodes());
     memset(&sm_old_gen, 0, sizeof sm_old_gen);
     memset(&sm_aged, 0, sizeof sm_aged);
-    sm_old_gen.limit_blocks = rts_cfg->min_old_gen_blocks;
-    const char *drop = rts_cfg->sanity ? getenv("RTSLAB_TEST_DROP_BARRIER") : NULL;
+    sm_old_gen.limit_blocks = base_cfg->min_old_gen_blocks;
+    const char *drop = base_cfg->sanity ? getenv("RTSLAB_TEST_DROP_BARRIER") : NULL;
     drop_box_barrier = drop && *drop;
     sm_caps = calloc(n_caps, sizeof *sm_caps);
-    if (!sm_caps) rts_fatal("out of memory (capabilities)");
+    if (!sm_caps) base_fatal("out of memory (capabilities)");
     sm_n_caps = n_caps;
     gc_init(n_caps);
 }
@@ -47,7 +47,7 @@ void sm_cap_init(SmCap *cap, unsigned no)
 {
     cap->no = no;
     sm_caps[no] = cap;
-    size_t n = rts_cfg->nursery_blocks;
+    size_t n = base_cfg->nursery_blocks;
     bdescr *hd = NULL;
     /* Its heap node (Note [NUMA-local heap] in os/numa.h) is looked up where a block is
      * allocated: numa_cap_node is a table lookup, as cheap as a field of SmCap would be. */
@@ -138,7 +138,7 @@ void sm_reset_nursery(SmCap *cap)
     RTS_ASSERT(sm_lock_held());
     if (cap->nursery_extra)
         trim_nursery(cap);
-    if (rts_cfg->gc_stress)
+    if (base_cfg->gc_stress)
         rotate_nursery(cap);
     for (bdescr *bd = cap->nursery; bd; bd = bd->link)
         bd->free = bd->start;
@@ -185,9 +185,9 @@ static Value *alloc_large(SmCap *cap, size_t words)
     size_t nblocks = (bytes + BLOCK_SIZE - 1) / BLOCK_SIZE;
     if (cap->large_blocks_since_gc + nblocks > cap->nursery_blocks)
         gc_collect(cap, false);
-    if (rts_cfg->max_heap && (sm_heap_blocks() + nblocks) * BLOCK_SIZE > rts_cfg->max_heap) {
+    if (base_cfg->max_heap && (sm_heap_blocks() + nblocks) * BLOCK_SIZE > base_cfg->max_heap) {
         gc_collect(cap, true);
-        if ((sm_heap_blocks() + nblocks) * BLOCK_SIZE > rts_cfg->max_heap)
+        if ((sm_heap_blocks() + nblocks) * BLOCK_SIZE > base_cfg->max_heap)
             sm_heap_overflow(cap);
     }
     spin_lock(&sm_lock);
@@ -241,8 +241,8 @@ Value *sm_alloc_slow(SmCap *cap, size_t words)
     if (__builtin_expect(__atomic_load_n(&sm_gc_requested, __ATOMIC_RELAXED), 0)
         && __atomic_exchange_n(&sm_gc_requested, false, __ATOMIC_RELAXED))
         gc_collect(cap, false);             /* Note [External resources] in finalize.h */
-    if (__builtin_expect(rts_cfg->gc_stress != 0, 0)
-        && ++cap->stress_allocs >= rts_cfg->gc_stress) {
+    if (__builtin_expect(base_cfg->gc_stress != 0, 0)
+        && ++cap->stress_allocs >= base_cfg->gc_stress) {
         cap->stress_allocs = 0;
         gc_collect(cap, false);             /* Note [GC stress] */
     }
@@ -270,7 +270,7 @@ Value *sm_alloc_slow(SmCap *cap, size_t words)
 Value *sm_alloc_protect_slow(SmCap *cap, size_t words, Value *vals, unsigned n)
 {
     unsigned base = cap->nsave;
-    if (base + n > SM_SAVE_MAX) rts_fatal("too many protected values");
+    if (base + n > SM_SAVE_MAX) base_fatal("too many protected values");
     memcpy(cap->save + base, vals, n * sizeof(Value));
     cap->nsave = base + n;
     Value *p = sm_alloc_slow(cap, words);
@@ -303,7 +303,7 @@ void sm_remember(SmCap *cap, Value obj)
     if (cap->remset_n == cap->remset_cap) {
         cap->remset_cap = cap->remset_cap ? 2 * cap->remset_cap : 256;
         cap->remset = realloc(cap->remset, cap->remset_cap * sizeof(Value));
-        if (!cap->remset) rts_fatal("out of memory (remembered set)");
+        if (!cap->remset) base_fatal("out of memory (remembered set)");
     }
     cap->remset[cap->remset_n++] = obj;
 }

@@ -141,7 +141,7 @@ Value *sm_alloc_slow(SmCap *cap, size_t words);
 /* Gives the heap check its limit back after a trap (a safe point passed). */
 static inline void sm_restore_limit(SmCap *cap)
 {
-    Value *lim = __builtin_expect(rts_cfg->gc_stress != 0, 0) ? cap->hp : cap->hplim_real;
+    Value *lim = __builtin_expect(base_cfg->gc_stress != 0, 0) ? cap->hp : cap->hplim_real;
     __atomic_store_n(&cap->hplim, lim, __ATOMIC_RELAXED);
 }
 

@@ -53,7 +53,7 @@
 static WSArray *array_new(int64_t capacity)
 {
     WSArray *a = malloc(sizeof *a + (size_t)capacity * sizeof a->buf[0]);
-    if (!a) rts_fatal("out of memory (GC deque)");
+    if (!a) base_fatal("out of memory (GC deque)");
     a->retired = NULL;
     a->mask = capacity - 1;
     return a;

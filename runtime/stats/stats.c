@@ -76,13 +76,13 @@ void stats_register(const char *name, const RtsStatsSection *sec)
     for (unsigned i = 0; i < n_sections; i++)
         if (sections[i].sec == sec) return;
     if (sec->lines && (sec->lines_after == NULL || !is_anchor(line_anchors, sec->lines_after)))
-        rts_fatal("the statistics of %s follow the -s line \"%s\", which is not one of "
+        base_fatal("the statistics of %s follow the -s line \"%s\", which is not one of "
                 "stats/stats.c's line_anchors", name, sec->lines_after ? sec->lines_after : "");
     if (sec->keys && (sec->keys_after == NULL || !is_anchor(key_anchors, sec->keys_after)))
-        rts_fatal("the statistics of %s follow the key \"%s\", which is not one of "
+        base_fatal("the statistics of %s follow the key \"%s\", which is not one of "
                 "stats/stats.c's key_anchors", name, sec->keys_after ? sec->keys_after : "");
     if (n_sections == MAX_SECTIONS)
-        rts_die(1, "more than %d statistics sections", MAX_SECTIONS);
+        base_die(1, "more than %d statistics sections", MAX_SECTIONS);
     sections[n_sections].name = name;
     sections[n_sections].sec = sec;
     n_sections++;
@@ -101,14 +101,15 @@ void stats_init(void)
     memset(&st, 0, sizeof st);
     EACH_SECTION(sec)
         if (sec->init) sec->init();
-    st.start_ns = rts_now_ns();
-    st.start_cpu = rts_cpu_ns();
+    st.start_ns = base_now_ns();
+    st.start_cpu = base_cpu_ns();
     stats_out = NULL;
-    if (rts_cfg->stats != RTS_STATS_NONE) {
-        stats_out = rts_cfg->stats_file ? fopen(rts_cfg->stats_file, "w") : stderr;
+    if (base_cfg->stats != RTS_STATS_NONE) {
+        stats_out = base_cfg->stats_file ? fopen(base_cfg->stats_file, "w") : stderr;
         if (!stats_out)
-            rts_die(1, "cannot open %s for the statistics: %s", rts_cfg->stats_file, strerror(errno));
-        if (rts_cfg->stats == RTS_STATS_VERBOSE) {
+            base_die(1, "cannot open %s for the statistics: %s", base_cfg->stats_file,
+                     strerror(errno));
+        if (base_cfg->stats == RTS_STATS_VERBOSE) {
             /* GHC's two header lines, then ours after `(Gen:  n)` */
             fprintf(stats_out,
                     "    Alloc    Copied     Live     GC     GC      TOT      TOT  Page Flts"
@@ -127,8 +128,8 @@ int stats_file(void)
 
 void stats_mutator_start(void)
 {
-    st.mut_start_ns = rts_now_ns();
-    st.mut_start_cpu = rts_cpu_ns();
+    st.mut_start_ns = base_now_ns();
+    st.mut_start_cpu = base_cpu_ns();
 }
 
 static uint64_t bytes_allocated(void)
@@ -174,7 +175,7 @@ void stats_gc_done(const GcRecord *r)
     }
     size_t heap = r->heap_bytes / BLOCK_SIZE;
     if (heap > st.max_heap_blocks) st.max_heap_blocks = heap;
-    if (stats_out && rts_cfg->stats == RTS_STATS_VERBOSE) {
+    if (stats_out && base_cfg->stats == RTS_STATS_VERBOSE) {
         uint64_t alloc = r->allocated_bytes;
         long faults = major_faults();
         double bal = gc_balance(r);
@@ -189,7 +190,7 @@ void stats_gc_done(const GcRecord *r)
                            "  %5s %9.6f %9.6f %3u %8s\n",
                 (unsigned long long)(alloc - st.last_alloc), (unsigned long long)r->copied_bytes,
                 (unsigned long long)r->live_bytes, secs(r->cpu_ns), secs(r->pause_ns),
-                secs(rts_cpu_ns() - st.start_cpu), secs(rts_now_ns() - st.start_ns),
+                secs(base_cpu_ns() - st.start_cpu), secs(base_now_ns() - st.start_ns),
                 "-", faults - st.last_majflt, g,
                 r->major ? "major" : "minor", secs(r->pause_ns), secs(r->stw_ns),
                 r->gc_threads, balbuf);
@@ -263,7 +264,7 @@ typedef struct {
 static void summarise(Summary *s)
 {
     memset(s, 0, sizeof *s);
-    uint64_t end_ns = rts_now_ns(), end_cpu = rts_cpu_ns();
+    uint64_t end_ns = base_now_ns(), end_cpu = base_cpu_ns();
     size_t heap = sm_heap_blocks();
     if (heap > st.max_heap_blocks) st.max_heap_blocks = heap;
 
@@ -381,7 +382,7 @@ static void report_numa(FILE *f)
     if (buf == NULL)
         return;
     fprintf(f, "  NUMA (--numa): %s; %llu megablocks given a node's policy",
-            numa_explain(buf, len, true, rts_cfg->numa_mask, rts_cfg->pin_caps, cap_n_caps),
+            numa_explain(buf, len, true, base_cfg->numa_mask, base_cfg->pin_caps, cap_n_caps),
             (unsigned long long)numa_bound_mblocks());
     if (numa_bind_failures())
         fprintf(f, ", %llu refused", (unsigned long long)numa_bind_failures());
@@ -453,9 +454,9 @@ static void report_summary(FILE *f, const Summary *s)
     fprintf(f, "  OS context switches: %llu (%llu voluntary, %llu involuntary)\n\n",
             (unsigned long long)(s->vcsw + s->ivcsw), (unsigned long long)s->vcsw,
             (unsigned long long)s->ivcsw);
-    if (rts_cfg->numa)
+    if (base_cfg->numa)
         report_numa(f);
-    if (rts_cfg->sanity) {
+    if (base_cfg->sanity) {
         char w[40];
         uint64_t alloc_words = s->alloc / sizeof(Value);
         fprintf(f, "  Sanity checks (-DS): %llu, %llu of them whole-heap; %s words walked, "
@@ -636,7 +637,7 @@ static void report_machine_readable(FILE *f, const Summary *s)
     mr_u64(f, "rtslab_os_context_switches", s->vcsw + s->ivcsw);
     mr_u64(f, "rtslab_os_voluntary_context_switches", s->vcsw);
     mr_u64(f, "rtslab_os_involuntary_context_switches", s->ivcsw);
-    if (rts_cfg->numa) {
+    if (base_cfg->numa) {
         mr_u64(f, "rtslab_numa_heap_nodes", numa_heap_nodes());
         mr_u64(f, "rtslab_numa_bound_mblocks", numa_bound_mblocks());
         mr_u64(f, "rtslab_numa_bind_failures", numa_bind_failures());
@@ -653,7 +654,7 @@ bool stats_report(void)
         return true;
     Summary s;
     summarise(&s);
-    if (rts_cfg->machine_readable)
+    if (base_cfg->machine_readable)
         report_machine_readable(stats_out, &s);
     else
         report_summary(stats_out, &s);
@@ -668,7 +669,7 @@ bool stats_report(void)
             e = errno;
         }
         if (failed) {
-            fprintf(stderr, "rtslab: cannot write the statistics to %s: %s\n", rts_cfg->stats_file,
+            fprintf(stderr, "rtslab: cannot write the statistics to %s: %s\n", base_cfg->stats_file,
                     strerror(e ? e : EIO));
             ok = false;
         }

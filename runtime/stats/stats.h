@@ -42,7 +42,7 @@ typedef struct RtsStatsSection {
 void stats_register(const char *name, const RtsStatsSection *sec);
 
 void stats_init(void);
-/* The -s<file>'s descriptor (its name is rts_cfg->stats_file); -1 without one. */
+/* The -s<file>'s descriptor (its name is base_cfg->stats_file); -1 without one. */
 int stats_file(void);
 void stats_gc_done(const GcRecord *r);   /* registered with gc_on_done */
 void stats_mutator_start(void);      /* after init: INIT ends, MUT begins */

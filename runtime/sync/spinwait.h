@@ -48,7 +48,7 @@ typedef struct SpinWait {
 #if RTS_PATCH_SPIN_YIELD
 /* Note [Spin-wait yields]
  * The spin-yield patch (GHC 6.12.2's, "Yielding more improvements in parallel
- * performance"): every *spin_yield_every turns (-qy<n>; the default is configure's
+ * performance"): every sync_spin_yield_every turns (-qy<n>; the default is configure's
  * --enable-spin-yield=N, 1000 as in GHC) the waiter calls sched_yield(). When the thread
  * it waits for (a lock's holder, a GC thread still copying, the GC threads that still have
  * work) has been descheduled, which is the rule when there
@@ -68,12 +68,12 @@ typedef struct SpinWait {
  * together (testsuite/pairs/, look_for_work_yield_every_turn). */
 /* -qy<n>, in base/util.c (set by its row in rts/patch_spin_yield.c while the options are
  * parsed; read-only after) */
-extern unsigned spin_yield_every;
+extern unsigned sync_spin_yield_every;
 static inline void spin_wait(SpinWait *w)
 {
     cpu_relax();
     w->spins++;
-    unsigned every = spin_yield_every;
+    unsigned every = sync_spin_yield_every;
     if (__builtin_expect(++w->since_yield >= every, 0)) {
         w->since_yield = 0;
         w->yields++;

@@ -23,7 +23,7 @@ void stw_init(unsigned n, const StwHooks *h)
 {
     members = aligned_alloc(RTS_CACHE_LINE, n * sizeof *members);
     taking_part = malloc(n * sizeof *taking_part);
-    if (!members || !taking_part) rts_fatal("out of memory (stop-the-world members)");
+    if (!members || !taking_part) base_fatal("out of memory (stop-the-world members)");
     for (unsigned i = 0; i < n; i++) {
         members[i].arrived = 0;
         members[i].state = STW_RUNNING;
@@ -41,7 +41,7 @@ void stw_init(unsigned n, const StwHooks *h)
         char *end;
         unsigned long v = strtoul(start, &end, 0);
         if (*end || v > UINT32_MAX)
-            rts_fatal("RTSLAB_TEST_SYNC_NUMBER=%s: not a 32-bit number", start);
+            base_fatal("RTSLAB_TEST_SYNC_NUMBER=%s: not a 32-bit number", start);
         stw_debug_set_sync_number((uint32_t)v);
     }
 }
@@ -118,7 +118,7 @@ static bool ran_on;              /* the leader ran on during this sync (stw_defe
 void stw_interrupt_all(unsigned leader, StwTakingPart *part)
 {
     RTS_ASSERT(stw_is_leader(leader));          /* Note [Stop the world]: step 1 */
-    request_ns = rts_now_ns();
+    request_ns = base_now_ns();
     uint32_t epoch = load(&stw_sync.word) >> 2;
     request_epoch = epoch;
     ran_on = false;
@@ -169,7 +169,7 @@ void stw_defer(void)
 uint64_t stw_await_arrivals(void)
 {
     RTS_ASSERT(stw_pending());
-    uint64_t t0 = rts_now_ns();
+    uint64_t t0 = base_now_ns();
     if (ran_on)                 /* it waits now: the arrivals need not interrupt it */
         __atomic_store_n(&stw_sync.deferred, 0, __ATOMIC_SEQ_CST);
 #if RTS_PATCH_FUTEX_BARRIER
@@ -185,7 +185,7 @@ uint64_t stw_await_arrivals(void)
     }
 #endif
     RTS_ASSERT(stw_all_arrived());              /* the enter barrier is complete */
-    uint64_t now = rts_now_ns();
+    uint64_t now = base_now_ns();
     /* A leader that ran on waited only from here; one that did not, since its request. */
     uint64_t ns = now - (ran_on ? t0 : request_ns);
     totals.syncs++;
@@ -327,7 +327,7 @@ void stw_stats(StwStats *out)
 void stw_debug_set_sync_number(uint32_t n)
 {
     if (stw_pending())
-        rts_fatal("stw_debug_set_sync_number: a sync is in progress");
+        base_fatal("stw_debug_set_sync_number: a sync is in progress");
     n &= STW_EPOCH_MASK;
     for (unsigned i = 0; i < stw_n_caps; i++)
         __atomic_store_n(&members[i].arrived, n, __ATOMIC_RELAXED);

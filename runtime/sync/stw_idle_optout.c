@@ -32,7 +32,7 @@ static uint64_t optout_syncs, opted_out;                  /* leaders only */
 void stw_optout_init(unsigned n)
 {
     optout = aligned_alloc(RTS_CACHE_LINE, n * sizeof *optout);
-    if (!optout) rts_fatal("out of memory (stop-the-world members)");
+    if (!optout) base_fatal("out of memory (stop-the-world members)");
     for (unsigned i = 0; i < n; i++)
         optout[i] = (OptoutMember){ .opt_outs = 0 };
     optout_n_caps = n;
@@ -130,7 +130,7 @@ void stw_rejoin(unsigned me)
     uint32_t s = load(&m->state);
     for (;;) {
         if (STW_STATE(s) != STW_OPTED_OUT)
-            rts_fatal("capability %u rejoins in state %u", me, (unsigned)STW_STATE(s));
+            base_fatal("capability %u rejoins in state %u", me, (unsigned)STW_STATE(s));
         if (__atomic_compare_exchange_n(&m->state, &s, (s & ~3u) | STW_WAKING,
                                         false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
             break;

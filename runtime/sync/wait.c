@@ -11,7 +11,7 @@ void sync_wait(uint32_t *word, bool (*ready)(void *arg), void *arg, SyncWaitKind
     (void)word;
     if (ready(arg))
         return;
-    uint64_t t0 = rts_now_ns(), spins = 0, sleeps = 0;
+    uint64_t t0 = base_now_ns(), spins = 0, sleeps = 0;
     for (; spins < SYNC_SPINS; spins++) {
         cpu_relax();
         if (ready(arg))
@@ -22,7 +22,7 @@ done:
     add(&sync_wait_counts[kind].waits, 1);
     add(&sync_wait_counts[kind].spins, spins);
     add(&sync_wait_counts[kind].sleeps, sleeps);
-    add(&sync_wait_counts[kind].wait_ns, rts_now_ns() - t0);
+    add(&sync_wait_counts[kind].wait_ns, base_now_ns() - t0);
 }
 
 void sync_wake(uint32_t *word, SyncWaitKind kind)

@@ -8,6 +8,12 @@
 
 SyncWaitStats sync_wait_counts[WAIT_NKINDS];
 
+#if RTS_PATCH_SPIN_YIELD
+#include "sync/spinwait.h"
+/* -qy<n> (Note [Spin-wait yields] in sync/spinwait.h): with the waits, below every spin-wait */
+unsigned sync_spin_yield_every = RTS_SPIN_YIELD_SPINS;
+#endif
+
 uint64_t sync_sleep_until(bool (*ready)(void *arg), void *arg)
 {
     uint64_t sleeps = 0;

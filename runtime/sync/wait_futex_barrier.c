@@ -155,7 +155,7 @@ void sync_wait(uint32_t *word, bool (*ready)(void *arg), void *arg, SyncWaitKind
 {
     if (ready(arg))
         return;
-    uint64_t t0 = rts_now_ns(), spins = 0, sleeps = 0, announced = 0;
+    uint64_t t0 = base_now_ns(), spins = 0, sleeps = 0, announced = 0;
     uint64_t limit = __atomic_load_n(&spin_limit, __ATOMIC_RELAXED);
     for (; spins < limit; spins++) {
         cpu_relax();
@@ -190,7 +190,7 @@ done:
     add(&sync_wait_counts[kind].spins, spins);
     add(&sync_wait_counts[kind].sleeps, sleeps);
     add(&sync_wait_counts[kind].announced, announced);
-    add(&sync_wait_counts[kind].wait_ns, rts_now_ns() - t0);
+    add(&sync_wait_counts[kind].wait_ns, base_now_ns() - t0);
 }
 
 void sync_wake(uint32_t *word, SyncWaitKind kind)

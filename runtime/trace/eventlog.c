@@ -66,7 +66,7 @@ static inline Track *my(unsigned *no)
 
 static void post(unsigned no, Track *t, const TraceEv *e)
 {
-    uint64_t ts = rts_now_ns() - t0;
+    uint64_t ts = base_now_ns() - t0;
     if (ts < t->last_ts)                 /* one clock, one thread: only a guard */
         ts = t->last_ts;
     __atomic_store_n(&t->last_ts, ts, __ATOMIC_RELAXED);
@@ -176,12 +176,13 @@ void trace_optout_slow(bool rejoin, bool waited)
 
 void trace_init(const char *prog, unsigned n_caps)
 {
-    if (!rts_cfg->eventlog)
+    if (!base_cfg->eventlog)
         return;
-    writer = rts_cfg->eventlog_format == EVENTLOG_CHROME ? &trace_chrome_writer : &trace_ghc_writer;
+    writer = base_cfg->eventlog_format == EVENTLOG_CHROME ? &trace_chrome_writer
+                                                          : &trace_ghc_writer;
     trace_n_caps = n_caps;
-    if (rts_cfg->eventlog_file) {
-        snprintf(out_name, sizeof out_name, "%s", rts_cfg->eventlog_file);
+    if (base_cfg->eventlog_file) {
+        snprintf(out_name, sizeof out_name, "%s", base_cfg->eventlog_file);
         pthread_mutex_lock(&out_mu);
         bool ok = open_out();
         pthread_mutex_unlock(&out_mu);
@@ -191,15 +192,15 @@ void trace_init(const char *prog, unsigned n_caps)
         trace_set_program(prog);
     }
     tracks = calloc(n_caps, sizeof *tracks);
-    if (!tracks) rts_fatal("out of memory (eventlog)");
+    if (!tracks) base_fatal("out of memory (eventlog)");
     writer->init(n_caps);
-    t0 = rts_now_ns();
+    t0 = base_now_ns();
     trace_on = true;
 }
 
 void trace_set_program(const char *prog)
 {
-    if (!rts_cfg->eventlog || rts_cfg->eventlog_file)
+    if (!base_cfg->eventlog || base_cfg->eventlog_file)
         return;
     pthread_mutex_lock(&out_mu);
     if (!out && !out_failed) {
@@ -208,7 +209,7 @@ void trace_set_program(const char *prog)
         size_t n = strlen(base);
         if (n > 4 && strcmp(base + n - 4, ".scm") == 0)
             n -= 4;
-        const char *suffix = (rts_cfg->eventlog_format == EVENTLOG_CHROME
+        const char *suffix = (base_cfg->eventlog_format == EVENTLOG_CHROME
                               ? trace_chrome_writer : trace_ghc_writer).default_suffix;
         snprintf(out_name, sizeof out_name, "%.*s%s", (int)n, base, suffix);
     }
@@ -243,7 +244,7 @@ bool trace_exit(void)
      * overflow, out of memory), and they record their waits: no more events from now, and
      * the spans still open end no earlier than the last event of their track. */
     __atomic_store_n(&trace_on, false, __ATOMIC_SEQ_CST);
-    uint64_t now = rts_now_ns() - t0;
+    uint64_t now = base_now_ns() - t0;
     for (unsigned i = 0; i < trace_n_caps; i++) {
         Track *t = &tracks[i];
         uint64_t end = __atomic_load_n(&t->last_ts, __ATOMIC_RELAXED);

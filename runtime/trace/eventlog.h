@@ -96,7 +96,7 @@ typedef struct GcRecord {
 #endif
 } GcRecord;
 
-typedef enum { EVENTLOG_GHC, EVENTLOG_CHROME } EventlogFormat;   /* rts_cfg->eventlog_format */
+typedef enum { EVENTLOG_GHC, EVENTLOG_CHROME } EventlogFormat;   /* base_cfg->eventlog_format */
 
 extern bool trace_on;
 

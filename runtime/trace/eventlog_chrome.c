@@ -113,7 +113,7 @@ static void emit(FILE *f, unsigned tid, const Record *r, const GcRecord *gcs)
 static void chrome_init(unsigned n)
 {
     bufs = calloc(n, sizeof *bufs);
-    if (!bufs) rts_fatal("out of memory (eventlog)");
+    if (!bufs) base_fatal("out of memory (eventlog)");
 }
 
 static void chrome_head(FILE *f, unsigned n)

@@ -255,10 +255,10 @@ static void ghc_init(unsigned n)
 {
     ghc_n_caps = n;
     bufs = calloc(n, sizeof *bufs);
-    if (!bufs) rts_fatal("out of memory (eventlog)");
+    if (!bufs) base_fatal("out of memory (eventlog)");
     for (unsigned i = 0; i < n; i++) {
         bufs[i].buf = malloc(TRACE_GHC_BLOCK);
-        if (!bufs[i].buf) rts_fatal("out of memory (eventlog)");
+        if (!bufs[i].buf) base_fatal("out of memory (eventlog)");
         block_reset(&bufs[i]);
     }
 }
@@ -305,7 +305,7 @@ static void ghc_head(FILE *f, unsigned n)
     write_all(f, "hetehdredatb", 12);
 
     GlobalBlock *g = calloc(1, sizeof *g);                /* too big for a small stack */
-    if (!g) rts_fatal("out of memory (eventlog)");
+    if (!g) base_fatal("out of memory (eventlog)");
     g->p = g->buf + MARKER_SIZE;
     g->ts = 0;
     put16(put32(global_event(g, EV_CAPSET_CREATE, 6, false), 0), CAPSET_TYPE_OSPROCESS);
@@ -333,7 +333,7 @@ static void ghc_head(FILE *f, unsigned n)
 static void ghc_tail(FILE *f, uint64_t ts)
 {
     GlobalBlock *g = calloc(1, sizeof *g);
-    if (!g) rts_fatal("out of memory (eventlog)");
+    if (!g) base_fatal("out of memory (eventlog)");
     g->ts = ts;
     for (unsigned i = 0; i < ghc_n_caps; ) {
         g->p = g->buf + MARKER_SIZE;

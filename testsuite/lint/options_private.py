@@ -5,8 +5,8 @@ resolved once (Note [Options, resolved once] in runtime/base/util.h).
     python3 testsuite/lint/options_private.py --src SRCDIR
 
 RtsOptions (runtime/include/rtslab_options.h) holds the options as they were given; what
-they come to on this machine is decided once, by rts_config_resolve, into the read-only
-*rts_cfg, which every module reads. A module that read the options as given would work out
+they come to on this machine is decided once, by opts_resolve, into the read-only
+*base_cfg, which every module reads. A module that read the options as given would work out
 again what they come to, or see a value the resolution changed (-qn above -N, -qb's default
 under a patch). This check fails on a C file (.c, .h) of runtime/ that names the struct of
 the options as given (`rts_opts`, the variable private to runtime/rts/options.c) outside
@@ -49,12 +49,12 @@ def check(src):
             for no, line in enumerate(code.split("\n"), 1):
                 if rel != PRIVATE_FILE and VARIABLE.search(line):
                     problems.append(f"{rel}:{no}: names rts_opts, the options as given, "
-                                    f"private to {PRIVATE_FILE}: read rts_cfg")
+                                    f"private to {PRIVATE_FILE}: read base_cfg")
                 if not rel.startswith(PARSING_DIRS):
                     m = ACCESSOR.search(line)
                     if m:
                         problems.append(f"{rel}:{no}: calls {m.group(0).rstrip('( ')}(), "
-                                        "option parsing, below rts/: read rts_cfg")
+                                        "option parsing, below rts/: read base_cfg")
     return problems
 
 

@@ -24,9 +24,9 @@ CLEAN = {
     "runtime/rts/rts.c": "void f(void) { if (rts_options()->show_help) g(); }\n",
     "runtime/rts/patch_x.c": "static void info(void) { h(rts_options()->pin_caps); }\n",
     "runtime/include/rtslab.h": "const RtsOptions *rts_options(void);\n",
-    "runtime/sm/gc.c": "/* once rts_opts.sanity, now rts_cfg->sanity; not rts_options() */\n"
+    "runtime/sm/gc.c": "/* once rts_opts.sanity, now base_cfg->sanity; not rts_options() */\n"
                        "// nor rts_opts\nstatic const char *s = \"rts_opts\";\n"
-                       "int x(void) { return rts_cfg->sanity; }\n",
+                       "int x(void) { return base_cfg->sanity; }\n",
 }
 PLANTED = [   # (file, text, what the report must say)
     ("runtime/sm/gc.c", "int x(void) {\n  return rts_opts.sanity;\n}\n",

@@ -216,7 +216,7 @@ def main():
         reg = after["runtime/rts/patch_demo_idea.c"].decode()
         check(reg.startswith('#include "rtslab_config.h"\n#if RTS_PATCH_DEMO_IDEA\n')
               and reg.rstrip().endswith("#endif")
-              and "const RtsPatch rts_patch_demo_idea = {" in reg, "the registration's file")
+              and "const RtsPatch patch_demo_idea = {" in reg, "the registration's file")
         check("'(\"Patch demo-idea\",\"YES\")'" in after["testsuite/patches/demo-idea/TESTS"].decode(),
               "the patch's test")
         readme = after["README.md"].decode()

@@ -79,7 +79,7 @@ static inline int check_done(void)
     return c->failed == 0 ? 0 : 1;
 }
 
-/* For a check that the code aborts (an RTS_ASSERT, rts_fatal): runs fn in a child
+/* For a check that the code aborts (an RTS_ASSERT, base_fatal): runs fn in a child
  * process; its stderr into err (NUL-terminated), its wait status back. */
 static inline int check_in_child(void (*fn)(void), char *err, size_t size)
 {

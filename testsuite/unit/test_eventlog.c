@@ -2,7 +2,7 @@
  *
  *   test_eventlog FILE
  *
- * Turns the eventlog on (rts_cfg->eventlog, as -lFILE does), opens two tracks and writes:
+ * Turns the eventlog on (base_cfg->eventlog, as -lFILE does), opens two tracks and writes:
  *   track 0 (this thread): trace_suspend_mutator with the mutator span innermost (true, its
  *     argument, also when another mutator span is open outside it; the span ends), with
  *     another span inside it or none open (false, nothing written); nested spans in the runtime's conventions, wakes and spins; then enough GC
@@ -449,7 +449,7 @@ int main(int argc, char **argv)
     /* the configuration -lFILE [--eventlog-format=ghc] resolves to (base/util.h) */
     RtsConfig cfg = { .eventlog = true, .eventlog_file = argv[1],
                       .eventlog_format = ghc ? EVENTLOG_GHC : EVENTLOG_CHROME };
-    rts_config_set(&cfg);
+    base_config_set(&cfg);
     trace_init(argv[0], 2);
     CHECK(trace_on);
 

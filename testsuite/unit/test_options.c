@@ -2,8 +2,8 @@
 #include "rtslab_options.h"
 #include "rts_config.h"
 #include "unit/check.h"
-#include "base/util.h"            /* rts_cfg */
-#include "rts/rts.h"              /* rts_options_read, rts_config_resolve */
+#include "base/util.h"            /* base_cfg */
+#include "rts/rts.h"              /* opts_read, opts_resolve */
 #include "sm/block.h"             /* BLOCK_SIZE */
 
 #include <stdint.h>
@@ -89,7 +89,7 @@ static void test_defaults(void)
     CHECK_EQ_INT(o.par_gc_gen, 0);
     CHECK(o.balance);
     CHECK_EQ_INT(o.balance_gen, RTS_DEFAULT_BALANCE_GEN);
-    CHECK_EQ_INT(o.balance_gen, 1);      /* a patch may resolve it otherwise (rts_cfg) */
+    CHECK_EQ_INT(o.balance_gen, 1);      /* a patch may resolve it otherwise (base_cfg) */
     CHECK(!o.balance_gen_given);
     CHECK_EQ_INT(o.gc_threads, 0);
     CHECK(!o.pin_caps);
@@ -554,12 +554,12 @@ static void test_usage_info(void)
 
     char *no_args[] = { "test_options", NULL };   /* --info shows the options in force: */
     int no_argc = 1;                                /* the defaults */
-    CHECK_EQ_INT(rts_options_read(&no_argc, no_args, NULL, err, sizeof err), 0);
-    rts_config_resolve();                /* Note [Options, resolved once] in base/util.h */
+    CHECK_EQ_INT(opts_read(&no_argc, no_args, NULL, err, sizeof err), 0);
+    opts_resolve();                /* Note [Options, resolved once] in base/util.h */
     /* without -qn a parallel GC uses every capability */
-    CHECK(rts_cfg->resolved && rts_cfg->n_caps >= 1 && rts_cfg->gc_threads == rts_cfg->n_caps);
-    CHECK(rts_cfg->nursery_blocks * BLOCK_SIZE == RTS_DEFAULT_ALLOC_AREA);
-    CHECK(rts_cfg->min_old_gen_blocks * BLOCK_SIZE == RTS_MIN_OLD_GEN_LIMIT);
+    CHECK(base_cfg->resolved && base_cfg->n_caps >= 1 && base_cfg->gc_threads == base_cfg->n_caps);
+    CHECK(base_cfg->nursery_blocks * BLOCK_SIZE == RTS_DEFAULT_ALLOC_AREA);
+    CHECK(base_cfg->min_old_gen_blocks * BLOCK_SIZE == RTS_MIN_OLD_GEN_LIMIT);
     char *info = capture(rts_options_info);
     const char *first = " [(\"RTS name\",\"rtslab\")\n";
     CHECK(strncmp(info, first, strlen(first)) == 0);
