@@ -62,7 +62,9 @@ needs=F       the test is for builds that have F; needs=!F: for builds without i
               and commands are installed and the tests run as root: testsuite/slurm/
               starts a Slurm of its own), or netns (`ip netns add` may make a network
               namespace: a second Slurm node), or sanitizer (the build has
-              ASan or TSan: --info's "Sanitizer"); any other name is a manifest error. May
+              ASan or TSan: --info's "Sanitizer"), or tsan (the build has TSan: a
+              parallel test's smaller size for the race detector, Note [Sizes under
+              ThreadSanitizer]); any other name is a manifest error. May
               be repeated: all must hold.
               What the build has is read from its `rtslab +RTS --info -RTS` ("Patch F" and
               library lines, YES or NO). A test whose needs do not hold is not run, and is
@@ -122,8 +124,23 @@ PATCHES = tuple(benchlib.patch_names(SRC_ROOT))
 LIBRARIES = ("liburing", "libnuma", "io_uring")
 # sanitizer: built with ASan or TSan (--info's "Sanitizer"), whose allocators keep freed
 # memory and shadow it, so a test of the resident set size says needs=!sanitizer.
+# tsan: built with ThreadSanitizer (its "Sanitizer" line says thread), for a parallel test's
+# smaller size under the race detector beside its full size, needs=!tsan (Note [Sizes under
+# ThreadSanitizer]).
 FEATURES = {**{p: "Patch " + p for p in PATCHES}, **{lib: lib for lib in LIBRARIES},
-            "sanitizer": "Sanitizer"}
+            "sanitizer": "Sanitizer", "tsan": "Sanitizer"}
+# A feature whose --info line says more than YES: which YES it needs.
+FEATURE_DETAIL = {"tsan": lambda value: "thread" in value}
+
+# Note [Sizes under ThreadSanitizer]
+# ThreadSanitizer finds a race from the interleavings it sees, each access checked against
+# the others' recent ones: a test finds a race in a run of a few rounds of its GCs, barriers
+# or hand-offs as well as in 100,000, and under TSan each round costs 5-15 times more. So
+# the slowest parallel tests run under TSan (make check-tsan, check-tsan-patches) at a
+# smaller size, a line of their own needs=tsan beside the full-size line needs=!tsan, which
+# every other build runs (the plain builds, ASan): the same program, the same checks, fewer
+# rounds. The full size is for what needs many rounds to show (a lost wake-up that a rare
+# timing exposes, a counter floor); the race detector needs the rounds to cover the code.
 
 
 def have_ipv6_loopback():
@@ -372,7 +389,7 @@ def read_build_info(build, timeout):
         if value is None:
             problems.append(f"{cmd} has no line for {key!r}")
         elif value == "YES" or value.startswith("YES "):
-            have[feature] = True
+            have[feature] = FEATURE_DETAIL.get(feature, lambda v: True)(value)
         elif value == "NO":
             have[feature] = False
         else:
