@@ -62,7 +62,9 @@ needs=F       the test is for builds that have F; needs=!F: for builds without i
               and commands are installed and the tests run as root: testsuite/slurm/
               starts a Slurm of its own), or netns (`ip netns add` may make a network
               namespace: a second Slurm node), or sanitizer (the build has
-              ASan or TSan: --info's "Sanitizer"); any other name is a manifest error. May
+              ASan or TSan: --info's "Sanitizer"), or tsan (the build has TSan: a
+              parallel test's smaller size for the race detector, Note [Sizes under
+              ThreadSanitizer]); any other name is a manifest error. May
               be repeated: all must hold.
               What the build has is read from its `rtslab +RTS --info -RTS` ("Patch F" and
               library lines, YES or NO). A test whose needs do not hold is not run, and is
@@ -100,6 +102,7 @@ import argparse
 import concurrent.futures
 import os
 import re
+import resource
 import shlex
 import shutil
 import signal
@@ -121,8 +124,23 @@ PATCHES = tuple(benchlib.patch_names(SRC_ROOT))
 LIBRARIES = ("liburing", "libnuma", "io_uring")
 # sanitizer: built with ASan or TSan (--info's "Sanitizer"), whose allocators keep freed
 # memory and shadow it, so a test of the resident set size says needs=!sanitizer.
+# tsan: built with ThreadSanitizer (its "Sanitizer" line says thread), for a parallel test's
+# smaller size under the race detector beside its full size, needs=!tsan (Note [Sizes under
+# ThreadSanitizer]).
 FEATURES = {**{p: "Patch " + p for p in PATCHES}, **{lib: lib for lib in LIBRARIES},
-            "sanitizer": "Sanitizer"}
+            "sanitizer": "Sanitizer", "tsan": "Sanitizer"}
+# A feature whose --info line says more than YES: which YES it needs.
+FEATURE_DETAIL = {"tsan": lambda value: "thread" in value}
+
+# Note [Sizes under ThreadSanitizer]
+# ThreadSanitizer finds a race from the interleavings it sees, each access checked against
+# the others' recent ones: a test finds a race in a run of a few rounds of its GCs, barriers
+# or hand-offs as well as in 100,000, and under TSan each round costs 5-15 times more. So
+# the slowest parallel tests run under TSan (make check-tsan, check-tsan-patches) at a
+# smaller size, a line of their own needs=tsan beside the full-size line needs=!tsan, which
+# every other build runs (the plain builds, ASan): the same program, the same checks, fewer
+# rounds. The full size is for what needs many rounds to show (a lost wake-up that a rare
+# timing exposes, a counter floor); the race detector needs the rounds to cover the code.
 
 
 def have_ipv6_loopback():
@@ -371,7 +389,7 @@ def read_build_info(build, timeout):
         if value is None:
             problems.append(f"{cmd} has no line for {key!r}")
         elif value == "YES" or value.startswith("YES "):
-            have[feature] = True
+            have[feature] = FEATURE_DETAIL.get(feature, lambda v: True)(value)
         elif value == "NO":
             have[feature] = False
         else:
@@ -555,6 +573,28 @@ def decode(data):
 
 
 
+class RusagePopen(subprocess.Popen):
+    """Popen that keeps the child's resource usage (os.wait4) when it reaps it: the CPU
+    time (user + system) of the test's process and of the descendants it waited for, which
+    --durations reports beside the wall time (the machine is shared: wall time alone is
+    noise). Popen reaps through _try_wait (CPython 3.3 and later); if it did not, the CPU
+    time is unknown (None), never a wrong figure."""
+    rusage = None
+
+    def _try_wait(self, wait_flags):
+        try:
+            pid, sts, ru = os.wait4(self.pid, wait_flags)
+        except ChildProcessError:       # as Popen's own: the child is gone, status unknown
+            return self.pid, 0
+        if pid == self.pid:
+            self.rusage = ru
+        return pid, sts
+
+
+def cpu_seconds(rusage):
+    return None if rusage is None else rusage.ru_utime + rusage.ru_stime
+
+
 class Runner:
     def __init__(self, src, build, timeout_factor):
         self.src, self.build = src, build
@@ -562,8 +602,9 @@ class Runner:
         self.running = set()
         self.lock = threading.Lock()
 
-    def run(self, test):
-        """Returns None if the test passed, else (reason, stderr text)."""
+    def run(self, test, usage=None):
+        """Returns None if the test passed, else (reason, stderr text). USAGE, a list, gets
+        the test's CPU seconds (None if unknown) appended."""
         argv = [expand(w, self.src, self.build) for w in test.command]
         if os.path.isabs(argv[0]):
             program = argv[0]
@@ -580,7 +621,7 @@ class Runner:
         timeout = test.timeout * self.timeout_factor
         try:
             stdin = open(test.stdin_file, "rb") if test.stdin_file else subprocess.DEVNULL
-            proc = subprocess.Popen(argv, cwd=test.cwd or self.build, env=env, stdin=stdin,
+            proc = RusagePopen(argv, cwd=test.cwd or self.build, env=env, stdin=stdin,
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                     start_new_session=True)
         except OSError as e:
@@ -599,6 +640,8 @@ class Runner:
         finally:
             with self.lock:
                 self.running.discard(proc)
+            if usage is not None:
+                usage.append(cpu_seconds(proc.rusage))
         stdout, stderr = decode(out), decode(err)
         if proc.returncode != test.exit:
             got = stdout.strip().splitlines()
@@ -638,6 +681,12 @@ def kill_group(proc):
         pass
 
 
+def children_cpu():
+    """CPU seconds (user + system) of every child this process has reaped so far."""
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
 def describe_status(code):
     if code < 0:
         try:
@@ -674,7 +723,8 @@ def main():
     ap.add_argument("--timeout-factor", type=float, default=1.0,
                     help="multiply every timeout (for sanitized or debug builds)")
     ap.add_argument("--durations", type=int, default=0, metavar="N",
-                    help="before the summary, list the N tests that took longest (wall clock)")
+                    help="before the summary, list the N tests that took longest (wall clock), "
+                         "each with its CPU time (user + system), and the run's totals")
     args = ap.parse_args()
 
     src, build = os.path.abspath(args.src), os.path.abspath(args.build)
@@ -743,17 +793,18 @@ def main():
         tests = runnable
 
     runner = Runner(src, build, args.timeout_factor)
-    durations = []                        # (seconds, name), for --durations
+    durations = []                        # (wall s, CPU s or None, name), for --durations
 
     def timed_run(t):
-        start = time.monotonic()
+        start, usage = time.monotonic(), []
         try:
-            return runner.run(t)
+            return runner.run(t, usage)
         finally:
             with out_lock:
-                durations.append((time.monotonic() - start, t.name))
+                durations.append((time.monotonic() - start, (usage or [None])[0], t.name))
 
     started = time.monotonic()
+    cpu_started = children_cpu()
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs))
     try:
         futures = {pool.submit(timed_run, t): t for t in tests if not t.alone}
@@ -770,13 +821,19 @@ def main():
     pool.shutdown()
 
     if args.durations > 0:
-        durations.sort(reverse=True)
-        total = sum(d for d, _ in durations)
+        # Wall time is what a run waits for; CPU time (user + system, the tests' processes
+        # and what they waited for) is what it costs, and does not grow when another job
+        # shares the machine: compare runs by CPU time.
+        durations.sort(key=lambda d: d[0], reverse=True)
+        total = sum(d for d, _, _ in durations)
+        cpu_total = sum(c for _, c, _ in durations if c is not None)
         print(f"slowest {min(args.durations, len(durations))} of {len(durations)} tests "
               f"(wall {time.monotonic() - started:.1f} s for the run, "
-              f"{total:.1f} s summed over tests):")
-        for d, name in durations[:args.durations]:
-            print(f"  {d:8.2f} s  {name}")
+              f"{total:.1f} s summed over tests; CPU {children_cpu() - cpu_started:.1f} s "
+              f"for the run, {cpu_total:.1f} s summed over tests):")
+        for d, cpu, name in durations[:args.durations]:
+            cpu_text = "       ?" if cpu is None else f"{cpu:8.2f}"
+            print(f"  {d:8.2f} s  {cpu_text} s CPU  {name}")
     print(f"{passed} passed, {failed} failed, {skipped} skipped", flush=True)
     return 1 if failed else 0
 
