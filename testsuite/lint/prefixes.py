@@ -70,12 +70,17 @@ def public_names(src):
 
 
 def exported(nm, obj):
+    """The global names OBJ defines, less those the compiler makes (a sanitizer's
+    `__odr_asan.base_cfg`, `__asan_*`: a name with a dot, or of the implementation's
+    reserved `__`), which no source file writes."""
     out = subprocess.run([nm, "-P", "--defined-only", obj], check=True, capture_output=True,
                          text=True).stdout
     names = []
     for line in out.splitlines():
         parts = line.split()
         if len(parts) >= 2 and not line.endswith(":") and parts[1] in NM_DEFINED:
+            if "." in parts[0] or parts[0].startswith("__"):
+                continue
             names.append(parts[0])
     return names
 

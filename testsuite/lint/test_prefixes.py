@@ -6,7 +6,7 @@
 Compiles a throwaway runtime tree (sm/a.c exports a name of its module, one of no prefix
 of its module, an internal rts_ name and a public one that runtime/include/ declares; base/b.c
 a base_ name and one of sm's prefixes; os/extra.c names of its own file's name, one only
-like it) and checks that prefixes.py reports exactly the planted names, then that the tree
+like it; names a sanitizer makes, which it must leave alone) and checks that prefixes.py reports exactly the planted names, then that the tree
 passes once they are renamed. Prints "test_prefixes: N checks
 passed" and exits 0, or names the first check that failed and exits 1 (2 without a C compiler
 or nm: nothing checked).
@@ -65,7 +65,9 @@ def main():
                               "int rts_hidden(void) { return 3; }\n"
                               "int rts_public(void) { return 4; }\n"
                               "static int local_helper(void) { return 5; }\n"
-                              "int sm_uses(void) { return local_helper(); }\n",
+                              "int sm_uses(void) { return local_helper(); }\n"
+                              "int odr_x __asm__(\"__odr_asan.odr_x\") = 6;\n"
+                              "int __made_by_the_compiler = 7;\n",
             "runtime/base/b.c": "int base_ok = 1;\nint gc_misplaced = 2;\n",
             "runtime/os/extra.c": "int extra_own = 1;\nint extra = 2;\nint extras = 3;\n",
         }, cc)
