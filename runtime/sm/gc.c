@@ -535,9 +535,7 @@ static void finish_record(GcRecord *r, uint64_t t0, uint64_t c0)
     r->cpu_ns = base_cpu_ns() - c0;
     r->heap_bytes = (uint64_t)sm_heap_blocks() * BLOCK_SIZE;
     r->balanced_copied_bytes = balanced_copied_bytes(r->copied_bytes);
-    for (unsigned i = 0; i < sm_n_caps; i++)
-        r->allocated_bytes += sm_caps[i]->bytes_allocated
-            + (uint64_t)((uint8_t *)sm_caps[i]->hp - sm_caps[i]->cur_block->free);
+    r->allocated_bytes = sm_bytes_allocated();
     trace_gc_stats(r);
     if (done_hook)
         done_hook(r);

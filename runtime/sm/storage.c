@@ -150,6 +150,15 @@ void sm_reset_nursery(SmCap *cap)
  * (with the world stopped) zeroes it. */
 size_t sm_large_young_blocks;
 
+uint64_t sm_bytes_allocated(void)
+{
+    uint64_t n = 0;
+    for (unsigned i = 0; i < sm_n_caps; i++)
+        n += sm_caps[i]->bytes_allocated
+           + (uint64_t)((uint8_t *)sm_caps[i]->hp - sm_caps[i]->cur_block->free);
+    return n;
+}
+
 /* The old generation changes only with the world stopped, so any capability may read it. */
 size_t sm_heap_blocks(void)
 {

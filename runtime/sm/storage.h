@@ -190,6 +190,10 @@ void   sm_shrink_large(SmCap *cap, Value obj, size_t words);
 extern size_t sm_large_blocks_released;
 /* Blocks in use by the heap (nurseries, old generation, large objects). */
 size_t sm_heap_blocks(void);
+/* Bytes the mutators have allocated since the start: each capability's left-behind blocks
+ * and large objects, plus its current block up to hp. Exact with the world stopped (a GC's
+ * record, -s at exit); a running capability's share may be a moment old. */
+uint64_t sm_bytes_allocated(void);
 /* Prints "heap overflow" (the heap is over -M) and exits 251; cap is the capability whose
  * allocation failed. */
 void   sm_heap_overflow(SmCap *cap) __attribute__((noreturn));

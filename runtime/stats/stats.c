@@ -132,15 +132,6 @@ void stats_mutator_start(void)
     st.mut_start_cpu = base_cpu_ns();
 }
 
-static uint64_t bytes_allocated(void)
-{
-    uint64_t n = 0;
-    for (unsigned i = 0; i < cap_n_caps; i++)
-        n += cap_array[i].sm.bytes_allocated
-           + (uint64_t)((uint8_t *)cap_array[i].sm.hp - cap_array[i].sm.cur_block->free);
-    return n;
-}
-
 /* The work balance of one GC, as GHC's of a run (its Note [Work Balance], rts/Stats.c):
  * balanced copied bytes / copied bytes; 0 when one thread copied everything, 1 when every
  * thread copied the same. Negative when undefined (a serial GC, or nothing copied). */
@@ -202,7 +193,7 @@ void stats_gc_done(const GcRecord *r)
 void stats_get(RtsStats *out)
 {
     memset(out, 0, sizeof *out);
-    out->bytes_allocated = bytes_allocated();
+    out->bytes_allocated = sm_bytes_allocated();
     out->bytes_copied = st.copied;
     out->minor_gcs = st.gcs[0];
     out->major_gcs = st.gcs[1];
@@ -268,7 +259,7 @@ static void summarise(Summary *s)
     size_t heap = sm_heap_blocks();
     if (heap > st.max_heap_blocks) st.max_heap_blocks = heap;
 
-    s->alloc = bytes_allocated();
+    s->alloc = sm_bytes_allocated();
     s->copied = st.copied;
     s->max_live = st.max_live;
     s->live_samples = st.live_samples;
