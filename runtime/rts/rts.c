@@ -181,7 +181,7 @@ static void open_outputs(void)
         for (int j = i + 1; j < n; j++)
             if (same_output(&f[i], &f[j]))
                 base_die(1, "%s and %s name the same file: the %s would overwrite the %s",
-                        f[i].label, f[j].label, f[j].what, f[i].what);
+                         f[i].label, f[j].label, f[j].what, f[i].what);
 }
 
 void rts_init(int *argc, char ***argv)
@@ -231,13 +231,13 @@ void rts_init(int *argc, char ***argv)
     bool too_big = __builtin_mul_overflow(base_cfg->alloc_area, (size_t)n, &nurseries);
     if (pages > 0 && page > 0 && (too_big || nurseries > (size_t)pages * (size_t)page))
         base_die(1, "the allocation areas (-A x -N, %zu x %u bytes) are more than the machine's "
-                "memory (%zu bytes)", base_cfg->alloc_area, n, (size_t)pages * (size_t)page);
+                 "memory (%zu bytes)", base_cfg->alloc_area, n, (size_t)pages * (size_t)page);
     /* every capability has a nursery of -A (before: -M2m -A1m -N4 started, and the first
      * allocation reported a heap overflow) */
     if (base_cfg->max_heap && base_cfg->max_heap / n < base_cfg->alloc_area)
         base_die(1, "maximum heap size (-M, %zu bytes) is smaller than the allocation areas of "
-                "the %u capabilities (-A x -N, %zu x %u bytes)", base_cfg->max_heap, n,
-                base_cfg->alloc_area, n);
+                 "the %u capabilities (-A x -N, %zu x %u bytes)", base_cfg->max_heap, n,
+                 base_cfg->alloc_area, n);
     if (base_cfg->gc_threads_clamped)         /* as GHC: clamped, with a warning */
         fprintf(stderr, "rtslab: warning: -qn%u is more than the %u capabilit%s: using -qn%u\n",
                 given->gc_threads, n, n == 1 ? "y" : "ies", base_cfg->gc_threads);
